@@ -1,0 +1,3 @@
+"""planprobe: test, benchmark and diagnose the planning of LLM agents."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,74 @@
+"""Reference agents that need no model.
+
+* ``oracle`` executes a plan its family's solver computed from the hidden spec:
+  it must pass every case, which makes it the check that cases are solvable and
+  that the oracle accepts valid plans.
+* ``random`` executes every action once in random order: the floor any model
+  should beat.
+* ``faulty:<fault>`` executes a valid plan with exactly one injected fault, so
+  tests can prove the oracle names each fault's class. When a case leaves no
+  room for the fault it runs the valid plan and says so in ``trace.meta``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Optional
+
+from ..environment import Environment
+from ..schema import Case
+from ..suites.base import PlannedCall
+from ..suites.registry import get_family
+
+FINAL_ANSWER = "All tasks are done."
+
+
+async def _execute(env: Environment, calls: list[PlannedCall]) -> str:
+    for call in calls:
+        env.step()
+        env.call(call.name, call.arguments)
+    env.finish(FINAL_ANSWER)
+    return FINAL_ANSWER
+
+
+def _rng(kind: str, case: Case, env: Environment, seed: int) -> random.Random:
+    return random.Random(f"planprobe/agent/{kind}/{seed}/{case.id}/{env.trace.trial}")
+
+
+class OracleAgent:
+    name = "oracle"
+
+    async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+        return await _execute(env, get_family(case.family).reference_plan(case))
+
+
+class RandomAgent:
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+
+    async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+        plan = get_family(case.family).random_plan(case, _rng("random", case, env, self.seed))
+        return await _execute(env, plan)
+
+
+class FaultyAgent:
+    def __init__(self, fault: str, seed: int = 0):
+        self.fault = fault
+        self.seed = seed
+        self.name = f"faulty:{fault}"
+
+    async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+        family = get_family(case.family)
+        env.trace.meta["fault"] = self.fault
+        env.trace.meta["expected_error"] = family.faults[self.fault]
+        if self.fault == "stall":  # think forever without acting
+            env.trace.meta["fault_injected"] = True
+            while True:
+                env.step()
+        plan = family.faulty_plan(case, self.fault, _rng("faulty", case, env, self.seed))
+        env.trace.meta["fault_injected"] = plan is not None
+        if plan is None:
+            plan = family.reference_plan(case)
+        return await _execute(env, plan)

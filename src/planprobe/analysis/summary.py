@@ -1,0 +1,92 @@
+"""What a run amounts to: pass rate, error classes, and the same by difficulty.
+
+Infrastructure failures are counted apart and excluded from every rate; cases
+not yet run are "pending". Error counts use each failed result's primary class
+(the first in ``ErrorClass`` order), so they add up to the failures.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..runner.store import RunStore
+from .stats import wilson_interval
+
+
+@dataclass
+class Tally:
+    cases: int = 0
+    passed: int = 0
+    errors: Counter = field(default_factory=Counter)
+
+    def add(self, passed: bool, error: str | None) -> None:
+        self.cases += 1
+        if passed:
+            self.passed += 1
+        elif error:
+            self.errors[error] += 1
+
+    def to_json(self) -> dict[str, Any]:
+        lo, hi = wilson_interval(self.passed, self.cases)
+        return {
+            "cases": self.cases,
+            "passed": self.passed,
+            "pass_rate": round(self.passed / self.cases, 6) if self.cases else None,
+            "ci95": [round(lo, 6), round(hi, 6)],
+            "errors": dict(sorted(self.errors.items())),
+        }
+
+
+@dataclass
+class RunSummary:
+    meta: dict[str, str]
+    suite_cases: int
+    trials: int
+    overall: Tally
+    infra: int
+    pending: int
+    by_actions: dict[int, Tally]
+    by_topic: dict[str, Tally]
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.overall.to_json()
+        out.update({
+            "infra": self.infra,
+            "pending": self.pending,
+            "suite_cases": self.suite_cases,
+            "trials": self.trials,
+            "agent": self.meta.get("agent"),
+            "model": self.meta.get("model") or None,
+            "suite": self.meta.get("suite"),
+            "by_actions": {str(k): t.to_json() for k, t in sorted(self.by_actions.items())},
+            "by_topic": {k: t.to_json() for k, t in sorted(self.by_topic.items())},
+        })
+        return out
+
+
+def summarize(store: RunStore) -> RunSummary:
+    meta = store.meta()
+    metas = store.case_metas()
+    trials = int(meta.get("trials", "1"))
+    overall = Tally()
+    by_actions: dict[int, Tally] = defaultdict(Tally)
+    by_topic: dict[str, Tally] = defaultdict(Tally)
+    infra = done = 0
+    for row in store.rows():
+        done += 1
+        if row.infra:
+            infra += 1
+            continue
+        overall.add(row.passed, row.primary_error)
+        m = metas.get(row.case_id)
+        if m is not None:
+            if "actions" in m.difficulty:
+                by_actions[int(m.difficulty["actions"])].add(row.passed, row.primary_error)
+            if m.topic:
+                by_topic[m.topic].add(row.passed, row.primary_error)
+    return RunSummary(
+        meta=meta, suite_cases=len(metas), trials=trials, overall=overall, infra=infra,
+        pending=len(metas) * trials - done, by_actions=dict(by_actions), by_topic=dict(by_topic),
+    )

@@ -1,0 +1,60 @@
+"""Results as terminal tables (rich)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from rich.console import Console
+from rich.table import Table
+
+from ..analysis.summary import RunSummary, Tally
+
+
+def _rate(t: Tally) -> str:
+    if not t.cases:
+        return "-"
+    lo, hi = t.to_json()["ci95"]
+    return f"{100 * t.passed / t.cases:5.1f}%  [{100 * lo:.0f}-{100 * hi:.0f}]"
+
+
+def _errors(t: Tally) -> str:
+    return ", ".join(f"{k} {v}" for k, v in t.errors.most_common()) or "-"
+
+
+def summary_table(summary: RunSummary, title: Optional[str] = None) -> Table:
+    agent = summary.meta.get("agent", "?")
+    model = summary.meta.get("model")
+    table = Table(title=title or f"agent {agent}" + (f" · model {model}" if model else ""), title_justify="left")
+    table.add_column("actions", justify="right")
+    table.add_column("cases", justify="right")
+    table.add_column("passed", justify="right")
+    table.add_column("pass rate [95% CI]", justify="right")
+    table.add_column("failures by primary class")
+    for k, t in sorted(summary.by_actions.items()):
+        table.add_row(str(k), str(t.cases), str(t.passed), _rate(t), _errors(t))
+    o = summary.overall
+    table.add_row("all", str(o.cases), str(o.passed), _rate(o), _errors(o), style="bold", end_section=True)
+    notes = []
+    if summary.infra:
+        notes.append(f"{summary.infra} infrastructure failures excluded")
+    if summary.pending:
+        notes.append(f"{summary.pending} results pending (resume with the same --out)")
+    if notes:
+        table.caption = "; ".join(notes)
+    return table
+
+
+def comparison_table(rows: list[tuple[str, RunSummary]], title: str = "") -> Table:
+    """One row per agent: the main job's results table."""
+    table = Table(title=title or None, title_justify="left")
+    table.add_column("agent")
+    table.add_column("cases", justify="right")
+    table.add_column("pass rate [95% CI]", justify="right")
+    table.add_column("failures by primary class")
+    for name, s in rows:
+        table.add_row(name, str(s.overall.cases), _rate(s.overall), _errors(s.overall))
+    return table
+
+
+def print_table(table: Table, console: Optional[Console] = None) -> None:
+    (console or Console()).print(table)

@@ -1,0 +1,143 @@
+"""Running a suite: agent × environment per case, judged, stored as it finishes.
+
+Cases run concurrently (asyncio, ``concurrency`` at a time) under per-episode
+limits. An agent that exceeds its time or iterations gets a Timeout; an agent
+that raises gets an agent_crash; a model service that keeps failing after the
+backend's retries gets ``infra``, which never counts as a planning failure.
+Every finished case is committed to the run store at once, so a killed run
+resumes with the same ``--out`` and runs each remaining case exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from .. import __version__
+from ..agents.base import Agent
+from ..environment import IterationLimitExceeded, Limits
+from ..errors import InfrastructureError, PlanprobeError
+from ..schema import Case, Trace, TraceError, TraceStatus, Verdict
+from ..suites.registry import get_family
+from .store import STORE_FORMAT, RunStore, suite_digest
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    agent: str
+    model: Optional[str] = None
+    trials: int = 1
+    concurrency: int = 8
+    limits: Limits = field(default_factory=Limits)
+    seed: int = 0
+
+    def identity(self) -> dict[str, object]:
+        """What must match for a run directory to be resumed."""
+        return {"agent": self.agent, "model": self.model or "", "seed": self.seed}
+
+
+OnResult = Callable[[Trace, Verdict], None]
+
+
+async def run_episode(case: Case, agent: Agent, limits: Limits, trial: int = 0, model: Optional[str] = None) -> Trace:
+    """One agent on one case, under the limits; never raises for agent failures."""
+    env = get_family(case.family).environment(case, limits, trial, agent.name)
+    trace = env.trace
+    trace.model = model
+    t0 = time.monotonic()
+    try:
+        answer = await asyncio.wait_for(agent(case, env), timeout=limits.timeout_s)
+        if trace.final_answer is None and answer is not None:
+            env.finish(answer)
+    except asyncio.TimeoutError:
+        trace.status = TraceStatus.TIMEOUT
+        trace.errors.append(TraceError(kind="timeout", message=f"over {limits.timeout_s:g} s", t=env.elapsed()))
+    except IterationLimitExceeded as exc:
+        trace.status = TraceStatus.ITERATION_LIMIT
+        trace.errors.append(TraceError(kind="iteration_limit", message=str(exc), t=env.elapsed()))
+    except InfrastructureError as exc:
+        trace.status = TraceStatus.INFRA_ERROR
+        trace.errors.append(TraceError(kind="infra", message=str(exc), t=env.elapsed()))
+    except Exception as exc:  # the agent's own bug: recorded, judged as a crash, never fatal
+        trace.status = TraceStatus.AGENT_ERROR
+        tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        trace.errors.append(TraceError(kind="agent_error", message=tb[:2000], t=env.elapsed()))
+    trace.wall_time_s = round(time.monotonic() - t0, 6)
+    return trace
+
+
+def open_run(out: Path, cases: list[Case], config: RunConfig, suite_name: str = "") -> RunStore:
+    """Create a run directory, or reopen one for resuming after checking it holds
+    the same suite and agent."""
+    store = RunStore(out, create=True)
+    digest = suite_digest(cases)
+    meta = store.meta()
+    if store.has_cases():
+        if meta.get("suite_sha256") != digest:
+            store.close()
+            raise PlanprobeError(
+                f"{out} already holds a run of a different suite; use a new --out directory to start a new run"
+            )
+        for key, value in config.identity().items():
+            stored = meta.get(key)
+            want = value if isinstance(value, str) else str(value)
+            if stored is not None and stored != want:
+                store.close()
+                raise PlanprobeError(
+                    f"{out} holds a run with {key}={stored}, not {want}; resume it with the same options "
+                    "or use a new --out directory"
+                )
+        if config.trials > int(meta.get("trials", "1")):
+            store.set_meta({"trials": str(config.trials)})
+        return store
+    store.add_cases(cases)
+    store.set_meta({
+        "format": str(STORE_FORMAT),
+        "planprobe": __version__,
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "suite": suite_name,
+        "suite_sha256": digest,
+        "limits": {"max_iterations": config.limits.max_iterations, "timeout_s": config.limits.timeout_s},
+        "trials": str(config.trials),
+        **{k: (v if isinstance(v, str) else str(v)) for k, v in config.identity().items()},
+    })
+    return store
+
+
+async def run_pending(
+    store: RunStore,
+    cases: list[Case],
+    agent: Agent,
+    config: RunConfig,
+    on_result: Optional[OnResult] = None,
+) -> int:
+    """Run every (case, trial) the store does not have yet; returns how many ran."""
+    done = store.done_keys()
+    pending = [(c, t) for c in cases for t in range(config.trials) if (c.id, t) not in done]
+    queue: asyncio.Queue = asyncio.Queue()
+    for item in pending:
+        queue.put_nowait(item)
+
+    async def worker() -> None:
+        while True:
+            try:
+                case, trial = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            trace = await run_episode(case, agent, config.limits, trial, config.model)
+            verdict = get_family(case.family).check(case, trace)
+            store.add_result(trace, verdict)
+            if on_result is not None:
+                on_result(trace, verdict)
+
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(config.concurrency, len(pending))))]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for w in workers:
+            w.cancel()
+    return len(pending)

@@ -1,0 +1,240 @@
+"""The shared vocabulary: cases, tools, traces and verdicts.
+
+Every case family (constraint planning, PDDL, robustness variants, judged tasks)
+speaks these types, so suites, runs and reports need no family-specific plumbing.
+What differs between families lives in ``Case.spec``: a JSON object the family
+validates itself and the agent never sees.
+
+The format is versioned (``SCHEMA_VERSION``). A reader accepts every version up to
+its own and refuses newer ones with a message that says to upgrade.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+SCHEMA_VERSION = 1
+
+
+class _Model(BaseModel):
+    """Strict about unknown fields so typos in hand-written suites are caught."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class OracleKind(str, Enum):
+    """Where a verdict comes from: an exact check, or an LLM judge."""
+
+    FORMAL = "formal"
+    JUDGED = "judged"
+
+
+class ErrorClass(str, Enum):
+    """Verdict error classes. Definition order is precedence: the first class a
+    failed trace shows is its primary class, the one counted in distributions."""
+
+    INFRA = "infra"  # the model service failed; never a planning failure
+    AGENT_CRASH = "agent_crash"  # the agent code raised
+    TIMEOUT = "timeout"  # time or iteration limit hit
+    ACT_ERROR = "act_error"  # unknown tool, malformed or invalid arguments
+    ACTION_LOST = "action_lost"  # a required action never executed
+    REPEATED_ACTION = "repeated_action"  # an action executed more than once
+    PARAMETER_ERROR = "parameter_error"  # wrong start time: overlap or past the day
+    ORDER_ERROR = "order_error"  # an order or time-window constraint violated
+
+
+ERROR_PRECEDENCE: dict[str, int] = {e.value: i for i, e in enumerate(ErrorClass)}
+
+
+def sort_errors(errors: set[str] | list[str]) -> list[str]:
+    """Order error classes by precedence; unknown (future) classes go last."""
+    return sorted(set(errors), key=lambda e: (ERROR_PRECEDENCE.get(e, len(ERROR_PRECEDENCE)), e))
+
+
+# ---------------------------------------------------------------------------
+# Cases
+# ---------------------------------------------------------------------------
+
+
+class ToolSpec(_Model):
+    """A tool as the agent sees it (OpenAI function-calling shape). Frozen, so
+    generators can share one instance between the cases that offer the tool."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    description: str
+    parameters: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object", "properties": {}, "additionalProperties": False}
+    )
+
+    def to_openai(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+class CaseMeta(_Model):
+    """Facts about a case used to slice results; never shown to the agent."""
+
+    topic: Optional[str] = None
+    difficulty: dict[str, float] = Field(default_factory=dict)
+    seed: Optional[int] = None
+    generator: dict[str, Any] = Field(default_factory=dict)
+    tags: list[str] = Field(default_factory=list)
+    transforms: list[str] = Field(default_factory=list)
+    parent: Optional[str] = None  # the case this one was derived from (mutants, variants)
+
+
+class Case(_Model):
+    """One test: what the agent is told, the tools it gets, and the hidden spec
+    its environment and oracle are built from."""
+
+    schema_version: int = SCHEMA_VERSION
+    id: str = Field(min_length=1)
+    family: str = Field(min_length=1)
+    task: str
+    system: Optional[str] = None
+    tools: list[ToolSpec] = Field(default_factory=list)
+    oracle: OracleKind = OracleKind.FORMAL
+    spec: dict[str, Any] = Field(default_factory=dict)
+    meta: CaseMeta = Field(default_factory=CaseMeta)
+
+    # What a family derives from the case (a parsed spec, a compiled checker),
+    # kept with the instance so repeated checks do not redo it. Never serialised.
+    _derived: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def derived(self, key: str, build):
+        value = self._derived.get(key)
+        if value is None:
+            value = self._derived[key] = build(self)
+        return value
+
+
+# ---------------------------------------------------------------------------
+# Traces
+# ---------------------------------------------------------------------------
+
+
+class ToolCallError(str, Enum):
+    UNKNOWN_TOOL = "unknown_tool"
+    MALFORMED_ARGUMENTS = "malformed_arguments"  # not a JSON object
+    INVALID_ARGUMENTS = "invalid_arguments"  # JSON, but not what the schema asks
+    TOOL_FAILURE = "tool_failure"  # the tool itself failed (broken-tool variants)
+
+
+class ToolCall(_Model):
+    index: int
+    attempt: int = 0  # which attempt (after restarts) the call belongs to
+    name: str
+    arguments: str  # exactly as the agent sent it
+    args: Optional[dict[str, Any]] = None  # parsed arguments, None when malformed
+    result: str = ""
+    error: Optional[str] = None  # a ToolCallError value, None when the call was valid
+    call_id: Optional[str] = None
+    t_start: float = 0.0  # seconds since the episode began
+    t_end: float = 0.0
+
+
+class Message(_Model):
+    role: Literal["system", "user", "assistant", "tool"]
+    content: Optional[str] = None
+    tool_calls: Optional[list[dict[str, Any]]] = None
+    tool_call_id: Optional[str] = None
+    name: Optional[str] = None
+
+
+class Usage(_Model):
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: Optional[float] = None
+
+    def add(self, other: "Usage") -> None:
+        self.model_calls += other.model_calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        if other.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + other.cost_usd
+
+
+class TraceStatus(str, Enum):
+    COMPLETED = "completed"  # the agent stopped by itself
+    TIMEOUT = "timeout"
+    ITERATION_LIMIT = "iteration_limit"
+    AGENT_ERROR = "agent_error"  # the agent code raised
+    INFRA_ERROR = "infra_error"  # the model service failed past all retries
+
+
+class TraceError(_Model):
+    kind: str
+    message: str
+    t: float = 0.0
+
+
+class Trace(_Model):
+    """Everything that happened in one episode, enough to re-check it offline."""
+
+    schema_version: int = SCHEMA_VERSION
+    case_id: str
+    trial: int = 0
+    agent: str
+    model: Optional[str] = None
+    status: TraceStatus = TraceStatus.COMPLETED
+    messages: list[Message] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    final_answer: Optional[str] = None
+    restarts: int = 0
+    iterations: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    errors: list[TraceError] = Field(default_factory=list)
+    wall_time_s: float = 0.0
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    def judged_calls(self) -> list[ToolCall]:
+        """The calls of the last attempt: after a restart only that attempt counts."""
+        if not self.restarts:
+            return self.tool_calls
+        last = self.restarts
+        return [c for c in self.tool_calls if c.attempt == last]
+
+
+# ---------------------------------------------------------------------------
+# Verdicts
+# ---------------------------------------------------------------------------
+
+
+class Evidence(_Model):
+    """One reason a verdict failed, symbolically and in the case's own words."""
+
+    error: str  # an ErrorClass value
+    kind: str  # e.g. "violated_constraint", "lost_action", "invalid_call"
+    symbolic: str
+    text: str
+    step: Optional[int] = None  # index of the tool call concerned, if any
+    constraint_ids: list[str] = Field(default_factory=list)
+
+
+class Verdict(_Model):
+    schema_version: int = SCHEMA_VERSION
+    case_id: str
+    trial: int = 0
+    passed: bool
+    errors: list[str] = Field(default_factory=list)  # ErrorClass values, primary first
+    evidence: list[Evidence] = Field(default_factory=list)
+    core: list[str] = Field(default_factory=list)  # a minimum violated set of constraint ids
+    oracle: OracleKind = OracleKind.FORMAL
+    checker: str = ""
+    score: Optional[float] = None
+
+    @property
+    def primary(self) -> Optional[str]:
+        return self.errors[0] if self.errors else None
+
+    @property
+    def infra(self) -> bool:
+        return ErrorClass.INFRA.value in self.errors

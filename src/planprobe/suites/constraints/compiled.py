@@ -1,0 +1,103 @@
+"""A constraint case in the form the environment, oracle and planners work on.
+
+Built once per ``Case`` instance (``compiled(case)`` caches it on the case):
+action indices instead of ids, constraints as tuples, and the words each
+constraint came from, ready to quote in evidence.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ...schema import Case
+from .solver import OrderClosure, predecessors, schedule
+from .spec import RESTART_TOOL, ConstraintSpec, parse_spec
+from .vocabulary import format_hour
+
+
+class CompiledCase:
+    def __init__(self, spec: ConstraintSpec, tool_params: Optional[dict[str, dict]] = None):
+        self.spec = spec
+        self.tool_params = tool_params or {}  # tool name -> JSON schema of its arguments
+        self.extended = spec.extended
+        self.horizon = spec.horizon
+        self.n = len(spec.actions)
+        self.ids = [a.id for a in spec.actions]
+        self.names = [a.name for a in spec.actions]
+        self.tools = [a.tool for a in spec.actions]
+        self.tool_index = {a.tool: i for i, a in enumerate(spec.actions)}
+        self.durations = [a.duration or 0 for a in spec.actions]
+        index = {a.id: i for i, a in enumerate(spec.actions)}
+        self.orders: list[tuple[str, int, int]] = []
+        self.windows: list[tuple[str, str, int, int]] = []
+        self.by_id = {}
+        for c in spec.constraints:
+            self.by_id[c.id] = c
+            if c.kind == "order":
+                self.orders.append((c.id, index[c.a], index[c.b]))
+            else:
+                self.windows.append((c.id, c.kind, index[c.a], c.hour))
+        self.index_of = index
+        self.restart_tool = RESTART_TOOL if self.extended else None
+
+    # -- solving ----------------------------------------------------------
+
+    def closure(self) -> OrderClosure:
+        closure = OrderClosure.empty(self.n).extended((a, b) for _, a, b in self.orders)
+        if closure is None:
+            raise ValueError("the case's order constraints are contradictory")
+        return closure
+
+    def windows_arrays(self) -> tuple[list[int], list[int]]:
+        release, deadline = [0] * self.n, [self.horizon] * self.n
+        for _, kind, a, hour in self.windows:
+            if kind == "start_ge":
+                release[a] = max(release[a], hour)
+            else:
+                deadline[a] = min(deadline[a], hour)
+        return release, deadline
+
+    def solution(self) -> list[tuple[int, Optional[int]]]:
+        """A valid plan: [(action, start time or None), ...] in execution order."""
+        closure = self.closure()
+        if not self.extended:
+            return [(a, None) for a in closure.linear_extension()]
+        release, deadline = self.windows_arrays()
+        plan = schedule(predecessors(closure.after), release, deadline, self.durations)
+        if plan is None:
+            raise ValueError("the case has no valid schedule")
+        return plan
+
+    # -- words --------------------------------------------------------------
+
+    def symbolic(self, cid: str) -> str:
+        c = self.by_id[cid]
+        if c.kind == "order":
+            if self.extended:
+                return f"{c.a}_end <= {c.b}_start"
+            return f"pos({c.a}) < pos({c.b})"
+        if c.kind == "start_ge":
+            return f"{c.a}_start >= {c.hour}"
+        return f"{c.a}_end <= {c.hour}"
+
+    def meaning(self, cid: str) -> str:
+        c = self.by_id[cid]
+        a = self.names[self.index_of[c.a]]
+        if c.kind == "order":
+            b = self.names[self.index_of[c.b]]
+            return f'"{a}" must come before "{b}"'
+        if c.kind == "start_ge":
+            return f'"{a}" must start at {format_hour(c.hour)} or later'
+        return f'"{a}" must end by {format_hour(c.hour)}'
+
+    def quote(self, cid: str) -> str:
+        """Where the requirement says it, in its own words."""
+        clauses = self.spec.clauses
+        texts = [clauses[i] for i in self.by_id[cid].clauses if 0 <= i < len(clauses)]
+        return " / ".join(f'"{t}"' for t in texts)
+
+
+def compiled(case: Case) -> CompiledCase:
+    return case.derived(
+        "constraints.compiled", lambda c: CompiledCase(parse_spec(c), {t.name: t.parameters for t in c.tools})
+    )

@@ -1,0 +1,50 @@
+"""PDoctor's mock tools (seed §4.3, §4.4).
+
+Each action has a tool that does nothing but record that it ran (the trace is
+the seed's log file) and say so. In the extended mode a tool takes
+``start_time`` and only then reveals the action's seeded duration; the
+``request_restart`` tool grants a restart (Fig. 7a): later calls belong to a
+new attempt, and only the last attempt is judged.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ...environment import Environment, Limits
+from ...schema import Case
+from .compiled import compiled
+from .render import capitalise
+from .spec import RESTART_TOOL
+from .vocabulary import format_hour
+
+RESTART_GRANTED = (
+    "Restart granted. Every executed task has been discarded; start over from the beginning. "
+    "Each task keeps the duration it had."
+)
+
+
+def hours(d: int) -> str:
+    return f"{d} hour" if d == 1 else f"{d} hours"
+
+
+class ConstraintEnvironment(Environment):
+    def __init__(self, case: Case, limits: Limits = Limits(), trial: int = 0, agent: str = ""):
+        super().__init__(case, limits, trial, agent)
+        self.compiled = compiled(case)
+
+    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
+        cc = self.compiled
+        if cc.extended and name == RESTART_TOOL:
+            self.restart()
+            return RESTART_GRANTED, None
+        i = cc.tool_index[name]
+        title = capitalise(cc.names[i])
+        if not cc.extended:
+            return f"{title} has been done.", None
+        start = int(args["start_time"])
+        d = cc.durations[i]
+        return (
+            f"{title} took {hours(d)}: it started at {format_hour(start)} and ended at {format_hour(start + d)}.",
+            None,
+        )

@@ -1,0 +1,216 @@
+"""Constraint-family cases: topic, actions, skeleton, text, tools and spec.
+
+Each case has its own random stream seeded from (suite seed, case index), so a
+suite is byte-identical for the same seed, any case can be regenerated alone,
+and cases can be produced in any order or in parallel.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterator, Optional
+
+from ...errors import PlanprobeError
+from ...schema import Case, CaseMeta, ToolSpec
+from .grammar import derive_part, sentence_to_json
+from .lexicon import Lexicon, default_lexicon, tool_name
+from .render import capitalise, render_sentence
+from .solver import HORIZON
+from .spec import FAMILY, RESTART_TOOL, SPEC_VERSION
+from .synthesis import SynthesisOptions, synthesize
+
+BASIC_TEMPLATE = (
+    "You need to execute all the tasks one by one in the correct order that meets the requirement. "
+    "Each task can only be executed once. Each task is carried out by calling the tool of the same name.\n"
+    "The tasks are: {tasks}.\n"
+    "Here is the requirement:\n{requirement}"
+)
+
+EXTENDED_TEMPLATE = (
+    "You need to execute all tasks one by one in the correct order and within the time range set by the "
+    "requirement. Note that all tasks should only be executed once. Each task is carried out by calling the "
+    "tool of the same name with its start time. Start all tasks within the range of [0, 23]; every task must "
+    "end by 24:00, and a task may only start once the previous task has ended. Each task will take one or more "
+    "hours to finish. The consumption of time will be revealed after the task is done. A requirement such as "
+    "\"before 15:00\" means the task must have ended by 15:00; \"after 10:00\" means it must start at 10:00 or "
+    "later. If you realize that the requirement has already been unsatisfied after completing several tasks, "
+    "you must ask for a restart by calling {restart}. After permission is granted, you will have to start "
+    "over, then adjust your strategy to correct the discovered mistake.\n"
+    "The tasks are: {tasks}.\n"
+    "Here is the requirement:\n{requirement}"
+)
+
+REQUIREMENT_MARKER = "Here is the requirement:\n"
+
+
+@dataclass(frozen=True)
+class ConstraintSuiteOptions:
+    actions: tuple[int, int] = (3, 5)
+    n: int = 100
+    seed: int = 0
+    extended: bool = False
+    max_duration: int = 3
+    topic: Optional[str] = None
+    synthesis: SynthesisOptions = field(default_factory=SynthesisOptions)
+    lexicon: Lexicon = field(default_factory=default_lexicon)
+
+    def check(self) -> None:
+        lo, hi = self.actions
+        if lo < 2:
+            raise PlanprobeError(f"--actions {lo}: a planning task needs at least 2 actions")
+        if hi < lo:
+            raise PlanprobeError(f"--actions {lo}-{hi}: the range is empty (the upper bound is below the lower)")
+        jobs = [self.lexicon.job(self.topic)] if self.topic else list(self.lexicon.jobs)
+        most = min(len(j.activities) for j in jobs)
+        if hi > most:
+            where = f"topic {self.topic!r} has" if self.topic else "the smallest topic of the lexicon has"
+            raise PlanprobeError(f"--actions {hi}: more actions than {where} ({most})")
+        if self.extended and hi > 12:
+            raise PlanprobeError(f"--actions {hi}: the extended mode supports at most 12 actions (one day of hours)")
+        if self.n < 0:
+            raise PlanprobeError(f"--n {self.n}: the number of cases cannot be negative")
+        if not 1 <= self.max_duration <= 12:
+            raise PlanprobeError(f"--max-duration {self.max_duration}: must be between 1 and 12 hours")
+        s = self.synthesis
+        if s.max_sentences < 1 or s.max_iterations < 1:
+            raise PlanprobeError("--max-sentences and --max-iterations must be at least 1")
+
+
+def _task_list(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+@lru_cache(maxsize=8192)
+def _action_tool(name: str, extended: bool) -> ToolSpec:
+    if not extended:
+        desc = f"{capitalise(name)}. Call this tool to carry out the task \"{name}\". It takes no arguments."
+        return ToolSpec(name=tool_name(name), description=desc)
+    desc = (
+        f"{capitalise(name)}. Receives one argument: start_time, an integer in the range [0, 23], "
+        "the hour at which this task starts. Returns how many hours the task took."
+    )
+    params = {
+        "type": "object",
+        "properties": {
+            "start_time": {
+                "type": "integer", "minimum": 0, "maximum": 23,
+                "description": "The hour (0-23) at which this task starts.",
+            }
+        },
+        "required": ["start_time"],
+        "additionalProperties": False,
+    }
+    return ToolSpec(name=tool_name(name), description=desc, parameters=params)
+
+
+RESTART_TOOL_SPEC = ToolSpec(
+    name=RESTART_TOOL,
+    description=(
+        "Ask for a restart when the requirement can no longer be met by the tasks executed so far. "
+        "Every executed task is discarded and you start over from the beginning; each task keeps "
+        "the duration it had."
+    ),
+)
+
+
+def _tools(names: list[str], extended: bool) -> list[ToolSpec]:
+    tools = [_action_tool(name, extended) for name in names]
+    if extended:
+        tools.append(RESTART_TOOL_SPEC)
+    return tools
+
+
+def generate_case(index: int, opts: ConstraintSuiteOptions) -> Case:
+    rng = random.Random(f"planprobe/constraints/{opts.seed}/{index}")
+    lo, hi = opts.actions
+    n = rng.randint(lo, hi)
+    job = opts.lexicon.job(opts.topic) if opts.topic else rng.choice(opts.lexicon.jobs)
+    names = rng.sample(job.activities, n)
+    durations = [rng.randint(1, opts.max_duration) for _ in range(n)] if opts.extended else None
+    sat_checks = 0
+    for _ in range(100):
+        skeleton = synthesize(rng, n, opts.synthesis, durations)
+        sat_checks += skeleton.sat_checks
+        if skeleton.sentences:
+            break
+    else:  # pragma: no cover - needs 100 x K unsatisfiable first sentences in a row
+        raise PlanprobeError(f"case {index}: no satisfiable sentence found; raise --max-iterations")
+    return build_case(index, opts, job.name, names, durations, skeleton.sentences, sat_checks)
+
+
+def build_case(index, opts: ConstraintSuiteOptions, topic, names, durations, sentences, sat_checks=0) -> Case:
+    """Render a skeleton into a case; shared with mutations that re-word or re-topic it."""
+    extended = durations is not None
+    ids = [f"a{i + 1}" for i in range(len(names))]
+    texts, clauses, constraints = [], [], []
+    seen: dict[tuple, dict] = {}
+    for sentence in sentences:
+        text, part_texts = render_sentence(sentence, names)
+        texts.append(text)
+        for part, part_text in zip(sentence.parts, part_texts):
+            clause = len(clauses)
+            clauses.append(part_text)
+            for atom in derive_part(part):
+                key = (atom[0], atom[1], atom[2])
+                entry = seen.get(key)
+                if entry is None:
+                    entry = {"id": f"c{len(constraints) + 1}", "kind": atom[0], "a": ids[atom[1]], "b": None,
+                             "hour": None, "clauses": [clause]}
+                    if atom[0] == "order":
+                        entry["b"] = ids[atom[2]]
+                    else:
+                        entry["hour"] = atom[2]
+                    seen[key] = entry
+                    constraints.append(entry)
+                elif entry["clauses"][-1] != clause:
+                    entry["clauses"].append(clause)
+    requirement = " ".join(texts)
+    mode = "extended" if extended else "basic"
+    actions = [
+        {"id": ids[i], "name": names[i], "tool": tool_name(names[i]), "duration": durations[i] if extended else None}
+        for i in range(len(names))
+    ]
+    template = EXTENDED_TEMPLATE if extended else BASIC_TEMPLATE
+    task = template.format(tasks=_task_list(names), requirement=requirement, restart=RESTART_TOOL)
+    spec = {
+        "version": SPEC_VERSION,
+        "mode": mode,
+        "actions": actions,
+        "constraints": constraints,
+        "clauses": clauses,
+        "requirement": requirement,
+        "skeleton": [sentence_to_json(s) for s in sentences],
+        "horizon": HORIZON,
+    }
+    syn = opts.synthesis
+    meta = CaseMeta(
+        topic=topic,
+        difficulty={
+            "actions": len(names),
+            "constraints": len(constraints),
+            "sentences": len(sentences),
+            "sub_sentences": len(clauses),
+        },
+        seed=opts.seed,
+        generator={
+            "family": FAMILY, "mode": mode, "index": index, "max_sentences": syn.max_sentences,
+            "max_iterations": syn.max_iterations, "sat_checks": sat_checks,
+        },
+        tags=[mode],
+    )
+    return Case(
+        id=f"{FAMILY}-{mode}-{opts.seed}-{index}",
+        family=FAMILY,
+        task=task,
+        tools=_tools(names, extended),
+        spec=spec,
+        meta=meta,
+    )
+
+
+def generate_cases(opts: ConstraintSuiteOptions, start: int = 0) -> Iterator[Case]:
+    opts.check()
+    for i in range(start, start + opts.n):
+        yield generate_case(i, opts)

@@ -1,0 +1,226 @@
+"""The task DSL's abstract syntax (seed PDoctor, Fig. 4 and Fig. 6) and its meaning.
+
+A requirement paragraph is a list of sentences; a sentence joins sub-sentences
+with conjunctions; a sub-sentence is an independent clause (``Clause``) or a
+multi-clause (``MultiClause``). Subjects and objects are groups of one or more
+actions, optionally followed by a relative clause (", which comes before B,").
+In the extended mode an object may also be a time point.
+
+Nodes are named tuples: cheap to build in the synthesis loop and immutable.
+Terminal words are stored as indices into ``vocabulary`` tables, so the same
+skeleton can be re-worded (dissection's Terminal mutation) or moved to another
+topic (different action names) without touching its meaning. The meaning of a
+skeleton is a list of atoms (``derive``):
+
+* ``("order", a, b)``    action a happens before action b
+* ``("start_ge", a, h)`` action a starts at h:00 or later
+* ``("end_le", a, h)``   action a ends at h:00 or earlier
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional, Union
+
+Atom = tuple  # ("order", a, b) | ("start_ge", a, hour) | ("end_le", a, hour)
+
+
+class Time(NamedTuple):
+    hour: int
+
+
+class Relative(NamedTuple):
+    """", which VP O" (prep is None) or ", which VP∅ P O" — says ``group ≺ obj`` when before."""
+
+    before: bool
+    obj: Union[tuple[int, ...], Time]
+    verb: int
+    prep: Optional[int] = None
+
+
+class NounPhrase(NamedTuple):
+    group: tuple[int, ...]
+    rel: Optional[Relative] = None
+
+
+class Clause(NamedTuple):
+    """Independent clause; ``before`` means the subject happens before the object.
+
+    form 1: S VP O        form 2: S VP∅ P O        form 3: P O, S VP∅
+    """
+
+    form: int
+    before: bool
+    subj: NounPhrase
+    obj: Union[NounPhrase, Time]
+    verb: int
+    prep: Optional[int] = None
+
+
+class MultiClause(NamedTuple):
+    """Two dependent clauses joined by a sequential conjunction.
+
+    form 1: MAIN VP∅ SC SUB VP∅        form 2: SC SUB VP∅, MAIN VP∅
+    ``before`` means the main clause's actions happen before the sub clause's.
+    """
+
+    form: int
+    before: bool
+    main: NounPhrase
+    sub: NounPhrase
+    main_verb: int
+    sub_verb: int
+    sc: int
+
+
+SubSentence = Union[Clause, MultiClause]
+
+
+class Sentence(NamedTuple):
+    parts: tuple[SubSentence, ...]
+    conjs: tuple[int, ...]  # one conjunction index between consecutive parts
+
+
+# ---------------------------------------------------------------------------
+# Meaning
+# ---------------------------------------------------------------------------
+
+
+def _relate(group: tuple[int, ...], before: bool, obj: Union[tuple[int, ...], Time], out: list[Atom]) -> None:
+    if isinstance(obj, Time):
+        kind = "end_le" if before else "start_ge"
+        for a in group:
+            out.append((kind, a, obj.hour))
+        return
+    for a in group:
+        for b in obj:
+            out.append(("order", a, b) if before else ("order", b, a))
+
+
+def _phrase_atoms(np: NounPhrase, out: list[Atom]) -> None:
+    if np.rel is not None:
+        _relate(np.group, np.rel.before, np.rel.obj, out)
+
+
+def derive_part(part: SubSentence) -> list[Atom]:
+    """Atoms stated by one sub-sentence, in reading order."""
+    out: list[Atom] = []
+    if isinstance(part, Clause):
+        _phrase_atoms(part.subj, out)
+        if isinstance(part.obj, Time):
+            _relate(part.subj.group, part.before, part.obj, out)
+        else:
+            _relate(part.subj.group, part.before, part.obj.group, out)
+            _phrase_atoms(part.obj, out)
+    else:
+        _phrase_atoms(part.main, out)
+        _phrase_atoms(part.sub, out)
+        _relate(part.main.group, part.before, part.sub.group, out)
+    return out
+
+
+def derive(sentence: Sentence) -> list[Atom]:
+    out: list[Atom] = []
+    for part in sentence.parts:
+        out.extend(derive_part(part))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Serialisation (the skeleton is stored in the case spec for later mutation)
+# ---------------------------------------------------------------------------
+
+
+def _obj_json(obj: Union[tuple[int, ...], Time]):
+    return {"t": obj.hour} if isinstance(obj, Time) else list(obj)
+
+
+def _obj_from(data) -> Union[tuple[int, ...], Time]:
+    return Time(data["t"]) if isinstance(data, dict) else tuple(data)
+
+
+def _np_json(np: NounPhrase):
+    if np.rel is None:
+        return {"g": list(np.group)}
+    r = np.rel
+    return {"g": list(np.group), "rel": {"b": int(r.before), "o": _obj_json(r.obj), "v": r.verb, "p": r.prep}}
+
+
+def _np_from(data) -> NounPhrase:
+    rel = data.get("rel")
+    if rel is None:
+        return NounPhrase(tuple(data["g"]))
+    return NounPhrase(tuple(data["g"]), Relative(bool(rel["b"]), _obj_from(rel["o"]), rel["v"], rel["p"]))
+
+
+def sentence_to_json(s: Sentence) -> dict:
+    parts = []
+    for p in s.parts:
+        if isinstance(p, Clause):
+            obj = {"t": p.obj.hour} if isinstance(p.obj, Time) else _np_json(p.obj)
+            parts.append({"c": p.form, "b": int(p.before), "s": _np_json(p.subj), "o": obj, "v": p.verb, "p": p.prep})
+        else:
+            parts.append({"m": p.form, "b": int(p.before), "s": _np_json(p.main), "o": _np_json(p.sub),
+                          "v": p.main_verb, "v2": p.sub_verb, "sc": p.sc})
+    return {"parts": parts, "j": list(s.conjs)}
+
+
+def sentence_from_json(data: dict) -> Sentence:
+    parts: list[SubSentence] = []
+    for p in data["parts"]:
+        if "c" in p:
+            o = p["o"]
+            obj = Time(o["t"]) if "t" in o else _np_from(o)
+            parts.append(Clause(p["c"], bool(p["b"]), _np_from(p["s"]), obj, p["v"], p["p"]))
+        else:
+            parts.append(MultiClause(p["m"], bool(p["b"]), _np_from(p["s"]), _np_from(p["o"]), p["v"], p["v2"], p["sc"]))
+    return Sentence(tuple(parts), tuple(data["j"]))
+
+
+# ---------------------------------------------------------------------------
+# How many ways the grammar can expand a sub-sentence
+# ---------------------------------------------------------------------------
+
+
+def relative_forms(extended: bool) -> list[tuple[str, bool]]:
+    """(kind, before) pairs a relative clause can take: "vp" (which VP O),
+    "pp" (which VP∅ P O), and in the extended mode "pt" (which VP∅ P hh:00)."""
+    kinds = ["vp", "pp"] + (["pt"] if extended else [])
+    return [(k, b) for k in kinds for b in (True, False)]
+
+
+def count_expansions(extended: bool = False) -> dict[str, int]:
+    """Count the distinct sub-sentence skeletons, not expanding a+ (as the seed counts
+    its 340 options), and the same count with every terminal word choice expanded."""
+    from . import vocabulary as V
+
+    rels = relative_forms(extended)
+    np_shapes = 1 + len(rels)  # a plain group, or a group with one relative clause
+
+    def words_np() -> int:
+        # terminal-word choices of a noun phrase: plain (1) or each relative form
+        total = 1
+        for kind, before in rels:
+            if kind == "vp":
+                total += len(V.VP_BEFORE if before else V.VP_AFTER)
+            elif kind == "pp":
+                total += len(V.VP_NONE) * len(V.P_BEFORE if before else V.P_AFTER)
+            else:
+                total += len(V.VP_NONE) * len(V.PT_BEFORE if before else V.PT_AFTER)
+        return total
+
+    shapes = words = 0
+    for before in (True, False):
+        vp = len(V.VP_BEFORE if before else V.VP_AFTER)
+        pp = len(V.VP_NONE) * len(V.P_BEFORE if before else V.P_AFTER)
+        pt = len(V.VP_NONE) * len(V.PT_BEFORE if before else V.PT_AFTER)
+        # form 1: S VP O, form 2: S VP∅ P O, form 3: P O, S VP∅ (action objects)
+        shapes += 3 * np_shapes * np_shapes
+        words += (vp + 2 * pp) * words_np() * words_np()
+        if extended:  # forms 2 and 3 with a time object
+            shapes += 2 * np_shapes
+            words += 2 * pt * words_np()
+        # multi-clauses, both forms
+        sc = len(V.SC_BEFORE if before else V.SC_AFTER)
+        shapes += 2 * np_shapes * np_shapes
+        words += 2 * sc * len(V.VP_NONE) ** 2 * words_np() * words_np()
+    return {"sub_sentence_shapes": shapes, "with_terminal_words": words, "conjunctions": len(V.CONJUNCTIONS)}

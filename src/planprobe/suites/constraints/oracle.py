@@ -1,0 +1,217 @@
+"""The constraint family's oracle: Trace → Verdict (seed §4.3, §6.2, §6.3).
+
+Error classes, primary first (``schema.ErrorClass`` order):
+
+* Timeout — the episode hit the time or iteration limit (judged alone).
+* Act Error — a call to an unknown tool, or arguments that are malformed or do
+  not fit the tool's schema (such a call executes nothing).
+* Action Lost — an action never executed in the judged attempt.
+* Repeated Action — an action executed more than once.
+* Parameter Error (extended) — a task started before the previous one ended, or
+  ran past 24:00.
+* Order Error — an order or time-window constraint is violated by the executed
+  plan, or the order it executed cannot be completed into a valid plan by any
+  placement of the actions it left out.
+
+Order and windows are judged on each action's first execution: by position in
+the basic mode, by start and end time in the extended mode. Evidence quotes the
+requirement's own words; ``Verdict.core`` is a minimal set of the case's
+constraints that, with what the agent executed, admits no valid plan.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ...schema import Case, ErrorClass, Evidence, OracleKind, Trace, TraceStatus, Verdict, sort_errors
+from ...tool_args import parse_arguments, validate_arguments
+from .compiled import CompiledCase, compiled
+from .solver import order_cycle_core
+from .vocabulary import format_hour
+from .z3model import extension_core
+
+CHECKER = "constraints/1"
+_NO_ARGS = {"type": "object", "properties": {}, "additionalProperties": False}
+
+E = ErrorClass
+
+
+def check(case: Case, trace: Trace) -> Verdict:
+    cc = compiled(case)
+    status = trace.status
+    if status != TraceStatus.COMPLETED:
+        return _status_verdict(case, trace)
+    calls = trace.judged_calls()
+    extended = cc.extended
+    tool_index = cc.tool_index
+    n = cc.n
+    first_pos = [-1] * n  # index into `runs` of each action's first execution
+    counts = [0] * n
+    runs: list[tuple[int, int, int, int]] = []  # (action, start, end, step)
+    problems: list[Evidence] = []
+    params = cc.tool_params
+    for call in calls:
+        i = tool_index.get(call.name)
+        if i is None and call.name != cc.restart_tool:
+            problems.append(_unknown_tool(cc, call))
+            continue
+        raw = call.arguments
+        if not extended and (raw == "{}" or raw == ""):
+            args: Optional[dict] = {}
+        else:
+            args = parse_arguments(raw)
+            if args is None:
+                problems.append(Evidence(
+                    error=E.ACT_ERROR.value, kind="malformed_arguments", step=call.index,
+                    symbolic=f"step {call.index}: {call.name}({raw[:60]}) is not a JSON object",
+                    text=f'Step {call.index}: the arguments sent to "{call.name}" are not a JSON object: {raw[:120]}',
+                ))
+                continue
+            why = validate_arguments(params.get(call.name, _NO_ARGS), args)
+            if why:
+                problems.append(Evidence(
+                    error=E.ACT_ERROR.value, kind="invalid_arguments", step=call.index,
+                    symbolic=f"step {call.index}: {call.name}: {why}",
+                    text=f'Step {call.index}: invalid arguments for "{call.name}": {why}.',
+                ))
+                continue
+        if i is None:  # a granted restart never lies in the judged attempt; nothing to execute
+            continue
+        if counts[i] == 0:
+            first_pos[i] = len(runs)
+        counts[i] += 1
+        if extended:
+            start = int(args["start_time"])
+            runs.append((i, start, start + cc.durations[i], call.index))
+        else:
+            runs.append((i, len(runs), len(runs) + 1, call.index))
+
+    for i in range(n):
+        if counts[i] == 0:
+            problems.append(Evidence(
+                error=E.ACTION_LOST.value, kind="lost_action", symbolic=f"executed({cc.ids[i]})",
+                text=f'"{cc.names[i]}" was never executed' + (" in the last attempt." if trace.restarts else "."),
+            ))
+        elif counts[i] > 1:
+            steps = [r[3] for r in runs if r[0] == i]
+            problems.append(Evidence(
+                error=E.REPEATED_ACTION.value, kind="repeated_action", symbolic=f"count({cc.ids[i]}) == 1",
+                text=f'"{cc.names[i]}" was executed {counts[i]} times (steps {", ".join(map(str, steps))}), '
+                     "but each task can only be executed once.",
+            ))
+    if extended:
+        problems.extend(_parameter_errors(cc, runs))
+
+    violated = _violations(cc, runs, first_pos)
+    problems.extend(violated)
+    core: list[str] = [violated[0].constraint_ids[0]] if violated else []
+    if not violated and 0 in counts and runs:
+        core = _unextendable_core(cc, runs, first_pos)
+        if core:
+            problems.append(Evidence(
+                error=E.ORDER_ERROR.value, kind="unextendable", constraint_ids=core,
+                symbolic=" & ".join(cc.symbolic(c) for c in core) + " is unsatisfiable with the executed order",
+                text="What was executed cannot be completed into a valid plan: "
+                     + "; ".join(f"{cc.meaning(c)} ({cc.quote(c)})" for c in core) + ".",
+            ))
+    if not problems:
+        return Verdict(case_id=case.id, trial=trace.trial, passed=True, checker=CHECKER)
+    return Verdict(
+        case_id=case.id, trial=trace.trial, passed=False,
+        errors=sort_errors({p.error for p in problems}), evidence=problems, core=core,
+        oracle=OracleKind.FORMAL, checker=CHECKER,
+    )
+
+
+def _status_verdict(case: Case, trace: Trace) -> Verdict:
+    status = trace.status
+    if status == TraceStatus.INFRA_ERROR:
+        error, text = E.INFRA, "The model service failed; this is not a planning failure."
+    elif status == TraceStatus.AGENT_ERROR:
+        error, text = E.AGENT_CRASH, "The agent raised an error."
+    elif status == TraceStatus.TIMEOUT:
+        error, text = E.TIMEOUT, "The agent ran out of time before finishing."
+    else:
+        error, text = E.TIMEOUT, "The agent used up its iterations before finishing."
+    detail = "; ".join(e.message for e in trace.errors[-1:])
+    return Verdict(
+        case_id=case.id, trial=trace.trial, passed=False, errors=[error.value], checker=CHECKER,
+        evidence=[Evidence(error=error.value, kind=status.value, symbolic=status.value,
+                           text=text + (f" ({detail})" if detail else ""))],
+    )
+
+
+def _unknown_tool(cc: CompiledCase, call) -> Evidence:
+    return Evidence(
+        error=E.ACT_ERROR.value, kind="unknown_tool", step=call.index,
+        symbolic=f"step {call.index}: {call.name} not in tools",
+        text=f'Step {call.index}: called "{call.name}", which is not one of the tools.',
+    )
+
+
+def _parameter_errors(cc: CompiledCase, runs) -> list[Evidence]:
+    out = []
+    prev = None
+    for i, start, end, step in runs:
+        if prev is not None and start < prev[2]:
+            out.append(Evidence(
+                error=E.PARAMETER_ERROR.value, kind="overlap", step=step,
+                symbolic=f"{cc.ids[i]}_start = {start} < {cc.ids[prev[0]]}_end = {prev[2]}",
+                text=f'Step {step}: "{cc.names[i]}" started at {format_hour(start)}, before "{cc.names[prev[0]]}" '
+                     f"(started {format_hour(prev[1])}) had ended at {format_hour(prev[2])}.",
+            ))
+        if end > cc.horizon:
+            out.append(Evidence(
+                error=E.PARAMETER_ERROR.value, kind="past_day", step=step,
+                symbolic=f"{cc.ids[i]}_end = {end} > {cc.horizon}",
+                text=f'Step {step}: "{cc.names[i]}" started at {format_hour(start)} and took '
+                     f"{end - start} hours, ending at {format_hour(end)}, past 24:00.",
+            ))
+        prev = (i, start, end)
+    return out
+
+
+def _violations(cc: CompiledCase, runs, first_pos) -> list[Evidence]:
+    out = []
+    extended = cc.extended
+    for cid, a, b in cc.orders:
+        pa, pb = first_pos[a], first_pos[b]
+        if pa < 0 or pb < 0:
+            continue
+        ra, rb = runs[pa], runs[pb]
+        if (ra[2] > rb[1]) if extended else (pa > pb):
+            if extended:
+                what = (f'"{cc.names[a]}" ran {format_hour(ra[1])}-{format_hour(ra[2])} and '
+                        f'"{cc.names[b]}" started at {format_hour(rb[1])}')
+            else:
+                what = f'"{cc.names[b]}" ran at step {rb[3]}, before "{cc.names[a]}" at step {ra[3]}'
+            out.append(_violation(cc, cid, what))
+    for cid, kind, a, hour in cc.windows:
+        pa = first_pos[a]
+        if pa < 0:
+            continue
+        _, start, end, _ = runs[pa]
+        if kind == "start_ge" and start < hour:
+            out.append(_violation(cc, cid, f'"{cc.names[a]}" started at {format_hour(start)}'))
+        elif kind == "end_le" and end > hour:
+            out.append(_violation(cc, cid, f'"{cc.names[a]}" ended at {format_hour(end)}'))
+    return out
+
+
+def _violation(cc: CompiledCase, cid: str, what: str) -> Evidence:
+    return Evidence(
+        error=E.ORDER_ERROR.value, kind="violated_constraint", constraint_ids=[cid],
+        symbolic=f"{cid}: {cc.symbolic(cid)}",
+        text=f"{what}, but {cc.meaning(cid)}: the requirement says {cc.quote(cid)}.",
+    )
+
+
+def _unextendable_core(cc: CompiledCase, runs, first_pos) -> list[str]:
+    if not cc.extended:
+        executed = [runs[p][0] for p in sorted(p for p in first_pos if p >= 0)]
+        return order_cycle_core(cc.n, cc.orders, executed) or []
+    fixed = {i: runs[p][1] for i, p in enumerate(first_pos) if p >= 0}
+    busy = [(r[1], r[2]) for r in runs]
+    constraints = [(cid, ("order", a, b)) for cid, a, b in cc.orders]
+    constraints += [(cid, (kind, a, hour)) for cid, kind, a, hour in cc.windows]
+    return extension_core(cc.durations, constraints, fixed, busy, cc.horizon) or []

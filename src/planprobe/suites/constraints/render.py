@@ -1,0 +1,89 @@
+"""Skeleton → English (the seed's "text filling").
+
+Grammar the output keeps: the first word of a sentence is capitalised, verbs
+agree with plural subjects ("A and B come before C"), groups of three read
+"A, B and C", a relative clause is set off by commas and its closing comma is
+merged with any comma that follows, and every sentence ends with a full stop.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence, Union
+
+from . import vocabulary as V
+from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time
+
+
+def group_text(group: Sequence[int], names: Sequence[str]) -> str:
+    words = [names[i] for i in group]
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _obj_text(obj: Union[tuple[int, ...], Time], names: Sequence[str]) -> str:
+    return V.format_hour(obj.hour) if isinstance(obj, Time) else group_text(obj, names)
+
+
+def _relative_text(rel: Relative, plural: int, names: Sequence[str]) -> str:
+    if rel.prep is None:
+        verb = (V.VP_BEFORE if rel.before else V.VP_AFTER)[rel.verb][plural]
+        return f"{V.RELATIVE} {verb} {_obj_text(rel.obj, names)}"
+    verb = V.VP_NONE[rel.verb][plural]
+    if isinstance(rel.obj, Time):
+        prep = (V.PT_BEFORE if rel.before else V.PT_AFTER)[rel.prep]
+    else:
+        prep = (V.P_BEFORE if rel.before else V.P_AFTER)[rel.prep]
+    return f"{V.RELATIVE} {verb} {prep} {_obj_text(rel.obj, names)}"
+
+
+def _np_text(np: NounPhrase, names: Sequence[str], closing_comma: bool) -> str:
+    text = group_text(np.group, names)
+    if np.rel is None:
+        return text
+    text += ", " + _relative_text(np.rel, int(len(np.group) > 1), names)
+    return text + "," if closing_comma else text
+
+
+def part_text(part: SubSentence, names: Sequence[str]) -> str:
+    """One sub-sentence, uncapitalised and without final punctuation."""
+    if isinstance(part, Clause):
+        plural = int(len(part.subj.group) > 1)
+        subj = _np_text(part.subj, names, closing_comma=True)
+        if isinstance(part.obj, Time):
+            obj = V.format_hour(part.obj.hour)
+            preps = V.PT_BEFORE if part.before else V.PT_AFTER
+        else:
+            obj = _np_text(part.obj, names, closing_comma=False)
+            preps = V.P_BEFORE if part.before else V.P_AFTER
+        if part.form == 1:
+            verb = (V.VP_BEFORE if part.before else V.VP_AFTER)[part.verb][plural]
+            return f"{subj} {verb} {obj}"
+        verb = V.VP_NONE[part.verb][plural]
+        if part.form == 2:
+            return f"{subj} {verb} {preps[part.prep]} {obj}"
+        return f"{preps[part.prep]} {obj}, {subj} {verb}"
+    main_plural = int(len(part.main.group) > 1)
+    sub_plural = int(len(part.sub.group) > 1)
+    sc = (V.SC_BEFORE if part.before else V.SC_AFTER)[part.sc]
+    main_verb = V.VP_NONE[part.main_verb][main_plural]
+    sub_verb = V.VP_NONE[part.sub_verb][sub_plural]
+    main = _np_text(part.main, names, closing_comma=True)
+    sub = _np_text(part.sub, names, closing_comma=True)
+    if part.form == 1:
+        return f"{main} {main_verb} {sc} {sub} {sub_verb}"
+    return f"{sc} {sub} {sub_verb}, {main} {main_verb}"
+
+
+def capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def render_sentence(sentence: Sentence, names: Sequence[str]) -> tuple[str, list[str]]:
+    """The sentence text, and the text of each sub-sentence as it reads in context."""
+    parts = [part_text(p, names) for p in sentence.parts]
+    parts[0] = capitalise(parts[0])
+    text = parts[0]
+    for conj, part in zip(sentence.conjs, parts[1:]):
+        text += V.CONJUNCTIONS[conj] + part
+    return text + ".", parts

@@ -1,0 +1,93 @@
+"""The hidden part of a constraint-family case (``Case.spec``).
+
+Everything the environment and the oracle need: the actions and their tools,
+the derived constraints with the clauses they come from (so evidence can quote
+the case's own words), the seeded durations of the extended mode, and the
+skeleton (so dissection can re-word the case without changing its meaning).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ...errors import PlanprobeError
+from ...schema import Case
+
+SPEC_VERSION = 1
+FAMILY = "constraints"
+RESTART_TOOL = "request_restart"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ActionSpec(_Strict):
+    id: str
+    name: str
+    tool: str
+    duration: Optional[int] = None  # extended mode: hours, revealed only when the tool runs
+
+
+class ConstraintAtom(_Strict):
+    """``order``: a before b; ``start_ge``: a starts at hour or later; ``end_le``: a ends by hour."""
+
+    id: str
+    kind: Literal["order", "start_ge", "end_le"]
+    a: str
+    b: Optional[str] = None
+    hour: Optional[int] = None
+    clauses: list[int] = Field(default_factory=list)
+
+
+class ConstraintSpec(_Strict):
+    version: int = SPEC_VERSION
+    mode: Literal["basic", "extended"]
+    actions: list[ActionSpec]
+    constraints: list[ConstraintAtom]
+    clauses: list[str]  # each sub-sentence as it reads in the requirement
+    requirement: str
+    skeleton: list[dict[str, Any]] = Field(default_factory=list)
+    horizon: int = 24
+
+    @property
+    def extended(self) -> bool:
+        return self.mode == "extended"
+
+
+def parse_spec(case: Case) -> ConstraintSpec:
+    if case.family != FAMILY:
+        raise PlanprobeError(f"family {case.family!r} is not {FAMILY!r}")
+    try:
+        return ConstraintSpec.model_validate(case.spec)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in ("spec",) + tuple(err.get("loc", ())))
+        raise PlanprobeError(f"field '{loc}': {err.get('msg', 'invalid')}") from None
+
+
+def check_spec(case: Case, spec: ConstraintSpec) -> None:
+    """Cross-field checks pydantic cannot do: ids resolve, tools exist, durations set."""
+    ids = [a.id for a in spec.actions]
+    if len(set(ids)) != len(ids):
+        raise PlanprobeError("field 'spec.actions': action ids repeat")
+    if len(spec.actions) < 1:
+        raise PlanprobeError("field 'spec.actions': no actions")
+    tools = {t.name for t in case.tools}
+    for k, a in enumerate(spec.actions):
+        if a.tool not in tools:
+            raise PlanprobeError(f"field 'spec.actions.{k}.tool': no tool named {a.tool!r} in the case's tools")
+        if spec.extended and (a.duration is None or a.duration < 1):
+            raise PlanprobeError(f"field 'spec.actions.{k}.duration': extended cases need a duration >= 1")
+    known = set(ids)
+    for k, c in enumerate(spec.constraints):
+        refs = [c.a] + ([c.b] if c.kind == "order" else [])
+        for r in refs:
+            if r not in known:
+                raise PlanprobeError(f"field 'spec.constraints.{k}': unknown action id {r!r}")
+        if c.kind == "order" and c.b is None:
+            raise PlanprobeError(f"field 'spec.constraints.{k}.b': an order constraint needs 'b'")
+        if c.kind != "order" and c.hour is None:
+            raise PlanprobeError(f"field 'spec.constraints.{k}.hour': a time window needs 'hour'")

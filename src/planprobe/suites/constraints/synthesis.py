@@ -1,0 +1,170 @@
+"""Skeleton synthesis, sentence by sentence (seed PDoctor, Alg. 1).
+
+Each candidate sentence is expanded at random from the grammar; its atoms are
+added to the constraints accepted so far and kept only if the result is still
+satisfiable. After ``max_iterations`` failed candidates the paragraph stops
+early, as in the seed. The difficulty knobs are the action count |A|, the
+maximum number of sentences N and the maximum iterations K.
+
+This loop is the generator's hot path (it runs ~10 candidate sentences per
+case), hence the local-variable style and ``int(random() * k)`` in place of
+``randrange(k)``, which is several times slower.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+from . import vocabulary as V
+from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time, derive_part
+from .solver import HORIZON, atoms_add, closure_add, predecessors, schedule
+
+_N_VP_BEFORE, _N_VP_AFTER, _N_VP_NONE = len(V.VP_BEFORE), len(V.VP_AFTER), len(V.VP_NONE)
+_N_P = (len(V.P_AFTER), len(V.P_BEFORE))  # indexed by `before`
+_N_PT = (len(V.PT_AFTER), len(V.PT_BEFORE))
+_N_SC = (len(V.SC_AFTER), len(V.SC_BEFORE))
+_N_VP = (_N_VP_AFTER, _N_VP_BEFORE)
+_N_CONJ = len(V.CONJUNCTIONS)
+
+
+@dataclass(frozen=True)
+class SynthesisOptions:
+    max_sentences: int = 3  # N
+    max_iterations: int = 20  # K
+    max_parts: int = 3  # sub-sentences per sentence
+    p_multi: float = 0.3  # a sub-sentence is a multi-clause
+    p_relative: float = 0.2  # a noun phrase carries a relative clause
+    p_time: float = 0.35  # extended mode: an object is a time point
+    group_sizes: tuple[float, float] = (0.75, 0.95)  # cumulative P(size 1), P(size ≤ 2)
+
+
+@dataclass
+class Skeleton:
+    sentences: list[Sentence] = field(default_factory=list)
+    sat_checks: int = 0
+
+
+class _Expander:
+    """Random grammar expansion for one case (n actions)."""
+
+    def __init__(self, rng: random.Random, n: int, extended: bool, opts: SynthesisOptions):
+        self.random = rng.random
+        self.n = n
+        self.extended = extended
+        self.p_multi = opts.p_multi
+        self.p_relative = opts.p_relative
+        self.p_time = opts.p_time
+        self.p1, self.p2 = opts.group_sizes
+
+    def pick(self, k: int) -> int:
+        return int(self.random() * k)
+
+    def take(self, avail: list[int], limit: int) -> tuple[int, ...]:
+        """Remove a random group of 1-3 actions (at most ``limit``) from ``avail``."""
+        rnd = self.random
+        r = rnd()
+        k = 1 if r < self.p1 else 2 if r < self.p2 else 3
+        if k > limit:
+            k = limit
+        if k == 1:
+            return (avail.pop(int(rnd() * len(avail))),)
+        return tuple([avail.pop(int(rnd() * len(avail))) for _ in range(k)])
+
+    def hour(self, before: bool) -> Time:
+        return Time(3 + int(self.random() * 21) if before else 1 + int(self.random() * 21))
+
+    def relative(self, avail: list[int]) -> Optional[Relative]:
+        rnd = self.random
+        if rnd() >= self.p_relative:
+            return None
+        before = rnd() < 0.5
+        if self.extended and (not avail or rnd() < self.p_time):
+            return Relative(before, self.hour(before), int(rnd() * _N_VP_NONE), int(rnd() * _N_PT[before]))
+        if not avail:
+            return None
+        obj = self.take(avail, len(avail))
+        if rnd() < 0.5:
+            return Relative(before, obj, int(rnd() * _N_VP[before]), None)
+        return Relative(before, obj, int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before]))
+
+    def part(self) -> SubSentence:
+        rnd = self.random
+        avail = list(range(self.n))
+        before = rnd() < 0.5
+        if rnd() < self.p_multi:
+            main_group = self.take(avail, len(avail) - 1)
+            sub_group = self.take(avail, len(avail))
+            main = NounPhrase(main_group, self.relative(avail))
+            sub = NounPhrase(sub_group, self.relative(avail))
+            return MultiClause(
+                1 + int(rnd() * 2), before, main, sub,
+                int(rnd() * _N_VP_NONE), int(rnd() * _N_VP_NONE), int(rnd() * _N_SC[before]),
+            )
+        form = 1 + int(rnd() * 3)
+        if self.extended and form != 1 and rnd() < self.p_time:
+            group = self.take(avail, len(avail))
+            subj = NounPhrase(group, self.relative(avail))
+            return Clause(form, before, subj, self.hour(before), int(rnd() * _N_VP_NONE), int(rnd() * _N_PT[before]))
+        subj_group = self.take(avail, len(avail) - 1)
+        obj_group = self.take(avail, len(avail))
+        subj = NounPhrase(subj_group, self.relative(avail))
+        obj: Union[NounPhrase, Time] = NounPhrase(obj_group, self.relative(avail))
+        if form == 1:
+            return Clause(1, before, subj, obj, int(rnd() * _N_VP[before]), None)
+        return Clause(form, before, subj, obj, int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before]))
+
+
+def synthesize(
+    rng: random.Random,
+    n: int,
+    opts: SynthesisOptions,
+    durations: Optional[list[int]] = None,
+) -> Skeleton:
+    """Alg. 1. ``durations`` switches on the extended mode (time windows, one machine).
+
+    A candidate sentence is checked as it is expanded, sub-sentence by
+    sub-sentence, and dropped at the first one that makes the constraints
+    unsatisfiable. Satisfiability is monotone, so this accepts exactly the
+    sentences a check of the whole sentence would, from the same distribution,
+    without expanding the rest of a sentence that is already lost.
+    """
+    extended = durations is not None
+    expander = _Expander(rng, n, extended, opts)
+    rnd = rng.random
+    max_parts = opts.max_parts
+    out = Skeleton()
+    after = [0] * n  # transitive closure of "before" as bitmasks
+    release, deadline = [0] * n, [HORIZON] * n  # extended mode: each action's window
+    for _ in range(opts.max_sentences):
+        for _ in range(opts.max_iterations):
+            out.sat_checks += 1
+            parts = []
+            trial = after[:]
+            if extended:
+                trial_release, trial_deadline = release[:], deadline[:]
+            ok = True
+            for _ in range(1 + int(rnd() * max_parts)):
+                part = expander.part()
+                atoms = derive_part(part)
+                if extended:
+                    ok = atoms_add(trial, trial_release, trial_deadline, durations, atoms)
+                else:
+                    ok = closure_add(trial, [(a[1], a[2]) for a in atoms])
+                if not ok:
+                    break
+                parts.append(part)
+            if ok and extended:
+                ok = schedule(predecessors(trial), trial_release, trial_deadline, durations) is not None
+            if not ok:
+                continue
+            after = trial
+            if extended:
+                release, deadline = trial_release, trial_deadline
+            conjs = tuple([int(rnd() * _N_CONJ) for _ in range(len(parts) - 1)])
+            out.sentences.append(Sentence(tuple(parts), conjs))
+            break
+        else:
+            break  # K candidates in a row were unsatisfiable: stop the paragraph (Alg. 1, l.12-17)
+    return out

@@ -81,13 +81,15 @@ def generate_constraints(
     max_duration: int = typer.Option(3, help="Extended mode: task durations are 1..this many hours."),
     topic: Optional[str] = typer.Option(None, help="Use only this job of the lexicon as topic."),
     lexicon: Optional[Path] = typer.Option(None, help="A lexicon file to use instead of the embedded one."),
+    workers: Optional[int] = typer.Option(None, help="Processes to generate with (default: all cores for "
+                                                      "2000+ cases); the output is the same for any number."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
 ) -> None:
     """Synthesize PDoctor-style planning tasks whose constraints are the oracle."""
-    from .suites.constraints.generator import ConstraintSuiteOptions, generate_cases
+    from .suites.constraints.generator import ConstraintSuiteOptions, generate_lines
     from .suites.constraints.lexicon import load_lexicon
     from .suites.constraints.synthesis import SynthesisOptions
-    from .suites.io import write_suite
+    from .suites.io import write_suite_lines
 
     opts = ConstraintSuiteOptions(
         actions=parse_range(actions), n=n, seed=seed, extended=extended, max_duration=max_duration,
@@ -97,7 +99,7 @@ def generate_constraints(
     opts.check()
     with _progress(quiet or n < 2000) as progress:
         task = progress.add_task("generating", total=n)
-        count = write_suite(generate_cases(opts), output, on_case=lambda _: progress.advance(task))
+        count = write_suite_lines(generate_lines(opts, workers), output, on_line=lambda _: progress.advance(task))
     err_console.print(f"wrote {count} cases to {output}")
 
 

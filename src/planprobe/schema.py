@@ -108,10 +108,23 @@ class Case(_Model):
     # kept with the instance so repeated checks do not redo it. Never serialised.
     _derived: dict[str, Any] = PrivateAttr(default_factory=dict)
 
+    def __copy__(self):
+        # a copy (model_copy, maybe with a changed spec) must not inherit derived data
+        clone = super().__copy__()
+        object.__setattr__(clone, "__pydantic_private__", {"_derived": {}})
+        return clone
+
+    def __deepcopy__(self, memo=None):
+        clone = super().__deepcopy__(memo)
+        object.__setattr__(clone, "__pydantic_private__", {"_derived": {}})
+        return clone
+
     def derived(self, key: str, build):
-        value = self._derived.get(key)
+        # straight to pydantic's private-attribute dict: this runs once per verdict
+        cache = self.__pydantic_private__["_derived"]
+        value = cache.get(key)
         if value is None:
-            value = self._derived[key] = build(self)
+            value = cache[key] = build(self)
         return value
 
 

@@ -20,6 +20,18 @@ from ..schema import SCHEMA_VERSION, Case
 
 def write_suite(cases: Iterable[Case], path: Path, on_case=None) -> int:
     """Write cases to ``path`` (JSONL); returns how many were written."""
+
+    def lines():
+        for case in cases:
+            yield case.model_dump_json()
+            if on_case is not None:
+                on_case(case)
+
+    return write_suite_lines(lines(), path)
+
+
+def write_suite_lines(lines: Iterable[str], path: Path, on_line=None) -> int:
+    """Write already-serialized cases, one per line, streaming through a temporary file."""
     path = Path(path)
     if path.parent and not path.parent.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -27,12 +39,12 @@ def write_suite(cases: Iterable[Case], path: Path, on_case=None) -> int:
     count = 0
     try:
         with open(tmp, "w", encoding="utf-8", newline="\n") as out:
-            for case in cases:
-                out.write(case.model_dump_json())
+            for line in lines:
+                out.write(line)
                 out.write("\n")
                 count += 1
-                if on_case is not None:
-                    on_case(case)
+                if on_line is not None:
+                    on_line(line)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

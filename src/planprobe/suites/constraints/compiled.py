@@ -16,8 +16,9 @@ from .vocabulary import format_hour
 
 
 class CompiledCase:
-    def __init__(self, spec: ConstraintSpec, tool_params: Optional[dict[str, dict]] = None):
+    def __init__(self, spec: ConstraintSpec, tool_params: Optional[dict[str, dict]] = None, task: str = ""):
         self.spec = spec
+        self.task = task
         self.tool_params = tool_params or {}  # tool name -> JSON schema of its arguments
         self.extended = spec.extended
         self.horizon = spec.horizon
@@ -39,6 +40,7 @@ class CompiledCase:
                 self.windows.append((c.id, c.kind, index[c.a], c.hour))
         self.index_of = index
         self.restart_tool = RESTART_TOOL if self.extended else None
+        self._words: dict[str, tuple[str, str, str]] = {}
 
     # -- solving ----------------------------------------------------------
 
@@ -70,6 +72,13 @@ class CompiledCase:
 
     # -- words --------------------------------------------------------------
 
+    def words(self, cid: str) -> tuple[str, str, str]:
+        """(symbolic, meaning, quote) of a constraint, built once: failing verdicts need them."""
+        w = self._words.get(cid)
+        if w is None:
+            w = self._words[cid] = (self.symbolic(cid), self.meaning(cid), self.quote(cid))
+        return w
+
     def symbolic(self, cid: str) -> str:
         c = self.by_id[cid]
         if c.kind == "order":
@@ -90,14 +99,18 @@ class CompiledCase:
             return f'"{a}" must start at {format_hour(c.hour)} or later'
         return f'"{a}" must end by {format_hour(c.hour)}'
 
+    def clause_text(self, k: int) -> str:
+        start, end = self.spec.clauses[k]
+        return self.task[start:end]
+
     def quote(self, cid: str) -> str:
         """Where the requirement says it, in its own words."""
-        clauses = self.spec.clauses
-        texts = [clauses[i] for i in self.by_id[cid].clauses if 0 <= i < len(clauses)]
-        return " / ".join(f'"{t}"' for t in texts)
+        n = len(self.spec.clauses)
+        return " / ".join(f'"{self.clause_text(k)}"' for k in self.by_id[cid].clauses if 0 <= k < n)
 
 
 def compiled(case: Case) -> CompiledCase:
     return case.derived(
-        "constraints.compiled", lambda c: CompiledCase(parse_spec(c), {t.name: t.parameters for t in c.tools})
+        "constraints.compiled",
+        lambda c: CompiledCase(parse_spec(c), {t.name: t.parameters for t in c.tools}, c.task),
     )

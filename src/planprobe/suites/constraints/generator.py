@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Iterator, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, ToolSpec
+from ..parallel import auto_workers, ordered_chunks
 from .grammar import derive_part, sentence_to_json
 from .lexicon import Lexicon, default_lexicon, tool_name
 from .render import capitalise, render_sentence
@@ -137,50 +138,53 @@ def generate_case(index: int, opts: ConstraintSuiteOptions) -> Case:
             break
     else:  # pragma: no cover - needs 100 x K unsatisfiable first sentences in a row
         raise PlanprobeError(f"case {index}: no satisfiable sentence found; raise --max-iterations")
-    return build_case(index, opts, job.name, names, durations, skeleton.sentences, sat_checks)
+    return build_case(index, opts, job.name, names, durations, skeleton.sentences, sat_checks, skeleton.atoms)
 
 
-def build_case(index, opts: ConstraintSuiteOptions, topic, names, durations, sentences, sat_checks=0) -> Case:
-    """Render a skeleton into a case; shared with mutations that re-word or re-topic it."""
+def build_case(index, opts: ConstraintSuiteOptions, topic, names, durations, sentences, sat_checks=0,
+               atoms=None) -> Case:
+    """Render a skeleton into a case; shared with mutations that re-word or re-topic it.
+    ``atoms`` (per sentence, per part) saves deriving them again when synthesis has them."""
     extended = durations is not None
     ids = [f"a{i + 1}" for i in range(len(names))]
+    template = EXTENDED_TEMPLATE if extended else BASIC_TEMPLATE
+    head = template.format(tasks=_task_list(names), requirement="", restart=RESTART_TOOL)
     texts, clauses, constraints = [], [], []
+    offset = len(head)  # where the next sentence starts in the task text
     seen: dict[tuple, dict] = {}
-    for sentence in sentences:
-        text, part_texts = render_sentence(sentence, names)
+    for k, sentence in enumerate(sentences):
+        text, spans = render_sentence(sentence, names)
         texts.append(text)
-        for part, part_text in zip(sentence.parts, part_texts):
+        for j, (part, (start, end)) in enumerate(zip(sentence.parts, spans)):
             clause = len(clauses)
-            clauses.append(part_text)
-            for atom in derive_part(part):
+            clauses.append([offset + start, offset + end])
+            for atom in (atoms[k][j] if atoms is not None else derive_part(part)):
                 key = (atom[0], atom[1], atom[2])
                 entry = seen.get(key)
                 if entry is None:
-                    entry = {"id": f"c{len(constraints) + 1}", "kind": atom[0], "a": ids[atom[1]], "b": None,
-                             "hour": None, "clauses": [clause]}
+                    entry = {"id": f"c{len(constraints) + 1}", "kind": atom[0], "a": ids[atom[1]]}
                     if atom[0] == "order":
                         entry["b"] = ids[atom[2]]
                     else:
                         entry["hour"] = atom[2]
+                    entry["clauses"] = [clause]
                     seen[key] = entry
                     constraints.append(entry)
                 elif entry["clauses"][-1] != clause:
                     entry["clauses"].append(clause)
-    requirement = " ".join(texts)
+        offset += len(text) + 1  # sentences are joined by one space
+    task = head + " ".join(texts)
     mode = "extended" if extended else "basic"
-    actions = [
-        {"id": ids[i], "name": names[i], "tool": tool_name(names[i]), "duration": durations[i] if extended else None}
-        for i in range(len(names))
-    ]
-    template = EXTENDED_TEMPLATE if extended else BASIC_TEMPLATE
-    task = template.format(tasks=_task_list(names), requirement=requirement, restart=RESTART_TOOL)
+    actions = [{"id": ids[i], "name": names[i], "tool": tool_name(names[i])} for i in range(len(names))]
+    if extended:
+        for action, d in zip(actions, durations):
+            action["duration"] = d
     spec = {
         "version": SPEC_VERSION,
         "mode": mode,
         "actions": actions,
         "constraints": constraints,
         "clauses": clauses,
-        "requirement": requirement,
         "skeleton": [sentence_to_json(s) for s in sentences],
         "horizon": HORIZON,
     }
@@ -214,3 +218,15 @@ def generate_cases(opts: ConstraintSuiteOptions, start: int = 0) -> Iterator[Cas
     opts.check()
     for i in range(start, start + opts.n):
         yield generate_case(i, opts)
+
+
+def case_lines(opts: ConstraintSuiteOptions, start: int, stop: int) -> list[str]:
+    """Cases start..stop-1 as suite lines (JSON); what worker processes produce."""
+    return [generate_case(i, opts).model_dump_json() for i in range(start, stop)]
+
+
+def generate_lines(opts: ConstraintSuiteOptions, workers: Optional[int] = None) -> Iterator[str]:
+    """The suite as JSON lines, produced on ``workers`` processes (default: all cores
+    for large suites), always in index order and byte-identical to one process."""
+    opts.check()
+    return ordered_chunks(partial(case_lines, opts), opts.n, auto_workers(opts.n, workers))

@@ -142,14 +142,17 @@ def _np_json(np: NounPhrase):
     if np.rel is None:
         return {"g": list(np.group)}
     r = np.rel
-    return {"g": list(np.group), "rel": {"b": int(r.before), "o": _obj_json(r.obj), "v": r.verb, "p": r.prep}}
+    rel = {"b": int(r.before), "o": _obj_json(r.obj), "v": r.verb}
+    if r.prep is not None:
+        rel["p"] = r.prep
+    return {"g": list(np.group), "rel": rel}
 
 
 def _np_from(data) -> NounPhrase:
     rel = data.get("rel")
     if rel is None:
         return NounPhrase(tuple(data["g"]))
-    return NounPhrase(tuple(data["g"]), Relative(bool(rel["b"]), _obj_from(rel["o"]), rel["v"], rel["p"]))
+    return NounPhrase(tuple(data["g"]), Relative(bool(rel["b"]), _obj_from(rel["o"]), rel["v"], rel.get("p")))
 
 
 def sentence_to_json(s: Sentence) -> dict:
@@ -157,7 +160,10 @@ def sentence_to_json(s: Sentence) -> dict:
     for p in s.parts:
         if isinstance(p, Clause):
             obj = {"t": p.obj.hour} if isinstance(p.obj, Time) else _np_json(p.obj)
-            parts.append({"c": p.form, "b": int(p.before), "s": _np_json(p.subj), "o": obj, "v": p.verb, "p": p.prep})
+            part = {"c": p.form, "b": int(p.before), "s": _np_json(p.subj), "o": obj, "v": p.verb}
+            if p.prep is not None:
+                part["p"] = p.prep
+            parts.append(part)
         else:
             parts.append({"m": p.form, "b": int(p.before), "s": _np_json(p.main), "o": _np_json(p.sub),
                           "v": p.main_verb, "v2": p.sub_verb, "sc": p.sc})
@@ -170,7 +176,7 @@ def sentence_from_json(data: dict) -> Sentence:
         if "c" in p:
             o = p["o"]
             obj = Time(o["t"]) if "t" in o else _np_from(o)
-            parts.append(Clause(p["c"], bool(p["b"]), _np_from(p["s"]), obj, p["v"], p["p"]))
+            parts.append(Clause(p["c"], bool(p["b"]), _np_from(p["s"]), obj, p["v"], p.get("p")))
         else:
             parts.append(MultiClause(p["m"], bool(p["b"]), _np_from(p["s"]), _np_from(p["o"]), p["v"], p["v2"], p["sc"]))
     return Sentence(tuple(parts), tuple(data["j"]))

@@ -23,15 +23,17 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...schema import Case, ErrorClass, Evidence, OracleKind, Trace, TraceStatus, Verdict, sort_errors
+from ...schema import Case, ErrorClass, OracleKind, Trace, TraceStatus, Verdict, sort_errors
 from ...tool_args import parse_arguments, validate_arguments
 from .compiled import CompiledCase, compiled
-from .solver import order_cycle_core
+from .solver import missing_fit, order_cycle_core
 from .vocabulary import format_hour
 from .z3model import extension_core
 
 CHECKER = "constraints/1"
+_ev = dict  # evidence is built as plain dicts and validated once, inside the Verdict
 _NO_ARGS = {"type": "object", "properties": {}, "additionalProperties": False}
+_ORDER = ErrorClass.ORDER_ERROR.value
 
 E = ErrorClass
 
@@ -48,33 +50,36 @@ def check(case: Case, trace: Trace) -> Verdict:
     first_pos = [-1] * n  # index into `runs` of each action's first execution
     counts = [0] * n
     runs: list[tuple[int, int, int, int]] = []  # (action, start, end, step)
-    problems: list[Evidence] = []
+    problems: list[dict] = []  # Evidence fields; validated once, in the Verdict
     params = cc.tool_params
     for call in calls:
         i = tool_index.get(call.name)
+        if i is not None and not extended and (call.arguments == "{}" or call.arguments == ""):
+            if counts[i] == 0:  # fast path: a valid basic call
+                first_pos[i] = len(runs)
+            counts[i] += 1
+            runs.append((i, len(runs), len(runs) + 1, call.index))
+            continue
         if i is None and call.name != cc.restart_tool:
             problems.append(_unknown_tool(cc, call))
             continue
         raw = call.arguments
-        if not extended and (raw == "{}" or raw == ""):
-            args: Optional[dict] = {}
-        else:
-            args = parse_arguments(raw)
-            if args is None:
-                problems.append(Evidence(
-                    error=E.ACT_ERROR.value, kind="malformed_arguments", step=call.index,
-                    symbolic=f"step {call.index}: {call.name}({raw[:60]}) is not a JSON object",
-                    text=f'Step {call.index}: the arguments sent to "{call.name}" are not a JSON object: {raw[:120]}',
-                ))
-                continue
-            why = validate_arguments(params.get(call.name, _NO_ARGS), args)
-            if why:
-                problems.append(Evidence(
-                    error=E.ACT_ERROR.value, kind="invalid_arguments", step=call.index,
-                    symbolic=f"step {call.index}: {call.name}: {why}",
-                    text=f'Step {call.index}: invalid arguments for "{call.name}": {why}.',
-                ))
-                continue
+        args = parse_arguments(raw)
+        if args is None:
+            problems.append(_ev(
+                error=E.ACT_ERROR.value, kind="malformed_arguments", step=call.index,
+                symbolic=f"step {call.index}: {call.name}({raw[:60]}) is not a JSON object",
+                text=f'Step {call.index}: the arguments sent to "{call.name}" are not a JSON object: {raw[:120]}',
+            ))
+            continue
+        why = validate_arguments(params.get(call.name, _NO_ARGS), args)
+        if why:
+            problems.append(_ev(
+                error=E.ACT_ERROR.value, kind="invalid_arguments", step=call.index,
+                symbolic=f"step {call.index}: {call.name}: {why}",
+                text=f'Step {call.index}: invalid arguments for "{call.name}": {why}.',
+            ))
+            continue
         if i is None:  # a granted restart never lies in the judged attempt; nothing to execute
             continue
         if counts[i] == 0:
@@ -83,18 +88,18 @@ def check(case: Case, trace: Trace) -> Verdict:
         if extended:
             start = int(args["start_time"])
             runs.append((i, start, start + cc.durations[i], call.index))
-        else:
+        else:  # a basic call whose arguments were spelled out, e.g. {"a": null} is invalid; {} is not
             runs.append((i, len(runs), len(runs) + 1, call.index))
 
     for i in range(n):
         if counts[i] == 0:
-            problems.append(Evidence(
+            problems.append(_ev(
                 error=E.ACTION_LOST.value, kind="lost_action", symbolic=f"executed({cc.ids[i]})",
                 text=f'"{cc.names[i]}" was never executed' + (" in the last attempt." if trace.restarts else "."),
             ))
         elif counts[i] > 1:
             steps = [r[3] for r in runs if r[0] == i]
-            problems.append(Evidence(
+            problems.append(_ev(
                 error=E.REPEATED_ACTION.value, kind="repeated_action", symbolic=f"count({cc.ids[i]}) == 1",
                 text=f'"{cc.names[i]}" was executed {counts[i]} times (steps {", ".join(map(str, steps))}), '
                      "but each task can only be executed once.",
@@ -104,11 +109,11 @@ def check(case: Case, trace: Trace) -> Verdict:
 
     violated = _violations(cc, runs, first_pos)
     problems.extend(violated)
-    core: list[str] = [violated[0].constraint_ids[0]] if violated else []
+    core: list[str] = [violated[0]["constraint_ids"][0]] if violated else []
     if not violated and 0 in counts and runs:
         core = _unextendable_core(cc, runs, first_pos)
         if core:
-            problems.append(Evidence(
+            problems.append(_ev(
                 error=E.ORDER_ERROR.value, kind="unextendable", constraint_ids=core,
                 symbolic=" & ".join(cc.symbolic(c) for c in core) + " is unsatisfiable with the executed order",
                 text="What was executed cannot be completed into a valid plan: "
@@ -118,7 +123,7 @@ def check(case: Case, trace: Trace) -> Verdict:
         return Verdict(case_id=case.id, trial=trace.trial, passed=True, checker=CHECKER)
     return Verdict(
         case_id=case.id, trial=trace.trial, passed=False,
-        errors=sort_errors({p.error for p in problems}), evidence=problems, core=core,
+        errors=sort_errors({p["error"] for p in problems}), evidence=problems, core=core,
         oracle=OracleKind.FORMAL, checker=CHECKER,
     )
 
@@ -136,32 +141,32 @@ def _status_verdict(case: Case, trace: Trace) -> Verdict:
     detail = "; ".join(e.message for e in trace.errors[-1:])
     return Verdict(
         case_id=case.id, trial=trace.trial, passed=False, errors=[error.value], checker=CHECKER,
-        evidence=[Evidence(error=error.value, kind=status.value, symbolic=status.value,
+        evidence=[_ev(error=error.value, kind=status.value, symbolic=status.value,
                            text=text + (f" ({detail})" if detail else ""))],
     )
 
 
-def _unknown_tool(cc: CompiledCase, call) -> Evidence:
-    return Evidence(
+def _unknown_tool(cc: CompiledCase, call) -> dict:
+    return _ev(
         error=E.ACT_ERROR.value, kind="unknown_tool", step=call.index,
         symbolic=f"step {call.index}: {call.name} not in tools",
         text=f'Step {call.index}: called "{call.name}", which is not one of the tools.',
     )
 
 
-def _parameter_errors(cc: CompiledCase, runs) -> list[Evidence]:
+def _parameter_errors(cc: CompiledCase, runs) -> list[dict]:
     out = []
     prev = None
     for i, start, end, step in runs:
         if prev is not None and start < prev[2]:
-            out.append(Evidence(
+            out.append(_ev(
                 error=E.PARAMETER_ERROR.value, kind="overlap", step=step,
                 symbolic=f"{cc.ids[i]}_start = {start} < {cc.ids[prev[0]]}_end = {prev[2]}",
                 text=f'Step {step}: "{cc.names[i]}" started at {format_hour(start)}, before "{cc.names[prev[0]]}" '
                      f"(started {format_hour(prev[1])}) had ended at {format_hour(prev[2])}.",
             ))
         if end > cc.horizon:
-            out.append(Evidence(
+            out.append(_ev(
                 error=E.PARAMETER_ERROR.value, kind="past_day", step=step,
                 symbolic=f"{cc.ids[i]}_end = {end} > {cc.horizon}",
                 text=f'Step {step}: "{cc.names[i]}" started at {format_hour(start)} and took '
@@ -171,21 +176,24 @@ def _parameter_errors(cc: CompiledCase, runs) -> list[Evidence]:
     return out
 
 
-def _violations(cc: CompiledCase, runs, first_pos) -> list[Evidence]:
+def _violations(cc: CompiledCase, runs, first_pos) -> list[dict]:
     out = []
-    extended = cc.extended
+    if not cc.extended:  # by position of the first run; the hot path of a basic suite
+        for cid, a, b in cc.orders:
+            pa, pb = first_pos[a], first_pos[b]
+            if pb >= 0 and pa > pb:
+                out.append(_violation(
+                    cc, cid, f'"{cc.names[b]}" ran at step {runs[pb][3]}, before "{cc.names[a]}" at step {runs[pa][3]}'
+                ))
+        return out
     for cid, a, b in cc.orders:
         pa, pb = first_pos[a], first_pos[b]
         if pa < 0 or pb < 0:
             continue
         ra, rb = runs[pa], runs[pb]
-        if (ra[2] > rb[1]) if extended else (pa > pb):
-            if extended:
-                what = (f'"{cc.names[a]}" ran {format_hour(ra[1])}-{format_hour(ra[2])} and '
-                        f'"{cc.names[b]}" started at {format_hour(rb[1])}')
-            else:
-                what = f'"{cc.names[b]}" ran at step {rb[3]}, before "{cc.names[a]}" at step {ra[3]}'
-            out.append(_violation(cc, cid, what))
+        if ra[2] > rb[1]:
+            out.append(_violation(cc, cid, f'"{cc.names[a]}" ran {format_hour(ra[1])}-{format_hour(ra[2])} and '
+                                           f'"{cc.names[b]}" started at {format_hour(rb[1])}'))
     for cid, kind, a, hour in cc.windows:
         pa = first_pos[a]
         if pa < 0:
@@ -198,11 +206,11 @@ def _violations(cc: CompiledCase, runs, first_pos) -> list[Evidence]:
     return out
 
 
-def _violation(cc: CompiledCase, cid: str, what: str) -> Evidence:
-    return Evidence(
-        error=E.ORDER_ERROR.value, kind="violated_constraint", constraint_ids=[cid],
-        symbolic=f"{cid}: {cc.symbolic(cid)}",
-        text=f"{what}, but {cc.meaning(cid)}: the requirement says {cc.quote(cid)}.",
+def _violation(cc: CompiledCase, cid: str, what: str) -> dict:
+    symbolic, meaning, quote = cc.words(cid)
+    return _ev(
+        error=_ORDER, kind="violated_constraint", constraint_ids=[cid],
+        symbolic=f"{cid}: {symbolic}", text=f"{what}, but {meaning}: the requirement says {quote}.",
     )
 
 
@@ -212,6 +220,9 @@ def _unextendable_core(cc: CompiledCase, runs, first_pos) -> list[str]:
         return order_cycle_core(cc.n, cc.orders, executed) or []
     fixed = {i: runs[p][1] for i, p in enumerate(first_pos) if p >= 0}
     busy = [(r[1], r[2]) for r in runs]
+    release, deadline = cc.windows_arrays()
+    if missing_fit(cc.durations, release, deadline, [(a, b) for _, a, b in cc.orders], fixed, busy, cc.horizon):
+        return []  # the common case, decided without Z3; Z3 only explains a real failure
     constraints = [(cid, ("order", a, b)) for cid, a, b in cc.orders]
     constraints += [(cid, (kind, a, hour)) for cid, kind, a, hour in cc.windows]
     return extension_core(cc.durations, constraints, fixed, busy, cc.horizon) or []

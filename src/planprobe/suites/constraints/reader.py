@@ -97,6 +97,11 @@ class Reader:
         result.atoms = frozenset(atoms)
         return result
 
+    def read_part(self, text: str) -> set[frozenset]:
+        """Every reading of one sub-sentence (a clause as evidence quotes it)."""
+        toks = _TOKEN.findall(text.lower())
+        return {frozenset(atoms) for j, atoms in self._sub(toks, 0) if j == len(toks)}
+
     def read_sentence(self, sentence: str) -> set[frozenset]:
         toks = _TOKEN.findall(sentence.lower().rstrip("."))
         return {frozenset(atoms) for j, atoms in self._sentence(toks, 0) if j == len(toks)}

@@ -79,11 +79,14 @@ def capitalise(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def render_sentence(sentence: Sentence, names: Sequence[str]) -> tuple[str, list[str]]:
-    """The sentence text, and the text of each sub-sentence as it reads in context."""
+def render_sentence(sentence: Sentence, names: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
+    """The sentence text, and where each sub-sentence lies in it (start, end offsets)."""
     parts = [part_text(p, names) for p in sentence.parts]
     parts[0] = capitalise(parts[0])
     text = parts[0]
+    spans = [(0, len(text))]
     for conj, part in zip(sentence.conjs, parts[1:]):
-        text += V.CONJUNCTIONS[conj] + part
-    return text + ".", parts
+        text += V.CONJUNCTIONS[conj]
+        spans.append((len(text), len(text) + len(part)))
+        text += part
+    return text + ".", spans

@@ -273,3 +273,71 @@ def _cheapest_path(adj, src: int, dst: int, n: int) -> Optional[list[str]]:
             ids.append(cid)
         v = u
     return ids
+
+
+def missing_fit(
+    durations: Sequence[int],
+    release: Sequence[int],
+    deadline: Sequence[int],
+    orders: Sequence[tuple[int, int]],
+    fixed: dict[int, int],
+    busy: Sequence[tuple[int, int]],
+    horizon: int = HORIZON,
+) -> bool:
+    """Whether the actions not in ``fixed`` (action -> start) can still be placed in
+    the free time around ``busy`` so that every window and order holds.
+
+    For each order of the missing actions consistent with the precedences, each is
+    placed at its earliest feasible start; for a fixed sequence that is optimal,
+    as every constraint only ever prefers an earlier end. Exact, and cheap for the
+    handful of actions a plan leaves out; callers fall back to Z3 for explanations.
+    """
+    from itertools import permutations
+
+    missing = [a for a in range(len(durations)) if a not in fixed]
+    preds: dict[int, list[int]] = {a: [] for a in range(len(durations))}
+    succs: dict[int, list[int]] = {a: [] for a in range(len(durations))}
+    for a, b in orders:
+        preds[b].append(a)
+        succs[a].append(b)
+    fixed_end = {a: s + durations[a] for a, s in fixed.items()}
+    for a, s in fixed.items():  # what was executed must itself keep its windows and mutual order
+        if s < release[a] or fixed_end[a] > min(deadline[a], horizon):
+            return False
+    for a, b in orders:
+        if a in fixed and b in fixed and fixed_end[a] > fixed[b]:
+            return False
+    for perm in permutations(missing):
+        pos = {a: i for i, a in enumerate(perm)}
+        if any(p in pos and pos[p] > pos[a] for a in perm for p in preds[a]):
+            continue
+        taken = sorted(busy)
+        placed: dict[int, int] = {}
+        for a in perm:
+            d = durations[a]
+            lb = release[a]
+            for p in preds[a]:
+                lb = max(lb, fixed_end[p] if p in fixed_end else placed[p])
+            ub = min(deadline[a], horizon)  # latest end
+            for s in succs[a]:
+                if s in fixed:
+                    ub = min(ub, fixed[s])
+            start = _earliest_gap(taken, lb, d, ub)
+            if start is None:
+                break
+            placed[a] = start + d
+            taken = sorted(taken + [(start, start + d)])
+        else:
+            return True
+    return False
+
+
+def _earliest_gap(taken: Sequence[tuple[int, int]], lb: int, d: int, latest_end: int) -> Optional[int]:
+    start = lb
+    for s, e in taken:
+        if e <= start:
+            continue
+        if start + d <= s:
+            break
+        start = e
+    return start if start + d <= latest_end else None

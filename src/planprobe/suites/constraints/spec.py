@@ -47,8 +47,9 @@ class ConstraintSpec(_Strict):
     mode: Literal["basic", "extended"]
     actions: list[ActionSpec]
     constraints: list[ConstraintAtom]
-    clauses: list[str]  # each sub-sentence as it reads in the requirement
-    requirement: str
+    # where each sub-sentence lies in the task text: [start, end) character offsets,
+    # so evidence quotes the case's own words and reports can highlight them in place
+    clauses: list[tuple[int, int]]
     skeleton: list[dict[str, Any]] = Field(default_factory=list)
     horizon: int = 24
 
@@ -81,6 +82,9 @@ def check_spec(case: Case, spec: ConstraintSpec) -> None:
             raise PlanprobeError(f"field 'spec.actions.{k}.tool': no tool named {a.tool!r} in the case's tools")
         if spec.extended and (a.duration is None or a.duration < 1):
             raise PlanprobeError(f"field 'spec.actions.{k}.duration': extended cases need a duration >= 1")
+    for k, (start, end) in enumerate(spec.clauses):
+        if not 0 <= start <= end <= len(case.task):
+            raise PlanprobeError(f"field 'spec.clauses.{k}': span [{start}, {end}) lies outside the task text")
     known = set(ids)
     for k, c in enumerate(spec.constraints):
         refs = [c.a] + ([c.b] if c.kind == "order" else [])

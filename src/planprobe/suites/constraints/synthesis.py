@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 from . import vocabulary as V
 from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time, derive_part
@@ -43,77 +43,72 @@ class SynthesisOptions:
 @dataclass
 class Skeleton:
     sentences: list[Sentence] = field(default_factory=list)
+    atoms: list[list[list[tuple]]] = field(default_factory=list)  # per sentence, per part: derive_part
     sat_checks: int = 0
 
 
-class _Expander:
-    """Random grammar expansion for one case (n actions)."""
+def part_generator(rng: random.Random, n: int, extended: bool, opts: SynthesisOptions) -> Callable[[], SubSentence]:
+    """A function drawing one random sub-sentence over actions 0..n-1.
 
-    def __init__(self, rng: random.Random, n: int, extended: bool, opts: SynthesisOptions):
-        self.random = rng.random
-        self.n = n
-        self.extended = extended
-        self.p_multi = opts.p_multi
-        self.p_relative = opts.p_relative
-        self.p_time = opts.p_time
-        self.p1, self.p2 = opts.group_sizes
+    Written as closures over local variables because it is the innermost loop of
+    synthesis; every draw uses ``int(rnd() * k)``.
+    """
+    rnd = rng.random
+    p_multi, p_relative, p_time = opts.p_multi, opts.p_relative, opts.p_time
+    p1, p2 = opts.group_sizes
+    everyone = list(range(n))
 
-    def pick(self, k: int) -> int:
-        return int(self.random() * k)
-
-    def take(self, avail: list[int], limit: int) -> tuple[int, ...]:
+    def take(avail: list[int], limit: int) -> tuple[int, ...]:
         """Remove a random group of 1-3 actions (at most ``limit``) from ``avail``."""
-        rnd = self.random
         r = rnd()
-        k = 1 if r < self.p1 else 2 if r < self.p2 else 3
+        k = 1 if r < p1 else 2 if r < p2 else 3
         if k > limit:
             k = limit
         if k == 1:
             return (avail.pop(int(rnd() * len(avail))),)
         return tuple([avail.pop(int(rnd() * len(avail))) for _ in range(k)])
 
-    def hour(self, before: bool) -> Time:
-        return Time(3 + int(self.random() * 21) if before else 1 + int(self.random() * 21))
+    def hour(before: bool) -> Time:
+        return Time(3 + int(rnd() * 21) if before else 1 + int(rnd() * 21))
 
-    def relative(self, avail: list[int]) -> Optional[Relative]:
-        rnd = self.random
-        if rnd() >= self.p_relative:
-            return None
+    def relative(avail: list[int]) -> Optional[Relative]:
+        """A relative clause on a group (called with probability p_relative)."""
         before = rnd() < 0.5
-        if self.extended and (not avail or rnd() < self.p_time):
-            return Relative(before, self.hour(before), int(rnd() * _N_VP_NONE), int(rnd() * _N_PT[before]))
+        if extended and (not avail or rnd() < p_time):
+            return Relative(before, hour(before), int(rnd() * _N_VP_NONE), int(rnd() * _N_PT[before]))
         if not avail:
             return None
-        obj = self.take(avail, len(avail))
+        obj = take(avail, len(avail))
         if rnd() < 0.5:
             return Relative(before, obj, int(rnd() * _N_VP[before]), None)
         return Relative(before, obj, int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before]))
 
-    def part(self) -> SubSentence:
-        rnd = self.random
-        avail = list(range(self.n))
+    def part() -> SubSentence:
+        avail = everyone[:]
         before = rnd() < 0.5
-        if rnd() < self.p_multi:
-            main_group = self.take(avail, len(avail) - 1)
-            sub_group = self.take(avail, len(avail))
-            main = NounPhrase(main_group, self.relative(avail))
-            sub = NounPhrase(sub_group, self.relative(avail))
+        if rnd() < p_multi:
+            main_group = take(avail, len(avail) - 1)
+            sub_group = take(avail, len(avail))
+            main = NounPhrase(main_group, relative(avail) if rnd() < p_relative else None)
+            sub = NounPhrase(sub_group, relative(avail) if rnd() < p_relative else None)
             return MultiClause(
                 1 + int(rnd() * 2), before, main, sub,
                 int(rnd() * _N_VP_NONE), int(rnd() * _N_VP_NONE), int(rnd() * _N_SC[before]),
             )
         form = 1 + int(rnd() * 3)
-        if self.extended and form != 1 and rnd() < self.p_time:
-            group = self.take(avail, len(avail))
-            subj = NounPhrase(group, self.relative(avail))
-            return Clause(form, before, subj, self.hour(before), int(rnd() * _N_VP_NONE), int(rnd() * _N_PT[before]))
-        subj_group = self.take(avail, len(avail) - 1)
-        obj_group = self.take(avail, len(avail))
-        subj = NounPhrase(subj_group, self.relative(avail))
-        obj: Union[NounPhrase, Time] = NounPhrase(obj_group, self.relative(avail))
+        if extended and form != 1 and rnd() < p_time:
+            group = take(avail, len(avail))
+            subj = NounPhrase(group, relative(avail) if rnd() < p_relative else None)
+            return Clause(form, before, subj, hour(before), int(rnd() * _N_VP_NONE), int(rnd() * _N_PT[before]))
+        subj_group = take(avail, len(avail) - 1)
+        obj_group = take(avail, len(avail))
+        subj = NounPhrase(subj_group, relative(avail) if rnd() < p_relative else None)
+        obj = NounPhrase(obj_group, relative(avail) if rnd() < p_relative else None)
         if form == 1:
             return Clause(1, before, subj, obj, int(rnd() * _N_VP[before]), None)
         return Clause(form, before, subj, obj, int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before]))
+
+    return part
 
 
 def synthesize(
@@ -131,22 +126,26 @@ def synthesize(
     without expanding the rest of a sentence that is already lost.
     """
     extended = durations is not None
-    expander = _Expander(rng, n, extended, opts)
+    next_part = part_generator(rng, n, extended, opts)
     rnd = rng.random
     max_parts = opts.max_parts
     out = Skeleton()
     after = [0] * n  # transitive closure of "before" as bitmasks
     release, deadline = [0] * n, [HORIZON] * n  # extended mode: each action's window
+    if extended:  # a schedule satisfying everything accepted so far
+        witness = [0] * n
+        for a in range(1, n):
+            witness[a] = witness[a - 1] + durations[a - 1]
     for _ in range(opts.max_sentences):
         for _ in range(opts.max_iterations):
             out.sat_checks += 1
-            parts = []
+            parts, part_atoms = [], []
             trial = after[:]
             if extended:
                 trial_release, trial_deadline = release[:], deadline[:]
             ok = True
             for _ in range(1 + int(rnd() * max_parts)):
-                part = expander.part()
+                part = next_part()
                 atoms = derive_part(part)
                 if extended:
                     ok = atoms_add(trial, trial_release, trial_deadline, durations, atoms)
@@ -155,8 +154,13 @@ def synthesize(
                 if not ok:
                     break
                 parts.append(part)
-            if ok and extended:
-                ok = schedule(predecessors(trial), trial_release, trial_deadline, durations) is not None
+                part_atoms.append(atoms)
+            if ok and extended and not _witness_holds(witness, durations, part_atoms):
+                found = schedule(predecessors(trial), trial_release, trial_deadline, durations)
+                ok = found is not None
+                if ok:
+                    for a, start in found:
+                        witness[a] = start
             if not ok:
                 continue
             after = trial
@@ -164,7 +168,24 @@ def synthesize(
                 release, deadline = trial_release, trial_deadline
             conjs = tuple([int(rnd() * _N_CONJ) for _ in range(len(parts) - 1)])
             out.sentences.append(Sentence(tuple(parts), conjs))
+            out.atoms.append(part_atoms)
             break
         else:
             break  # K candidates in a row were unsatisfiable: stop the paragraph (Alg. 1, l.12-17)
     return out
+
+
+def _witness_holds(start: list[int], durations: list[int], part_atoms: list[list[tuple]]) -> bool:
+    """Whether the schedule that satisfies everything so far also satisfies the new
+    atoms: then the candidate is satisfiable without solving again."""
+    for atoms in part_atoms:
+        for kind, a, x in atoms:
+            if kind == "order":
+                if start[a] + durations[a] > start[x]:
+                    return False
+            elif kind == "start_ge":
+                if start[a] < x:
+                    return False
+            elif start[a] + durations[a] > x:
+                return False
+    return True

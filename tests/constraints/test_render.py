@@ -1,0 +1,38 @@
+import re
+
+from planprobe.suites.constraints.grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, Time
+from planprobe.suites.constraints.reader import split_sentences, requirement_of
+from planprobe.suites.constraints.render import render_sentence
+
+from helpers import cases
+
+NAMES = ["cutting hair", "washing hair", "booking appointments", "sanitizing tools"]
+
+
+def test_plural_subjects_take_plural_verbs():
+    s = Sentence((Clause(1, True, NounPhrase((0, 1)), NounPhrase((2,)), 3),), ())
+    assert render_sentence(s, NAMES)[0] == "Cutting hair and washing hair are done ahead of booking appointments."
+    s = Sentence((Clause(1, True, NounPhrase((0,)), NounPhrase((1, 2, 3)), 3),), ())
+    assert render_sentence(s, NAMES)[0] == \
+        "Cutting hair is done ahead of washing hair, booking appointments and sanitizing tools."
+
+
+def test_relative_clauses_are_set_off_by_commas_that_merge_with_following_punctuation():
+    rel = Relative(True, (3,), 0, None)
+    s = Sentence((Clause(3, False, NounPhrase((0,)), NounPhrase((1,), rel), 0, 0),
+                  Clause(1, True, NounPhrase((2,), rel), NounPhrase((1,)), 1)), (1,))
+    assert render_sentence(s, NAMES)[0] == (
+        "After washing hair, which comes before sanitizing tools, cutting hair happens, and booking "
+        "appointments, which comes before sanitizing tools, precedes washing hair."
+    )
+
+
+def test_generated_requirements_are_well_formed_english():
+    for case in cases(300, seed=11) + cases(300, seed=11, extended=True):
+        req = requirement_of(case.task)
+        for sentence in split_sentences(req):
+            assert sentence[0].isupper(), sentence
+            assert sentence.endswith(".") and not sentence.endswith(",.") and ".." not in sentence
+            assert ",," not in sentence and ", ," not in sentence and " ," not in sentence and "  " not in sentence
+            assert not re.search(r"\b(and|which|before|after),", sentence), sentence
+        assert case.task.count("Here is the requirement:") == 1

@@ -1,0 +1,147 @@
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from planprobe.agents import make_agent
+from planprobe.environment import Limits
+from planprobe.errors import InfrastructureError, PlanprobeError
+from planprobe.runner.engine import RunConfig, open_run, run_episode, run_pending
+from planprobe.runner.store import RunStore
+from planprobe.schema import TraceStatus
+from planprobe.analysis.summary import summarize
+
+from helpers import cases
+
+
+def _run(store, suite, agent, config):
+    return asyncio.run(run_pending(store, suite, agent, config))
+
+
+def test_a_run_stores_every_case_once_and_resuming_runs_nothing(tmp_path):
+    suite = cases(40, seed=1)
+    config = RunConfig(agent="oracle", trials=2, concurrency=4)
+    store = open_run(tmp_path / "run", suite, config)
+    assert _run(store, suite, make_agent("oracle"), config) == 80
+    store.close()
+    store = open_run(tmp_path / "run", suite, config)
+    assert _run(store, suite, make_agent("oracle"), config) == 0
+    summary = summarize(store)
+    assert summary.overall.cases == 80 and summary.overall.passed == 80 and summary.pending == 0
+
+
+def test_more_trials_later_only_adds_the_missing_ones(tmp_path):
+    suite = cases(10, seed=1)
+    store = open_run(tmp_path / "run", suite, RunConfig(agent="oracle"))
+    _run(store, suite, make_agent("oracle"), RunConfig(agent="oracle"))
+    store.close()
+    config = RunConfig(agent="oracle", trials=3)
+    store = open_run(tmp_path / "run", suite, config)
+    assert _run(store, suite, make_agent("oracle"), config) == 20
+    assert summarize(store).trials == 3
+
+
+def test_a_run_directory_refuses_a_different_suite_or_agent(tmp_path):
+    suite = cases(5, seed=1)
+    open_run(tmp_path / "run", suite, RunConfig(agent="oracle")).close()
+    with pytest.raises(PlanprobeError, match="different suite"):
+        open_run(tmp_path / "run", cases(5, seed=2), RunConfig(agent="oracle"))
+    with pytest.raises(PlanprobeError, match="agent=oracle, not random"):
+        open_run(tmp_path / "run", suite, RunConfig(agent="random"))
+
+
+class SlowAgent:
+    name = "slow"
+
+    async def __call__(self, case, env):
+        await asyncio.sleep(5)
+
+
+class CrashingAgent:
+    name = "crash"
+
+    async def __call__(self, case, env):
+        env.step()
+        raise ValueError("bug in the agent")
+
+
+class FlakyService:
+    name = "flaky"
+
+    async def __call__(self, case, env):
+        raise InfrastructureError("HTTP 503 after 5 retries")
+
+
+def test_limits_and_failures_become_statuses_not_exceptions():
+    case = cases(1)[0]
+    trace = asyncio.run(run_episode(case, SlowAgent(), Limits(timeout_s=0.05)))
+    assert trace.status == TraceStatus.TIMEOUT and 0.04 < trace.wall_time_s < 2
+    trace = asyncio.run(run_episode(case, make_agent("faulty:stall"), Limits(max_iterations=7)))
+    assert trace.status == TraceStatus.ITERATION_LIMIT and trace.iterations == 8
+    trace = asyncio.run(run_episode(case, CrashingAgent(), Limits()))
+    assert trace.status == TraceStatus.AGENT_ERROR and "bug in the agent" in trace.errors[0].message
+    trace = asyncio.run(run_episode(case, FlakyService(), Limits()))
+    assert trace.status == TraceStatus.INFRA_ERROR
+
+
+def test_infrastructure_failures_are_kept_out_of_the_pass_rate(tmp_path):
+    suite = cases(6)
+    config = RunConfig(agent="flaky")
+    store = open_run(tmp_path / "run", suite, config)
+    _run(store, suite, FlakyService(), config)
+    s = summarize(store)
+    assert s.infra == 6 and s.overall.cases == 0 and s.overall.errors == {}
+
+
+KILL_SCRIPT = textwrap.dedent("""
+    import asyncio, sys
+    from planprobe.runner.engine import RunConfig, open_run, run_pending
+    from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_cases
+    from planprobe.agents import make_agent
+
+    class Paced:
+        name = "oracle"
+        def __init__(self):
+            self.inner = make_agent("oracle")
+        async def __call__(self, case, env):
+            await asyncio.sleep(0.01)
+            return await self.inner(case, env)
+
+    suite = list(generate_cases(ConstraintSuiteOptions(n=300, seed=9)))
+    config = RunConfig(agent="oracle", concurrency=4)
+    store = open_run(sys.argv[1], suite, config)
+    asyncio.run(run_pending(store, suite, Paced(), config))
+""")
+
+
+def test_a_run_killed_with_sigkill_resumes_and_ends_with_every_case_exactly_once(tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(out)])
+    db = out / "run.sqlite"
+    deadline = time.time() + 60
+    done = 0
+    while time.time() < deadline:
+        time.sleep(0.05)
+        if db.exists():
+            try:
+                with sqlite3.connect(db) as con:
+                    done = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+            except sqlite3.OperationalError:
+                continue
+            if done >= 40:
+                break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert 40 <= done < 300, "the run should be killed mid-way"
+    resumed = subprocess.run([sys.executable, "-c", KILL_SCRIPT, str(out)], timeout=120)
+    assert resumed.returncode == 0
+    store = RunStore(out)
+    rows = store.rows()
+    assert len(rows) == 300 and len({r.case_id for r in rows}) == 300
+    assert all(r.passed for r in rows)

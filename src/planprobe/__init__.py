@@ -1,3 +1,30 @@
-"""planprobe: test, benchmark and diagnose the planning of LLM agents."""
+"""planprobe: test, benchmark and diagnose the planning of LLM agents.
+
+The public Python API. The command line (``planprobe …``) is a thin layer over it.
+"""
 
 __version__ = "0.1.0"
+
+from .schema import (  # noqa: E402  (the vocabulary every part speaks)
+    SCHEMA_VERSION, Case, CaseMeta, ErrorClass, Evidence, Message, OracleKind, ToolCall, ToolSpec, Trace,
+    TraceStatus, Usage, Verdict,
+)
+from .errors import InfrastructureError, PlanprobeError  # noqa: E402
+from .environment import Environment, IterationLimitExceeded, Limits  # noqa: E402
+from .suites.io import iter_suite, load_suite, write_suite  # noqa: E402
+from .suites.registry import get_family  # noqa: E402
+from .suites.constraints.generator import ConstraintSuiteOptions, generate_case, generate_cases  # noqa: E402
+from .suites.constraints.synthesis import SynthesisOptions  # noqa: E402
+from .agents import make_agent  # noqa: E402
+from .runner.engine import RunConfig, run_episode  # noqa: E402
+from .runner.store import RunStore  # noqa: E402
+from .analysis.summary import RunSummary, summarize  # noqa: E402
+from .api import check, run_suite  # noqa: E402
+
+__all__ = [
+    "SCHEMA_VERSION", "Case", "CaseMeta", "ErrorClass", "Evidence", "Message", "OracleKind", "ToolCall",
+    "ToolSpec", "Trace", "TraceStatus", "Usage", "Verdict", "InfrastructureError", "PlanprobeError",
+    "Environment", "IterationLimitExceeded", "Limits", "iter_suite", "load_suite", "write_suite", "get_family",
+    "ConstraintSuiteOptions", "SynthesisOptions", "generate_case", "generate_cases", "make_agent", "RunConfig",
+    "run_episode", "RunStore", "RunSummary", "summarize", "check", "run_suite", "__version__",
+]

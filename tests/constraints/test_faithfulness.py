@@ -77,3 +77,9 @@ def test_each_quoted_clause_states_exactly_the_constraints_it_is_cited_for(exten
         assert set(cited) == set(range(len(cc.spec.clauses)))
         for k, atoms in cited.items():
             assert reader.read_part(cc.clause_text(k)) == {frozenset(atoms)}, cc.clause_text(k)
+
+
+def test_reader_rejects_a_modal_verb_in_a_subordinate_clause():
+    reader = default_reader()
+    assert reader.read("Cutting hair happens after washing hair should be done.").unparsed
+    assert reader.read("Cutting hair should be done after washing hair happens.").ok

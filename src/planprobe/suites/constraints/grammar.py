@@ -61,6 +61,7 @@ class MultiClause(NamedTuple):
 
     form 1: MAIN VP∅ SC SUB VP∅        form 2: SC SUB VP∅, MAIN VP∅
     ``before`` means the main clause's actions happen before the sub clause's.
+    ``sub_verb`` indexes ``VP_NONE_SUBORDINATE`` (no modal verbs in a subordinate clause).
     """
 
     form: int
@@ -228,5 +229,5 @@ def count_expansions(extended: bool = False) -> dict[str, int]:
         # multi-clauses, both forms
         sc = len(V.SC_BEFORE if before else V.SC_AFTER)
         shapes += 2 * np_shapes * np_shapes
-        words += 2 * sc * len(V.VP_NONE) ** 2 * words_np() * words_np()
+        words += 2 * sc * len(V.VP_NONE) * len(V.VP_NONE_SUBORDINATE) * words_np() * words_np()
     return {"sub_sentence_shapes": shapes, "with_terminal_words": words, "conjunctions": len(V.CONJUNCTIONS)}

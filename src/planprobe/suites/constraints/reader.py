@@ -73,6 +73,7 @@ class Reader:
         self.vp_before = _Phrases(_verbs(V.VP_BEFORE))
         self.vp_after = _Phrases(_verbs(V.VP_AFTER))
         self.vp_none = _Phrases(_verbs(V.VP_NONE))
+        self.vp_none_sub = _Phrases(_verbs(V.VP_NONE_SUBORDINATE))
         self.p_before = _Phrases((p, None) for p in V.P_BEFORE)
         self.p_after = _Phrases((p, None) for p in V.P_AFTER)
         self.pt_before = _Phrases((p, None) for p in V.PT_BEFORE)
@@ -153,23 +154,23 @@ class Reader:
                     yield k + 1, before, hour, []
 
     def _multi(self, t, i):
-        # MAIN VP∅ SC SUB VP∅
-        for j, main, main_atoms in self._dependent(t, i):
+        # MAIN VP∅ SC SUB VP∅   (no modal verb in the subordinate clause)
+        for j, main, main_atoms in self._dependent(t, i, self.vp_none):
             for scs, before in ((self.sc_before, True), (self.sc_after, False)):
                 for k, _ in scs.match(t, j):
-                    for m, sub, sub_atoms in self._dependent(t, k):
+                    for m, sub, sub_atoms in self._dependent(t, k, self.vp_none_sub):
                         yield m, main_atoms + sub_atoms + _relate(main, before, sub)
         # SC SUB VP∅, MAIN VP∅
         for scs, before in ((self.sc_before, True), (self.sc_after, False)):
             for k, _ in scs.match(t, i):
-                for m, sub, sub_atoms in self._dependent(t, k):
+                for m, sub, sub_atoms in self._dependent(t, k, self.vp_none_sub):
                     if m < len(t) and t[m] == ",":
-                        for e, main, main_atoms in self._dependent(t, m + 1):
+                        for e, main, main_atoms in self._dependent(t, m + 1, self.vp_none):
                             yield e, sub_atoms + main_atoms + _relate(main, before, sub)
 
-    def _dependent(self, t, i):
+    def _dependent(self, t, i, verbs):
         for j, group, num, atoms in self._np(t, i, subject=True):
-            for k, agree in self.vp_none.match(t, j):
+            for k, agree in verbs.match(t, j):
                 if agree & num:
                     yield k, group, atoms
 

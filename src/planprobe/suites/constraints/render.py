@@ -67,7 +67,7 @@ def part_text(part: SubSentence, names: Sequence[str]) -> str:
     sub_plural = int(len(part.sub.group) > 1)
     sc = (V.SC_BEFORE if part.before else V.SC_AFTER)[part.sc]
     main_verb = V.VP_NONE[part.main_verb][main_plural]
-    sub_verb = V.VP_NONE[part.sub_verb][sub_plural]
+    sub_verb = V.VP_NONE_SUBORDINATE[part.sub_verb][sub_plural]
     main = _np_text(part.main, names, closing_comma=True)
     sub = _np_text(part.sub, names, closing_comma=True)
     if part.form == 1:

@@ -22,6 +22,7 @@ from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSen
 from .solver import HORIZON, atoms_add, closure_add, predecessors, schedule
 
 _N_VP_BEFORE, _N_VP_AFTER, _N_VP_NONE = len(V.VP_BEFORE), len(V.VP_AFTER), len(V.VP_NONE)
+_N_VP_SUB = len(V.VP_NONE_SUBORDINATE)
 _N_P = (len(V.P_AFTER), len(V.P_BEFORE))  # indexed by `before`
 _N_PT = (len(V.PT_AFTER), len(V.PT_BEFORE))
 _N_SC = (len(V.SC_AFTER), len(V.SC_BEFORE))
@@ -93,7 +94,7 @@ def part_generator(rng: random.Random, n: int, extended: bool, opts: SynthesisOp
             sub = NounPhrase(sub_group, relative(avail) if rnd() < p_relative else None)
             return MultiClause(
                 1 + int(rnd() * 2), before, main, sub,
-                int(rnd() * _N_VP_NONE), int(rnd() * _N_VP_NONE), int(rnd() * _N_SC[before]),
+                int(rnd() * _N_VP_NONE), int(rnd() * _N_VP_SUB), int(rnd() * _N_SC[before]),
             )
         form = 1 + int(rnd() * 3)
         if extended and form != 1 and rnd() < p_time:

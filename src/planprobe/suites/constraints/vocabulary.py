@@ -48,6 +48,10 @@ VP_NONE: tuple[tuple[str, str], ...] = (
     ("must be completed", "must be completed"),
 )
 
+# A subordinate clause ("… before B happens", "Once B is done, …") takes no modal verb:
+# "before B should be done" is not English. These are the VP∅ alternatives it may use.
+VP_NONE_SUBORDINATE: tuple[tuple[str, str], ...] = tuple(v for v in VP_NONE if not v[0].startswith(("should", "must")))
+
 # P<, P>  prepositions relating two actions: "A happens before B".
 P_BEFORE: tuple[str, ...] = (
     "before",
@@ -129,6 +133,7 @@ TERMINALS: dict[str, tuple] = {
     "VP<": VP_BEFORE,
     "VP>": VP_AFTER,
     "VP0": VP_NONE,
+    "VP0-sub": VP_NONE_SUBORDINATE,
     "P<": P_BEFORE,
     "P>": P_AFTER,
     "PT<": PT_BEFORE,

@@ -88,7 +88,7 @@ def check(case: Case, trace: Trace) -> Verdict:
         if extended:
             start = int(args["start_time"])
             runs.append((i, start, start + cc.durations[i], call.index))
-        else:  # a basic call whose arguments were spelled out, e.g. {"a": null} is invalid; {} is not
+        else:  # a basic call with empty arguments written another way, e.g. "{ }"
             runs.append((i, len(runs), len(runs) + 1, call.index))
 
     for i in range(n):

@@ -48,6 +48,16 @@ def _random_atoms(rng, n):
     return atoms
 
 
+def _windows(n, atoms):
+    release, deadline = [0] * n, [HORIZON] * n
+    for kind, a, h in atoms:
+        if kind == "start_ge":
+            release[a] = max(release[a], h)
+        elif kind == "end_le":
+            deadline[a] = min(deadline[a], h)
+    return release, deadline
+
+
 def test_schedule_feasibility_agrees_with_z3():
     rng = random.Random(3)
     agree = feasible = 0
@@ -58,12 +68,7 @@ def test_schedule_feasibility_agrees_with_z3():
         closure = OrderClosure.empty(n).extended((a[1], a[2]) for a in atoms if a[0] == "order")
         ours = None
         if closure is not None:
-            release, deadline = [0] * n, [HORIZON] * n
-            for kind, a, h in atoms:
-                if kind == "start_ge":
-                    release[a] = max(release[a], h)
-                elif kind == "end_le":
-                    deadline[a] = min(deadline[a], h)
+            release, deadline = _windows(n, atoms)
             ours = schedule(predecessors(closure.after), release, deadline, durations)
             if ours is not None:  # the schedule itself satisfies everything
                 start = dict(ours)
@@ -121,12 +126,7 @@ def test_missing_fit_agrees_with_z3_on_random_partial_schedules():
         durations = [rng.randint(1, 4) for _ in range(n)]
         atoms = _random_atoms(rng, n)
         orders = [(a, b) for kind, a, b in atoms if kind == "order"]
-        release, deadline = [0] * n, [HORIZON] * n
-        for kind, a, h in atoms:
-            if kind == "start_ge":
-                release[a] = max(release[a], h)
-            elif kind == "end_le":
-                deadline[a] = min(deadline[a], h)
+        release, deadline = _windows(n, atoms)
         executed = rng.sample(range(n), rng.randint(1, n - 1))
         fixed, t = {}, rng.randint(0, 6)
         for a in executed:  # a sequential, non-overlapping partial plan

@@ -108,61 +108,127 @@ def generate_constraints(
 # ---------------------------------------------------------------------------
 
 
-def run_suite_cli(suite: Path, agent_name: str, out: Path, concurrency: int, trials: int,
-                  max_iterations: int, timeout: float, seed: int, quiet: bool) -> None:
-    from .agents import make_agent
+def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency: int, trials: int,
+                  max_iterations: int, timeout: float, seed: int, quiet: bool, model_spec: Optional[str] = None,
+                  model_options=None, params=None) -> None:
+    from .agents import MODEL_AGENTS, make_agent
     from .environment import Limits
     from .runner.engine import RunConfig, open_run, run_pending
     from .suites.io import load_suite
 
     if concurrency < 1 or trials < 1 or max_iterations < 1 or timeout <= 0:
         raise PlanprobeError("--concurrency, --trials and --max-iterations must be at least 1, --timeout above 0")
-    agent = make_agent(agent_name, seed)
+    agent_name = agent_name or ("tools" if model_spec else "oracle")
+    uses_model = agent_name in MODEL_AGENTS
+    if model_spec and not uses_model:
+        raise PlanprobeError(f"--model is used by the tools and react agents, not by --agent {agent_name}")
+    if uses_model and not model_spec:
+        raise PlanprobeError(f"--agent {agent_name} needs a model: add --model local or --model openai:<model>")
+    agent = None if uses_model else make_agent(agent_name, seed)  # check the name before reading the suite
     cases = load_suite(suite)
-    config = RunConfig(agent=agent_name, trials=trials, concurrency=concurrency,
-                       limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed)
+    model = None
+    if uses_model:
+        from .models import make_model
+
+        model = make_model(model_spec, model_options)  # loading a local model takes a moment: after the checks
+        agent = make_agent(agent_name, seed, model=model, params=params)
+    config = RunConfig(agent=agent_name, model=model.name if model else None, trials=trials, concurrency=concurrency,
+                       limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed,
+                       model_params=_params_identity(params) if model else "")
     store = open_run(out, cases, config, suite_name=str(suite))
     done_before = len(store.done_keys())
     total = len(cases) * trials
-    passed = judged = 0
+    tally = {"passed": 0, "judged": 0, "tokens": 0, "cost": None}
 
-    with _progress(quiet, TextColumn("pass {task.fields[rate]}")) as progress:
-        task = progress.add_task("running", total=total, completed=done_before, rate="-")
+    with _progress(quiet, TextColumn("pass {task.fields[rate]}"), TextColumn("{task.fields[usage]}")) as progress:
+        task = progress.add_task("running", total=total, completed=done_before, rate="-", usage="")
 
         def on_result(trace, verdict) -> None:
-            nonlocal passed, judged
             if not verdict.infra:
-                judged += 1
-                passed += verdict.passed
-            progress.update(task, advance=1, rate=f"{100 * passed / judged:.0f}%" if judged else "-")
+                tally["judged"] += 1
+                tally["passed"] += verdict.passed
+            u = trace.usage
+            tally["tokens"] += u.prompt_tokens + u.completion_tokens
+            if u.cost_usd is not None:
+                tally["cost"] = (tally["cost"] or 0.0) + u.cost_usd
+            usage = f"{tally['tokens']:,} tok" if tally["tokens"] else ""
+            if tally["cost"] is not None:
+                usage += f" ${tally['cost']:.4f}"
+            rate = f"{100 * tally['passed'] / tally['judged']:.0f}%" if tally["judged"] else "-"
+            progress.update(task, advance=1, rate=rate, usage=usage)
+
+        async def go() -> None:
+            try:
+                await run_pending(store, cases, agent, config, on_result)
+            finally:
+                if model is not None:
+                    await model.aclose()
 
         try:
-            asyncio.run(run_pending(store, cases, agent, config, on_result))
+            asyncio.run(go())
         except KeyboardInterrupt:
             progress.stop()
             err_console.print(
                 f"interrupted: {len(store.done_keys())}/{total} results are saved in {out}; "
-                f"resume with: planprobe run {suite} --agent {agent_name} --out {out}"
+                f"resume by running the same command again"
             )
             raise typer.Exit(130)
+    store.close()
     show_run(out, as_json=False)
+
+
+def _params_identity(params) -> str:
+    return "" if params is None else f"temperature={params.temperature},max_tokens={params.max_tokens}"
 
 
 @app.command()
 def run(
     suite: Path = typer.Argument(..., help="Suite file (JSONL) to run."),
-    agent: str = typer.Option("oracle", help="oracle | random | faulty:<fault> (drop, duplicate, swap, "
-                                             "unknown-tool, malformed-args, wrong-start-time, stall)."),
+    agent: Optional[str] = typer.Option(
+        None, help="tools (function calling) | react (text) | python:<module or file.py>:<function> | "
+                   "oracle | random | faulty:<fault>. Default: tools with --model, else oracle."),
     out: Path = typer.Option(..., "--out", help="Run directory; re-run with the same one to resume."),
+    model: Optional[str] = typer.Option(
+        None, help="local (the embedded model) or openai:<model> (any OpenAI-compatible endpoint)."),
+    base_url: Optional[str] = typer.Option(None, help="Endpoint for openai:<model>, e.g. http://127.0.0.1:8000/v1."),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key "
+                                                           "(read at run time, never stored)."),
+    temperature: float = typer.Option(0.0, help="Sampling temperature (the seed's setting: 0)."),
+    max_tokens: int = typer.Option(512, help="Max tokens per model reply."),
+    request_timeout: float = typer.Option(60.0, help="Seconds before one model request is abandoned and retried."),
+    retries: int = typer.Option(6, help="Attempts per model call on 429/5xx/timeouts/dropped connections."),
+    retry_budget: float = typer.Option(120.0, help="Max seconds spent retrying one model call."),
+    price_in: Optional[float] = typer.Option(None, help="USD per million prompt tokens (enables cost)."),
+    price_out: Optional[float] = typer.Option(None, help="USD per million completion tokens (enables cost)."),
+    tool_results_as: str = typer.Option("tool", help="Send tool results as 'tool' messages, or as 'user' for "
+                                                     "servers whose chat format drops tool content."),
+    cache: bool = typer.Option(True, help="Record/replay model calls (re-runs cost no calls); --no-cache turns it off."),
+    cache_path: Optional[Path] = typer.Option(None, help="Cache file (default ~/.cache/planprobe/model-calls.sqlite)."),
+    model_path: Optional[Path] = typer.Option(None, help="local: a GGUF file instead of the embedded SmolLM2-135M."),
+    threads: Optional[int] = typer.Option(None, help="local: CPU threads (default: all cores)."),
+    ctx: int = typer.Option(4096, help="local: context size in tokens."),
     concurrency: int = typer.Option(8, help="Cases run at the same time."),
     trials: int = typer.Option(1, help="Runs per case (for pass@k / pass^k)."),
     max_iterations: int = typer.Option(50, help="Per-case iteration limit (seed default 50)."),
     timeout: float = typer.Option(180.0, help="Per-case time limit in seconds (seed default 180)."),
-    seed: int = typer.Option(0, help="Seed passed to the agent."),
+    seed: int = typer.Option(0, help="Seed passed to the agent and the model."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
 ) -> None:
-    """Run a suite against an agent; results are stored in RUN_DIR as each case finishes."""
-    run_suite_cli(suite, agent, out, concurrency, trials, max_iterations, timeout, seed, quiet)
+    """Run a suite against an agent; results are stored in RUN_DIR as each case finishes (resumable)."""
+    from .models import ModelOptions, Prices, RetryPolicy
+    from .models.base import ChatParams
+
+    if tool_results_as not in ("tool", "user"):
+        raise PlanprobeError("--tool-results-as must be 'tool' or 'user'")
+    prices = Prices(price_in or 0.0, price_out or 0.0) if (price_in is not None or price_out is not None) else None
+    options = ModelOptions(
+        base_url=base_url, api_key_env=api_key_env, request_timeout=request_timeout,
+        retry=RetryPolicy(max_attempts=max(1, retries), max_total_s=retry_budget), prices=prices,
+        tool_result_role=tool_results_as, model_path=model_path, threads=threads, n_ctx=ctx, cache=cache,
+        cache_path=cache_path,
+    )
+    params = ChatParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
+    run_suite_cli(suite, agent, out, concurrency, trials, max_iterations, timeout, seed, quiet, model, options, params)
 
 
 # ---------------------------------------------------------------------------
@@ -215,14 +281,16 @@ def grammar() -> None:
 
 @app.command()
 def demo(
-    out: Path = typer.Option(Path("planprobe-demo"), "--out", help="Where the suites and runs go."),
-    n: int = typer.Option(60, "--n", help="Cases per suite."),
-    seed: int = typer.Option(0, help="Seed for the suites and agents."),
+    out: Path = typer.Option(Path("planprobe-demo"), "--out", help="Where the suite and runs go."),
+    n: int = typer.Option(6, "--n", help="Cases in the suite."),
+    seed: int = typer.Option(0, help="Seed for the suite, agents and model."),
+    model: Optional[str] = typer.Option("local", help="Model for the tools/react agents ('none' to skip)."),
 ) -> None:
-    """The main job with embedded defaults: generate suites, run the reference agents, print the results."""
+    """The main job: generate a small suite, run it against the embedded local model and the
+    reference agents, print the results. Offline; model answers are cached, so a re-run is instant."""
     from .demo import run_demo
 
-    run_demo(out, n, seed, out_console, err_console)
+    run_demo(out, n, seed, out_console, err_console, None if model == "none" else model)
 
 
 def main() -> None:

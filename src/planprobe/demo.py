@@ -1,52 +1,85 @@
-"""The main job with embedded defaults: suites generated on the spot, the
-reference agents run on them, and the results printed as one table per suite.
+"""The main job with embedded defaults: a small suite generated on the spot, run
+against the embedded local model (function calling and ReAct) and the reference
+agents, with the results printed as one table.
 
-No API key and no network: until a model backend is configured this exercises
-the whole pipeline (generate → run → check → summarize) with the built-in
-reference agents, which is also a quick end-to-end health check.
+No API key, no network. The embedded model is SmolLM2-135M: it is here to drive
+the whole pipeline (generate → run → check → summarize) offline, not to plan
+well. If it is not installed, the reference agents still run and the message
+says how to add the model.
 """
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Optional
 
 from rich.console import Console
 
 from .agents import make_agent
-from .analysis.summary import summarize
+from .analysis.summary import RunSummary, summarize
+from .environment import Limits
+from .errors import PlanprobeError
+from .models import ModelOptions, make_model
+from .models.base import ChatParams
 from .report.table import comparison_table
 from .runner.engine import RunConfig, open_run, run_pending
+from .schema import Case
 from .suites.constraints.generator import ConstraintSuiteOptions, generate_cases
 from .suites.io import load_suite, write_suite
 
-DEMO_AGENTS = ("oracle", "random", "faulty:swap", "faulty:drop", "faulty:unknown-tool")
+REFERENCE_AGENTS = ("oracle", "random", "faulty:swap")
+MODEL_ITERATIONS = 8  # plenty for 2-3 actions; keeps the demo to a few minutes on 2 cores
 
 
-def run_demo(out: Path, n: int, seed: int, console: Console, err_console: Console) -> None:
+def _run(cases: list[Case], agent, config: RunConfig, run_dir: Path, suite: Path) -> RunSummary:
+    store = open_run(run_dir, cases, config, suite_name=str(suite))
+    try:
+        asyncio.run(run_pending(store, cases, agent, config))
+        return summarize(store)
+    finally:
+        store.close()
+
+
+def run_demo(out: Path, n: int, seed: int, console: Console, err_console: Console,
+             model_spec: Optional[str] = "local") -> None:
     out = Path(out)
-    suites = {
-        "basic": ConstraintSuiteOptions(actions=(3, 5), n=n, seed=seed),
-        "extended": ConstraintSuiteOptions(actions=(2, 4), n=n, seed=seed, extended=True),
-    }
-    for mode, opts in suites.items():
-        opts.check()
-        path = out / "suites" / f"constraints-{mode}.jsonl"
-        write_suite(generate_cases(opts), path)
-        cases = load_suite(path)
-        rows = []
-        for agent_name in DEMO_AGENTS:
-            config = RunConfig(agent=agent_name, seed=seed)
-            run_dir = out / "runs" / f"{mode}-{agent_name.replace(':', '-')}"
-            store = open_run(run_dir, cases, config, suite_name=str(path))
-            try:
-                asyncio.run(run_pending(store, cases, make_agent(agent_name, seed), config))
-                rows.append((agent_name, summarize(store)))
-            finally:
-                store.close()
-        console.print(comparison_table(rows, title=f"{mode} constraint planning · {len(cases)} cases · {path}"))
+    opts = ConstraintSuiteOptions(actions=(2, 3), n=n, seed=seed)
+    opts.check()
+    path = out / "suites" / "constraints-basic.jsonl"
+    write_suite(generate_cases(opts), path)
+    cases = load_suite(path)
+    rows: list[tuple[str, RunSummary]] = []
+
+    model = None
+    if model_spec:
+        try:
+            model = make_model(model_spec, ModelOptions())
+        except PlanprobeError as exc:
+            err_console.print(f"[yellow]embedded model unavailable:[/yellow] {exc}. Running the reference agents only.")
+    if model is not None:
+        limits = Limits(max_iterations=MODEL_ITERATIONS)
+        for agent_name in ("tools", "react"):
+            err_console.print(f"running {len(cases)} cases with {model.name} ({agent_name} agent)...")
+            params = ChatParams(seed=seed, max_tokens=256)
+            config = RunConfig(agent=agent_name, model=model.name, seed=seed, concurrency=1, limits=limits,
+                               model_params="temperature=0.0,max_tokens=256")
+            agent = make_agent(agent_name, seed, model=model, params=params)
+            summary = _run(cases, agent, config, out / "runs" / f"local-{agent_name}", path)
+            rows.append((f"{agent_name} · {model_spec}", summary))
+        asyncio.run(model.aclose())
+    for agent_name in REFERENCE_AGENTS:
+        config = RunConfig(agent=agent_name, seed=seed)
+        rows.append((agent_name, _run(cases, make_agent(agent_name, seed), config,
+                                      out / "runs" / agent_name.replace(":", "-"), path)))
+
+    title = f"constraint planning · {len(cases)} cases of 2-3 actions · {path}"
+    if model is not None:
+        title += f"\nmodel {model.name}, at most {MODEL_ITERATIONS} iterations per case"
+    console.print(comparison_table(rows, title=title))
     err_console.print(
-        f"runs are in {out / 'runs'}; inspect one with: planprobe show {out / 'runs' / 'basic-random'}\n"
-        "model-backed agents (OpenAI-compatible endpoints, an embedded local model) are not built yet; "
-        "the reference agents above exercise the whole pipeline."
+        f"runs are in {out / 'runs'}; look at one with: planprobe show {out / 'runs' / 'local-tools'}\n"
+        "The embedded SmolLM2-135M model is there to exercise the pipeline offline, not to plan well; "
+        "point --model at a real model (openai:<model> with --base-url for any OpenAI-compatible server) "
+        "to measure one."
     )

@@ -11,11 +11,20 @@ from __future__ import annotations
 
 import json
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from .schema import Case, Message, ToolCall, ToolCallError, ToolSpec, Trace, Usage
 from .tool_args import parse_arguments, validate_arguments
+
+
+# The trace of the episode running in this asyncio task, so that layers below the
+# agent (model backends retrying a call) can note what happened in it.
+current_trace: ContextVar[Optional[Trace]] = ContextVar("planprobe_current_trace", default=None)
+# trace.meta key a model backend sets while one of its calls is being retried, so that
+# a time limit hit during service trouble is recorded as infrastructure, not as Timeout
+INFRA_PENDING = "infra_retries_pending"
 
 
 @dataclass(frozen=True)

@@ -162,13 +162,15 @@ class Message(_Model):
 
 
 class Usage(_Model):
-    model_calls: int = 0
+    model_calls: int = 0  # calls that reached the model
+    cached_calls: int = 0  # calls answered from the record/replay cache
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: Optional[float] = None
 
     def add(self, other: "Usage") -> None:
         self.model_calls += other.model_calls
+        self.cached_calls += other.cached_calls
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         if other.cost_usd is not None:

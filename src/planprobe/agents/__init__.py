@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from ..errors import PlanprobeError
 from ..suites.registry import families
 from .base import Agent
 from .reference import FaultyAgent, OracleAgent, RandomAgent
 
-__all__ = ["Agent", "FaultyAgent", "OracleAgent", "RandomAgent", "make_agent", "known_faults"]
+__all__ = ["Agent", "FaultyAgent", "OracleAgent", "RandomAgent", "make_agent", "known_faults", "MODEL_AGENTS"]
+
+MODEL_AGENTS = ("tools", "react")
 
 
 def known_faults() -> list[str]:
@@ -17,9 +21,27 @@ def known_faults() -> list[str]:
     return names
 
 
-def make_agent(spec: str, seed: int = 0) -> Agent:
-    """Build an agent from its command-line name: oracle, random, faulty:<fault>."""
+def make_agent(spec: str, seed: int = 0, model=None, params=None) -> Agent:
+    """Build an agent from its command-line name: tools, react (with a model),
+    python:<module>:<function>, oracle, random, faulty:<fault>."""
     name, _, arg = spec.partition(":")
+    if name in MODEL_AGENTS and not arg:
+        if model is None:
+            raise PlanprobeError(f"--agent {name} needs a model: add --model local or --model openai:<model>")
+        from ..models.base import ChatParams
+
+        params = params or ChatParams(seed=seed)
+        if name == "tools":
+            from .tools_agent import ToolsAgent
+
+            return ToolsAgent(model, params)
+        from .react import ReactAgent
+
+        return ReactAgent(model, params)
+    if name == "python":
+        from .python_adapter import load_callable
+
+        return load_callable(arg)
     if name == "oracle" and not arg:
         return OracleAgent()
     if name == "random" and not arg:
@@ -32,4 +54,6 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
                 if arg else f"--agent faulty needs a fault, e.g. faulty:drop (faults: {', '.join(faults)})"
             )
         return FaultyAgent(arg, seed)
-    raise PlanprobeError(f"unknown agent {spec!r}: choose oracle, random or faulty:<fault>")
+    raise PlanprobeError(
+        f"unknown agent {spec!r}: choose tools, react, python:<module>:<function>, oracle, random or faulty:<fault>"
+    )

@@ -49,6 +49,7 @@ class RunSummary:
     pending: int
     by_actions: dict[int, Tally]
     by_topic: dict[str, Tally]
+    usage: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out = self.overall.to_json()
@@ -62,6 +63,7 @@ class RunSummary:
             "suite": self.meta.get("suite"),
             "by_actions": {str(k): t.to_json() for k, t in sorted(self.by_actions.items())},
             "by_topic": {k: t.to_json() for k, t in sorted(self.by_topic.items())},
+            "usage": self.usage,
         })
         return out
 
@@ -74,8 +76,13 @@ def summarize(store: RunStore) -> RunSummary:
     by_actions: dict[int, Tally] = defaultdict(Tally)
     by_topic: dict[str, Tally] = defaultdict(Tally)
     infra = done = 0
+    usage = {"model_calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None}
     for row in store.rows():
         done += 1
+        for key in ("model_calls", "cached_calls", "prompt_tokens", "completion_tokens"):
+            usage[key] += getattr(row, key)
+        if row.cost_usd is not None:
+            usage["cost_usd"] = (usage["cost_usd"] or 0.0) + row.cost_usd
         if row.infra:
             infra += 1
             continue
@@ -88,5 +95,5 @@ def summarize(store: RunStore) -> RunSummary:
                 by_topic[m.topic].add(row.passed, row.primary_error)
     return RunSummary(
         meta=meta, suite_cases=len(metas), trials=trials, overall=overall, infra=infra,
-        pending=len(metas) * trials - done, by_actions=dict(by_actions), by_topic=dict(by_topic),
+        pending=len(metas) * trials - done, by_actions=dict(by_actions), by_topic=dict(by_topic), usage=usage,
     )

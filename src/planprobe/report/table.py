@@ -35,6 +35,11 @@ def summary_table(summary: RunSummary, title: Optional[str] = None) -> Table:
     o = summary.overall
     table.add_row("all", str(o.cases), str(o.passed), _rate(o), _errors(o), style="bold", end_section=True)
     notes = []
+    u = summary.usage
+    if u.get("model_calls") or u.get("cached_calls"):
+        tokens = u["prompt_tokens"] + u["completion_tokens"]
+        notes.append(f"{u['model_calls']} model calls ({u['cached_calls']} replayed from cache), {tokens:,} tokens"
+                     + (f", ${u['cost_usd']:.4f}" if u.get("cost_usd") is not None else ""))
     if summary.infra:
         notes.append(f"{summary.infra} infrastructure failures excluded")
     if summary.pending:

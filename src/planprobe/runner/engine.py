@@ -19,7 +19,7 @@ from typing import Callable, Optional
 
 from .. import __version__
 from ..agents.base import Agent
-from ..environment import IterationLimitExceeded, Limits
+from ..environment import INFRA_PENDING, IterationLimitExceeded, Limits, current_trace
 from ..errors import InfrastructureError, PlanprobeError
 from ..schema import Case, Trace, TraceError, TraceStatus, Verdict
 from ..suites.registry import get_family
@@ -34,10 +34,11 @@ class RunConfig:
     concurrency: int = 8
     limits: Limits = field(default_factory=Limits)
     seed: int = 0
+    model_params: str = ""  # e.g. temperature and max tokens, as they affect results
 
     def identity(self) -> dict[str, object]:
         """What must match for a run directory to be resumed."""
-        return {"agent": self.agent, "model": self.model or "", "seed": self.seed}
+        return {"agent": self.agent, "model": self.model or "", "seed": self.seed, "model_params": self.model_params}
 
 
 OnResult = Callable[[Trace, Verdict], None]
@@ -48,14 +49,20 @@ async def run_episode(case: Case, agent: Agent, limits: Limits, trial: int = 0, 
     env = get_family(case.family).environment(case, limits, trial, agent.name)
     trace = env.trace
     trace.model = model
+    token = current_trace.set(trace)
     t0 = time.monotonic()
     try:
         answer = await asyncio.wait_for(agent(case, env), timeout=limits.timeout_s)
         if trace.final_answer is None and answer is not None:
             env.finish(answer)
     except asyncio.TimeoutError:
-        trace.status = TraceStatus.TIMEOUT
-        trace.errors.append(TraceError(kind="timeout", message=f"over {limits.timeout_s:g} s", t=env.elapsed()))
+        if trace.meta.pop(INFRA_PENDING, None):  # the time ran out while the service was failing
+            trace.status = TraceStatus.INFRA_ERROR
+            trace.errors.append(TraceError(kind="infra", message=f"over {limits.timeout_s:g} s while the model "
+                                                                  "service was failing", t=env.elapsed()))
+        else:
+            trace.status = TraceStatus.TIMEOUT
+            trace.errors.append(TraceError(kind="timeout", message=f"over {limits.timeout_s:g} s", t=env.elapsed()))
     except IterationLimitExceeded as exc:
         trace.status = TraceStatus.ITERATION_LIMIT
         trace.errors.append(TraceError(kind="iteration_limit", message=str(exc), t=env.elapsed()))
@@ -66,6 +73,9 @@ async def run_episode(case: Case, agent: Agent, limits: Limits, trial: int = 0, 
         trace.status = TraceStatus.AGENT_ERROR
         tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
         trace.errors.append(TraceError(kind="agent_error", message=tb[:2000], t=env.elapsed()))
+    finally:
+        current_trace.reset(token)
+    trace.meta.pop(INFRA_PENDING, None)
     trace.wall_time_s = round(time.monotonic() - t0, 6)
     return trace
 

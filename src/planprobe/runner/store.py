@@ -40,6 +40,11 @@ CREATE TABLE IF NOT EXISTS results (
     primary_error TEXT,
     infra INTEGER NOT NULL,
     wall_time REAL NOT NULL,
+    model_calls INTEGER NOT NULL DEFAULT 0,
+    cached_calls INTEGER NOT NULL DEFAULT 0,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL,
     trace TEXT NOT NULL,
     verdict TEXT NOT NULL,
     finished_at REAL NOT NULL,
@@ -57,6 +62,11 @@ class ResultRow:
     primary_error: Optional[str]
     infra: bool
     wall_time: float
+    model_calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: Optional[float] = None
 
 
 def suite_digest(cases: Iterable[Case]) -> str:
@@ -136,23 +146,26 @@ class RunStore:
         return {(r[0], r[1]) for r in self.db.execute("SELECT case_id, trial FROM results")}
 
     def add_result(self, trace: Trace, verdict: Verdict) -> None:
+        u = trace.usage
         with self.db:
             self.db.execute(
-                "INSERT INTO results (case_id, trial, status, passed, primary_error, infra, wall_time, "
-                "trace, verdict, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO results (case_id, trial, status, passed, primary_error, infra, wall_time, model_calls, "
+                "cached_calls, prompt_tokens, completion_tokens, cost_usd, trace, verdict, finished_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     trace.case_id, trace.trial, trace.status.value, int(verdict.passed), verdict.primary,
-                    int(verdict.infra), trace.wall_time_s, trace.model_dump_json(), verdict.model_dump_json(),
-                    time.time(),
+                    int(verdict.infra), trace.wall_time_s, u.model_calls, u.cached_calls, u.prompt_tokens,
+                    u.completion_tokens, u.cost_usd, trace.model_dump_json(), verdict.model_dump_json(), time.time(),
                 ),
             )
 
     def rows(self) -> list[ResultRow]:
         cur = self.db.execute(
-            "SELECT r.case_id, r.trial, r.status, r.passed, r.primary_error, r.infra, r.wall_time "
+            "SELECT r.case_id, r.trial, r.status, r.passed, r.primary_error, r.infra, r.wall_time, r.model_calls, "
+            "r.cached_calls, r.prompt_tokens, r.completion_tokens, r.cost_usd "
             "FROM results r JOIN cases c ON c.case_id = r.case_id ORDER BY c.ordinal, r.trial"
         )
-        return [ResultRow(a, b, c, bool(d), e, bool(f), g) for a, b, c, d, e, f, g in cur]
+        return [ResultRow(r[0], r[1], r[2], bool(r[3]), r[4], bool(r[5]), *r[6:]) for r in cur]
 
     def results(self) -> Iterator[tuple[Trace, Verdict]]:
         cur = self.db.execute(

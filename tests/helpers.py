@@ -44,7 +44,8 @@ def planprobe_cmd() -> list[str]:
     return [sys.executable, "-m", "planprobe"]
 
 
-def subprocess_env() -> dict:
+def subprocess_env(**extra: str) -> dict:
     env = dict(os.environ)
     env["COLUMNS"] = "200"
+    env.update(extra)
     return env

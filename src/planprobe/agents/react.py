@@ -38,7 +38,7 @@ Request:
 {task}"""
 
 _FINAL = re.compile(r"final\s*answer\s*[:：]\s*(.*)", re.I | re.S)
-_ACTION = re.compile(r"action\s*[:：]\s*(.+)", re.I)
+_ACTION = re.compile(r"^[ \t*]*action(?![ \t]*input)[ \t]*[:：][ \t]*(.*)$", re.I | re.M)
 _INPUT = re.compile(r"action\s*input\s*[:：]\s*(.*)", re.I | re.S)
 
 
@@ -74,9 +74,9 @@ def parse_react(reply: str) -> ReactStep:
     """Read one ReAct reply. An action takes precedence over a final answer given in
     the same reply, since the action is what the agent actually did first."""
     text = (reply or "").strip()
-    action = _ACTION.search(text.replace("Action Input", "ACTION_INPUT").replace("action input", "ACTION_INPUT"))
+    action = _ACTION.search(text)
     if action:
-        name = _clean_name(action.group(1))
+        name = _clean_name(action.group(1)) if action.group(1).strip() else ""
         found = _INPUT.search(text)
         args = _clean_input(found.group(1)) if found else "{}"
         if not name:

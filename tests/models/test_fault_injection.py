@@ -1,0 +1,149 @@
+"""A proxy in front of the real server injects service faults: 429 with Retry-After,
+500, truncated JSON, a hang past the request timeout, and dropped connections.
+The run must finish, nothing may crash, every fault must be handled as
+infrastructure, and the cases it did not break must come out exactly as without it."""
+
+from __future__ import annotations
+
+import http.client
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlparse
+
+from planprobe import ConstraintSuiteOptions, Limits, generate_cases, run_suite
+from planprobe.agents.tools_agent import ToolsAgent
+from planprobe.models import ModelOptions, RetryPolicy, make_model
+from planprobe.models.base import ChatParams
+from planprobe.runner.store import RunStore
+
+FAULTS = ["429", "500", "truncated", "hang", "drop"]
+
+
+class FaultProxy:
+    """Forwards to ``upstream``; request k is faulted when k % period < len(FAULTS),
+    cycling through the faults, so the fault rate is len(FAULTS)/period."""
+
+    def __init__(self, upstream: str, period: int = 8, hang_s: float = 10.0):
+        up = urlparse(upstream)
+        self.host, self.port = up.hostname, up.port
+        self.period, self.hang_s = period, hang_s
+        self.count = 0
+        self.injected: dict[str, int] = {f: 0 for f in FAULTS}
+        self.lock = threading.Lock()
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                self._forward(b"")
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with proxy.lock:
+                    k = proxy.count
+                    proxy.count += 1
+                slot = k % proxy.period
+                fault = FAULTS[slot] if slot < len(FAULTS) else None
+                if fault:
+                    proxy.injected[fault] += 1
+                if fault == "429":
+                    return self._reply(429, b'{"error": "slow down"}', {"Retry-After": "1"})
+                if fault == "500":
+                    return self._reply(500, b'{"error": "boom"}')
+                if fault == "hang":
+                    time.sleep(proxy.hang_s)
+                    self.close_connection = True
+                    return
+                if fault == "drop":
+                    self.close_connection = True
+                    self.connection.close()
+                    return
+                status, data, ctype = proxy.upstream(self.command, self.path, body, self.headers)
+                if fault == "truncated":
+                    data = data[: len(data) // 2]
+                self._reply(status, data, {"Content-Type": ctype})
+
+            def _forward(self, body):
+                status, data, ctype = proxy.upstream(self.command, self.path, body, self.headers)
+                self._reply(status, data, {"Content-Type": ctype})
+
+            def _reply(self, status, data, headers=None):
+                try:
+                    self.send_response(status)
+                    for k, v in (headers or {}).items():
+                        self.send_header(k, v)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client gave up first
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def upstream(self, method, path, body, headers):
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=300)
+        try:
+            conn.request(method, path, body=body, headers={"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            return resp.status, resp.read(), resp.getheader("Content-Type", "application/json")
+        finally:
+            conn.close()
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _run(url, out, cases, retry):
+    model = make_model("openai:smollm2", ModelOptions(base_url=url, tool_result_role="user", cache=False,
+                                                      request_timeout=8, retry=retry))
+    # one case at a time: the server answers in well under the 8 s request timeout, a hang lasts 10 s
+    run_suite(cases, ToolsAgent(model, ChatParams(max_tokens=48)), out, limits=Limits(max_iterations=4, timeout_s=300),
+              concurrency=1)
+    return {t.case_id: (t, v) for t, v in RunStore(out).results()}
+
+
+def _plan(trace):
+    return [(c.name, c.arguments) for c in trace.tool_calls]
+
+
+def test_service_faults_are_infrastructure_and_leave_other_cases_unchanged(llama_server, tmp_path):
+    cases = list(generate_cases(ConstraintSuiteOptions(actions=(2, 2), n=4, seed=12)))
+    clean = _run(llama_server, tmp_path / "clean", cases, RetryPolicy())
+
+    with FaultProxy(llama_server) as proxy:  # faults at 5 in 8 requests; retries recover every call
+        faulty = _run(proxy.url, tmp_path / "faulty", cases, RetryPolicy(max_attempts=8, base_s=0.05, cap_s=0.2))
+    assert all(n > 0 for n in proxy.injected.values()), proxy.injected
+    retries = [e for t, _ in faulty.values() for e in t.errors if e.kind == "infra_retry"]
+    assert len(retries) >= sum(proxy.injected.values()) - 1
+    for cid, (trace, verdict) in faulty.items():
+        assert trace.status.value != "agent_error"
+        assert not verdict.infra
+        assert _plan(trace) == _plan(clean[cid][0]) and verdict.errors == clean[cid][1].errors
+
+    with FaultProxy(llama_server, period=2) as proxy:  # faults at 1 in 2 requests and no retries: some calls fail
+        broken = _run(proxy.url, tmp_path / "broken", cases, RetryPolicy(max_attempts=1))
+    statuses = {t.status.value for t, _ in broken.values()}
+    assert "infra_error" in statuses and "agent_error" not in statuses
+    summary = RunStore(tmp_path / "broken")
+    from planprobe.analysis.summary import summarize
+
+    s = summarize(summary)
+    assert s.infra == sum(1 for t, _ in broken.values() if t.status.value == "infra_error")
+    assert "infra" not in s.overall.errors  # never counted as a planning failure
+    for cid, (trace, verdict) in broken.items():
+        if verdict.infra:
+            assert verdict.errors == ["infra"] and "failed after 1 attempt" in trace.errors[-1].message
+        else:
+            assert _plan(trace) == _plan(clean[cid][0])

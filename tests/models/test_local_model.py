@@ -1,0 +1,67 @@
+"""The embedded model in-process: grammar-constrained tool calls are always valid."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+
+import pytest
+
+from planprobe import ConstraintSuiteOptions, generate_cases
+from planprobe.models.base import ChatParams
+from planprobe.models.local import render_chatml, tool_grammar
+from planprobe.schema import Message
+from planprobe.tool_args import parse_arguments, validate_arguments
+
+from conftest import require_local_model
+from helpers import planprobe_cmd, subprocess_env
+
+
+@pytest.fixture(scope="module")
+def local_model():
+    require_local_model()
+    from planprobe.models.local import LocalModel
+
+    model = LocalModel(n_ctx=2048)
+    yield model
+    asyncio.run(model.aclose())
+
+
+def test_grammars_compile_for_every_tool_shape(local_model):
+    from llama_cpp import LlamaGrammar
+
+    for extended in (False, True):
+        case = next(generate_cases(ConstraintSuiteOptions(n=1, extended=extended)))
+        for allow_answer in (True, False):
+            LlamaGrammar.from_string(tool_grammar(case.tools, allow_answer), verbose=False)
+
+
+def test_every_call_names_a_real_tool_with_schema_valid_arguments(local_model):
+    case = next(generate_cases(ConstraintSuiteOptions(n=1, extended=True, actions=(3, 3), seed=2)))
+    schemas = {t.name: t.parameters for t in case.tools}
+    messages = [Message(role="user", content=case.task)]
+    calls = 0
+    for turn in range(4):
+        result = asyncio.run(local_model.chat(messages, case.tools, ChatParams(tool_choice="required", seed=turn,
+                                                                               temperature=0.7, max_tokens=64)))
+        assert result.usage.prompt_tokens > 0 and result.message.tool_calls
+        fn = result.message.tool_calls[0]["function"]
+        args = parse_arguments(fn["arguments"])
+        assert fn["name"] in schemas and args is not None
+        assert validate_arguments(schemas[fn["name"]], args) is None
+        calls += 1
+        messages += [result.message, Message(role="tool", tool_call_id=result.message.tool_calls[0]["id"],
+                                              content="done")]
+    assert calls == 4
+    # tool results are rendered where the model sees them
+    assert "Result of" in render_chatml(messages, case.tools)
+
+
+def test_demo_runs_the_embedded_model_end_to_end(tmp_path):
+    require_local_model()
+    r = subprocess.run(planprobe_cmd() + ["demo", "--out", str(tmp_path / "demo"), "--n", "2"], capture_output=True,
+                       text=True, timeout=900, env=subprocess_env(XDG_CACHE_HOME=str(tmp_path / "cache")))
+    assert r.returncode == 0, r.stderr
+    assert "tools · local" in r.stdout and "react · local" in r.stdout and "oracle" in r.stdout
+    assert (tmp_path / "cache" / "planprobe" / "model-calls.sqlite").exists()

@@ -119,6 +119,10 @@ class Case(_Model):
         object.__setattr__(clone, "__pydantic_private__", {"_derived": {}})
         return clone
 
+    def forget_derived(self) -> None:
+        """Drop derived data (a long run calls this when a case is finished)."""
+        self.__pydantic_private__["_derived"] = {}
+
     def derived(self, key: str, build):
         # straight to pydantic's private-attribute dict: this runs once per verdict
         cache = self.__pydantic_private__["_derived"]

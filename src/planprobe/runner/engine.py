@@ -141,6 +141,8 @@ async def run_pending(
             trace = await run_episode(case, agent, config.limits, trial, config.model)
             verdict = get_family(case.family).check(case, trace)
             store.add_result(trace, verdict)
+            if trial == config.trials - 1:
+                case.forget_derived()  # keeps a long run's memory flat
             if on_result is not None:
                 on_result(trace, verdict)
 

@@ -262,6 +262,96 @@ def show(
 
 
 # ---------------------------------------------------------------------------
+# statistics: trials, compare, gate
+# ---------------------------------------------------------------------------
+
+
+@app.command()
+def trials(
+    run_dir: Path = typer.Argument(..., help="A run made with --trials k."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """pass@k and pass^k over repeated trials, with 95% bootstrap CIs, and the flaky cases."""
+    from .analysis.compare import trial_stats
+    from .runner.store import RunStore
+
+    store = RunStore(run_dir)
+    stats = trial_stats(store)
+    store.close()
+    if as_json:
+        print(json.dumps(stats.to_json(), indent=2, sort_keys=True))
+        return
+    out_console.print(f"{stats.cases} cases, {stats.trials} trials each (fewest finished)")
+    for k in stats.pass_at:
+        (v, (lo, hi)), (w, (lo2, hi2)) = stats.pass_at[k], stats.pass_hat[k]
+        out_console.print(f"k={k:<3} pass@k {100 * v:5.1f}% [{100 * lo:.1f}-{100 * hi:.1f}]   "
+                          f"pass^k {100 * w:5.1f}% [{100 * lo2:.1f}-{100 * hi2:.1f}]")
+    out_console.print(f"flaky cases (trials disagree): {len(stats.flaky)}")
+    for cid, c, n in stats.flaky[:20]:
+        out_console.print(f"  {cid}: {c}/{n} passed")
+
+
+@app.command()
+def compare(
+    run_a: Path = typer.Argument(..., help="The first run (e.g. the baseline)."),
+    run_b: Path = typer.Argument(..., help="The second run, of the same suite."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Paired comparison of two runs: pass rates, exact McNemar test, bootstrap CI of the difference."""
+    from .analysis.compare import compare_runs
+    from .runner.store import RunStore
+
+    a, b = RunStore(run_a), RunStore(run_b)
+    try:
+        c = compare_runs(a, b)
+    finally:
+        a.close()
+        b.close()
+    if as_json:
+        print(json.dumps(c.to_json(), indent=2, sort_keys=True))
+        return
+    for note in c.notes:
+        err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
+    lo, hi = c.diff_ci
+    out_console.print(f"{c.pairs} paired results over {c.shared_cases} cases")
+    out_console.print(f"A {run_a}: {100 * c.rate_a:.1f}%   B {run_b}: {100 * c.rate_b:.1f}%")
+    out_console.print(f"difference B - A: {100 * c.diff:+.1f} pp, 95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}] "
+                      "(paired bootstrap)")
+    out_console.print(f"only A passed: {c.a_only}, only B passed: {c.b_only}, McNemar exact p = {c.p_value:.4g}")
+
+
+@app.command()
+def gate(
+    run_dir: Path = typer.Argument(..., help="The run to check."),
+    baseline: Path = typer.Option(..., help="The baseline run of the same suite."),
+    max_drop: str = typer.Option("2pp", help="Allowed drop in pass rate, in percentage points (e.g. 2pp)."),
+    alpha: float = typer.Option(0.05, help="Significance level of the exact McNemar test."),
+    junit: Optional[Path] = typer.Option(None, help="Write JUnit XML here (one test for the gate, one per case)."),
+) -> None:
+    """Exit 1 when the pass rate dropped by more than --max-drop and the drop is significant."""
+    from .analysis.compare import gate as run_gate, junit_xml, parse_points
+    from .runner.store import RunStore
+
+    limit = parse_points(max_drop)
+    if not 0 < alpha < 1:
+        raise PlanprobeError("--alpha must be between 0 and 1")
+    run_store, base_store = RunStore(run_dir), RunStore(baseline)
+    try:
+        result = run_gate(run_store, base_store, limit, alpha)
+    finally:
+        run_store.close()
+        base_store.close()
+    for note in result.comparison.notes:
+        err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
+    if junit is not None:
+        junit.parent.mkdir(parents=True, exist_ok=True)
+        junit.write_text(junit_xml(result), encoding="utf-8")
+    out_console.print(result.reason)
+    if not result.passed:
+        raise typer.Exit(1)
+
+
+# ---------------------------------------------------------------------------
 # grammar, demo
 # ---------------------------------------------------------------------------
 

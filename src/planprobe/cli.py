@@ -351,6 +351,59 @@ def gate(
         raise typer.Exit(1)
 
 
+@app.command()
+def anatomy(
+    run_dirs: list[Path] = typer.Argument(..., help="One or more run directories (e.g. one per agent or model)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    top: int = typer.Option(10, help="Rows to show for topics and constraint shapes."),
+) -> None:
+    """Error anatomy: error classes per run, failures per topic and difficulty, and the
+    constraint phrasings agents violate most."""
+    from rich.table import Table
+
+    from .analysis.anatomy import anatomy as build
+    from .runner.store import RunStore
+
+    stores = [(str(d), RunStore(d)) for d in run_dirs]
+    try:
+        result = build(stores)
+    finally:
+        for _, st in stores:
+            st.close()
+    data = result.to_json()
+    if as_json:
+        print(json.dumps(data, indent=2, sort_keys=True))
+        return
+    classes = sorted({k for r in data["runs"] for k in r["error_distribution"]})
+    t = Table(title="error classes among failures (share of failed cases)", title_justify="left")
+    for col in ["run", "cases", "failed"] + classes:
+        t.add_column(col, justify="left" if col == "run" else "right")
+    for r in data["runs"]:
+        t.add_row(r["run"], str(r["cases"]), str(r["cases"] - r["passed"]),
+                  *[f"{100 * r['error_distribution'].get(k, 0):.1f}%" for k in classes])
+    out_console.print(t)
+    t = Table(title=f"topics with the most failures (top {top})", title_justify="left")
+    for col in ("topic", "cases", "failed", "pass rate"):
+        t.add_column(col, justify="left" if col == "topic" else "right")
+    topics = sorted(data["by_topic"].items(), key=lambda kv: (-(kv[1]["cases"] - kv[1]["passed"]), kv[0]))
+    for name, v in topics[:top]:
+        t.add_row(name, str(v["cases"]), str(v["cases"] - v["passed"]), f"{100 * (v['pass_rate'] or 0):.1f}%")
+    out_console.print(t)
+    t = Table(title="by number of actions", title_justify="left")
+    for col in ("actions", "cases", "pass rate", "failures by primary class"):
+        t.add_column(col)
+    for k, v in data["by_actions"].items():
+        t.add_row(k, str(v["cases"]), f"{100 * (v['pass_rate'] or 0):.1f}%",
+                  ", ".join(f"{e} {n}" for e, n in v["errors"].items()) or "-")
+    out_console.print(t)
+    t = Table(title=f"constraint phrasings violated most (top {top}; < before, > after)", title_justify="left")
+    for col in ("shape", "stated", "violated", "violation rate"):
+        t.add_column(col, justify="left" if col == "shape" else "right")
+    for row in data["constraint_shapes"][:top]:
+        t.add_row(escape(row["shape"]), str(row["stated"]), str(row["violated"]), f"{100 * row['violation_rate']:.1f}%")
+    out_console.print(t)
+
+
 # ---------------------------------------------------------------------------
 # grammar, demo
 # ---------------------------------------------------------------------------

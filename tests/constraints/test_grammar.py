@@ -71,3 +71,18 @@ def test_expansion_count_matches_a_brute_force_enumeration():
         assert counts["with_terminal_words"] > counts["sub_sentence_shapes"] * 7
         assert counts["conjunctions"] == len(V.CONJUNCTIONS)
     assert count_expansions(False)["sub_sentence_shapes"] == 250
+
+
+def test_shaped_atoms_are_exactly_derive_part_with_labels():
+    import random
+
+    from planprobe.suites.constraints.grammar import derive_part, shaped_atoms
+    from planprobe.suites.constraints.synthesis import SynthesisOptions, part_generator
+
+    for extended in (False, True):
+        parts = part_generator(random.Random(3), 5, extended, SynthesisOptions(p_relative=0.5))
+        for _ in range(500):
+            p = parts()
+            shaped = shaped_atoms(p)
+            assert [a for a, _ in shaped] == derive_part(p)
+            assert all(shape for _, shape in shaped)

@@ -11,6 +11,7 @@ from ..base import PlannedCall
 from . import oracle, plans
 from .compiled import compiled
 from .environment import ConstraintEnvironment
+from .grammar import sentence_from_json, shaped_atoms
 from .spec import FAMILY, check_spec, parse_spec
 
 
@@ -35,3 +36,19 @@ class ConstraintFamily:
 
     def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
         return plans.faulty_plan(compiled(case), fault, rng)
+
+    def constraint_shapes(self, case: Case) -> dict[str, list[str]]:
+        """Constraint id -> the shapes of the phrases that state it (see grammar.shaped_atoms)."""
+        cc = compiled(case)
+        key_to_id = {}
+        for c in cc.spec.constraints:
+            b = cc.index_of[c.b] if c.kind == "order" else c.hour
+            key_to_id[(c.kind, cc.index_of[c.a], b)] = c.id
+        shapes: dict[str, list[str]] = {}
+        for sentence in cc.spec.skeleton:
+            for part in sentence_from_json(sentence).parts:
+                for atom, shape in shaped_atoms(part):
+                    cid = key_to_id.get(atom)
+                    if cid is not None:
+                        shapes.setdefault(cid, []).append(shape)
+        return shapes

@@ -231,3 +231,47 @@ def count_expansions(extended: bool = False) -> dict[str, int]:
         shapes += 2 * np_shapes * np_shapes
         words += 2 * sc * len(V.VP_NONE) * len(V.VP_NONE_SUBORDINATE) * words_np() * words_np()
     return {"sub_sentence_shapes": shapes, "with_terminal_words": words, "conjunctions": len(V.CONJUNCTIONS)}
+
+
+# ---------------------------------------------------------------------------
+# Which production stated each atom (for error anatomy)
+# ---------------------------------------------------------------------------
+
+
+def _rel_shape(rel: Relative) -> str:
+    arrow = "<" if rel.before else ">"
+    if isinstance(rel.obj, Time):
+        return f"..., which VP0 P{arrow} hh:00"
+    return f"..., which VP{arrow} O" if rel.prep is None else f"..., which VP0 P{arrow} O"
+
+
+def shaped_atoms(part: SubSentence) -> list[tuple[Atom, str]]:
+    """``derive_part``'s atoms, each with the shape of the phrase that stated it,
+    e.g. "P< O, S VP0" (a preposition-first clause saying "before")."""
+    out: list[tuple[Atom, str]] = []
+
+    def add(shape: str, fill) -> None:
+        atoms: list[Atom] = []
+        fill(atoms)
+        out.extend((a, shape) for a in atoms)
+
+    def rel(np: NounPhrase) -> None:
+        if np.rel is not None:
+            add(_rel_shape(np.rel), lambda acc: _phrase_atoms(np, acc))
+
+    arrow = "<" if part.before else ">"
+    if isinstance(part, Clause):
+        rel(part.subj)
+        if isinstance(part.obj, Time):
+            shape = f"S VP0 P{arrow} hh:00" if part.form == 2 else f"P{arrow} hh:00, S VP0"
+            add(shape, lambda acc: _relate(part.subj.group, part.before, part.obj, acc))
+        else:
+            shape = {1: f"S VP{arrow} O", 2: f"S VP0 P{arrow} O", 3: f"P{arrow} O, S VP0"}[part.form]
+            add(shape, lambda acc: _relate(part.subj.group, part.before, part.obj.group, acc))
+            rel(part.obj)
+    else:
+        rel(part.main)
+        rel(part.sub)
+        shape = f"S VP0 SC{arrow} S' VP0" if part.form == 1 else f"SC{arrow} S' VP0, S VP0"
+        add(shape, lambda acc: _relate(part.main.group, part.before, part.sub.group, acc))
+    return out

@@ -1,0 +1,34 @@
+import json
+import subprocess
+
+from planprobe import run_suite
+from planprobe.analysis.anatomy import anatomy
+from planprobe.runner.store import RunStore
+from planprobe.suites.constraints.grammar import sentence_from_json, shaped_atoms
+
+from helpers import cases, planprobe_cmd
+
+
+def test_anatomy_of_an_oracle_run_and_a_faulty_run(tmp_path):
+    suite = cases(80, seed=21, actions=(3, 5))
+    run_suite(suite, "oracle", tmp_path / "oracle")
+    run_suite(suite, "faulty:swap", tmp_path / "swap")
+    a = anatomy([("oracle", RunStore(tmp_path / "oracle")), ("swap", RunStore(tmp_path / "swap"))]).to_json()
+    by_run = {r["run"]: r for r in a["runs"]}
+    assert by_run["oracle"]["passed"] == 80 and by_run["oracle"]["error_distribution"] == {}
+    assert by_run["swap"]["error_distribution"] == {"order_error": 1.0}
+    # every stated constraint is counted once per run that ran its case
+    stated = sum(len(shaped_atoms(p)) for c in suite for s in c.spec["skeleton"] for p in sentence_from_json(s).parts)
+    assert sum(r["stated"] for r in a["constraint_shapes"]) == 2 * stated
+    assert sum(r["violated"] for r in a["constraint_shapes"]) >= 80  # each swap violates at least one
+    assert sum(t["cases"] for t in a["by_actions"].values()) == 160
+
+
+def test_anatomy_cli(tmp_path):
+    suite = cases(20, seed=2)
+    run_suite(suite, "random", tmp_path / "r")
+    out = subprocess.run(planprobe_cmd() + ["anatomy", str(tmp_path / "r"), "--json"], capture_output=True, text=True)
+    data = json.loads(out.stdout)
+    assert data["runs"][0]["cases"] == 20 and data["constraint_shapes"]
+    text = subprocess.run(planprobe_cmd() + ["anatomy", str(tmp_path / "r")], capture_output=True, text=True)
+    assert text.returncode == 0 and "constraint phrasings" in text.stdout

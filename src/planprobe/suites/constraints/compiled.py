@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ...errors import PlanprobeError
 from ...schema import Case
 from .solver import OrderClosure, predecessors, schedule
 from .spec import RESTART_TOOL, ConstraintSpec, parse_spec
@@ -110,7 +111,12 @@ class CompiledCase:
 
 
 def compiled(case: Case) -> CompiledCase:
-    return case.derived(
-        "constraints.compiled",
-        lambda c: CompiledCase(parse_spec(c), {t.name: t.parameters for t in c.tools}, c.task),
-    )
+    return case.derived("constraints.compiled", _compile)
+
+
+def _compile(case: Case) -> CompiledCase:
+    try:
+        spec = parse_spec(case)
+    except PlanprobeError as exc:
+        raise PlanprobeError(f"case {case.id!r}: {exc}") from None
+    return CompiledCase(spec, {t.name: t.parameters for t in case.tools}, case.task)

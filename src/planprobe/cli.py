@@ -108,30 +108,42 @@ def generate_constraints(
 # ---------------------------------------------------------------------------
 
 
-def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency: int, trials: int,
-                  max_iterations: int, timeout: float, seed: int, quiet: bool, model_spec: Optional[str] = None,
-                  model_options=None, params=None) -> None:
+def prepare_agent(agent_name: Optional[str], model_spec: Optional[str], model_options, params, seed: int,
+                  check_first=lambda: None):
+    """The agent (and its model, if it needs one) for --agent/--model, checking the
+    options before ``check_first`` (e.g. reading a suite) and before loading a model."""
     from .agents import MODEL_AGENTS, make_agent
-    from .environment import Limits
-    from .runner.engine import RunConfig, open_run, run_pending
-    from .suites.io import load_suite
 
-    if concurrency < 1 or trials < 1 or max_iterations < 1 or timeout <= 0:
-        raise PlanprobeError("--concurrency, --trials and --max-iterations must be at least 1, --timeout above 0")
     agent_name = agent_name or ("tools" if model_spec else "oracle")
     uses_model = agent_name in MODEL_AGENTS
     if model_spec and not uses_model:
         raise PlanprobeError(f"--model is used by the tools and react agents, not by --agent {agent_name}")
     if uses_model and not model_spec:
         raise PlanprobeError(f"--agent {agent_name} needs a model: add --model local or --model openai:<model>")
-    agent = None if uses_model else make_agent(agent_name, seed)  # check the name before reading the suite
-    cases = load_suite(suite)
+    agent = None if uses_model else make_agent(agent_name, seed)  # check the name before anything else
+    check_first()
     model = None
     if uses_model:
         from .models import make_model
 
         model = make_model(model_spec, model_options)  # loading a local model takes a moment: after the checks
         agent = make_agent(agent_name, seed, model=model, params=params)
+    return agent_name, agent, model
+
+
+def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency: int, trials: int,
+                  max_iterations: int, timeout: float, seed: int, quiet: bool, model_spec: Optional[str] = None,
+                  model_options=None, params=None) -> None:
+    from .environment import Limits
+    from .runner.engine import RunConfig, open_run, run_pending
+    from .suites.io import load_suite
+
+    if concurrency < 1 or trials < 1 or max_iterations < 1 or timeout <= 0:
+        raise PlanprobeError("--concurrency, --trials and --max-iterations must be at least 1, --timeout above 0")
+    loaded: list = []
+    agent_name, agent, model = prepare_agent(agent_name, model_spec, model_options, params, seed,
+                                             check_first=lambda: loaded.extend(load_suite(suite)))
+    cases = loaded
     config = RunConfig(agent=agent_name, model=model.name if model else None, trials=trials, concurrency=concurrency,
                        limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed,
                        model_params=_params_identity(params) if model else "")
@@ -402,6 +414,67 @@ def anatomy(
     for row in data["constraint_shapes"][:top]:
         t.add_row(escape(row["shape"]), str(row["stated"]), str(row["violated"]), f"{100 * row['violation_rate']:.1f}%")
     out_console.print(t)
+
+
+@app.command()
+def sweep(
+    out: Path = typer.Option(..., "--out", help="Sweep directory (suites and one run per action count); resumable."),
+    agent: Optional[str] = typer.Option(None, help="As for 'run' (default: tools with --model, else oracle)."),
+    model: Optional[str] = typer.Option(None, help="local or openai:<model>, as for 'run'."),
+    base_url: Optional[str] = typer.Option(None, help="Endpoint for openai:<model>."),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key."),
+    tool_results_as: str = typer.Option("tool", help="'tool' or 'user' (see 'run --help')."),
+    temperature: float = typer.Option(0.0, help="Sampling temperature."),
+    max_tokens: int = typer.Option(512, help="Max tokens per model reply."),
+    cache: bool = typer.Option(True, help="Record/replay model calls."),
+    extended: bool = typer.Option(False, help="Sweep the extended mode (time windows, durations)."),
+    k: int = typer.Option(20, help="Cases per n are k * C(n, 2) (the seed's k = 20) ..."),
+    cap: int = typer.Option(300, help="... capped at this many per n (the seed's 300)."),
+    threshold: float = typer.Option(0.2, help="Stop at the first n whose success rate is below this (0.2 = 20%)."),
+    start: int = typer.Option(2, help="First action count."),
+    stop: Optional[int] = typer.Option(None, help="Last action count to try (default 20; 12 extended)."),
+    concurrency: int = typer.Option(8, help="Cases run at the same time."),
+    max_iterations: int = typer.Option(50, help="Per-case iteration limit."),
+    timeout: float = typer.Option(180.0, help="Per-case time limit in seconds."),
+    seed: int = typer.Option(0, help="Seed for the suites, agent and model."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress output."),
+) -> None:
+    """Capability sweep: raise the number of actions until success falls below the threshold."""
+    from .analysis.sweep import run_sweep
+    from .environment import Limits
+    from .models import ModelOptions
+    from .models.base import ChatParams
+    from .runner.engine import RunConfig
+
+    if not 0 < threshold <= 1 or k < 1 or cap < 1 or start < 2:
+        raise PlanprobeError("--threshold must be in (0, 1], --k and --cap at least 1, --start at least 2")
+    params = ChatParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
+    options = ModelOptions(base_url=base_url, api_key_env=api_key_env, tool_result_role=tool_results_as, cache=cache)
+    agent_name, agent_obj, model_obj = prepare_agent(agent, model, options, params, seed)
+    config = RunConfig(agent=agent_name, model=model_obj.name if model_obj else None, concurrency=concurrency,
+                       limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed,
+                       model_params=_params_identity(params) if model_obj else "")
+
+    def on_point(p) -> None:
+        if not quiet:
+            lo, hi = p.ci95
+            err_console.print(f"n={p.actions:<3} {p.cases:>4} cases  success {100 * p.rate:5.1f}% "
+                              f"[{100 * lo:.1f}-{100 * hi:.1f}]" + (f"  ({p.infra} infra)" if p.infra else ""))
+
+    try:
+        result = run_sweep(out, agent_obj, config, extended=extended, k=k, cap=cap, threshold=threshold, start=start,
+                           stop=stop, seed=seed, on_point=on_point)
+    finally:
+        if model_obj is not None:
+            asyncio.run(model_obj.aclose())
+    if as_json:
+        print(json.dumps(result.to_json(), indent=2, sort_keys=True))
+    else:
+        out_console.print(
+            f"planning limit: n = {result.limit} (success >= {100 * threshold:g}%)"
+            + (f"; first below at n = {result.stopped_below}" if result.stopped_below else "")
+            if result.limit is not None else f"success was below {100 * threshold:g}% from n = {start}")
 
 
 # ---------------------------------------------------------------------------

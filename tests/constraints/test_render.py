@@ -1,6 +1,6 @@
 import re
 
-from planprobe.suites.constraints.grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, Time
+from planprobe.suites.constraints.grammar import Clause, NounPhrase, Relative, Sentence
 from planprobe.suites.constraints.reader import split_sentences, requirement_of
 from planprobe.suites.constraints.render import render_sentence
 

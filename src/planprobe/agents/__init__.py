@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from ..errors import PlanprobeError
 from ..suites.registry import families
 from .base import Agent

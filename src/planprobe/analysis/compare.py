@@ -188,7 +188,7 @@ def junit_xml(result: GateResult) -> str:
     c = result.comparison
     cases = []
     failures = 0 if result.passed else 1
-    gate_case = f'<testcase classname="planprobe.gate" name="pass-rate">'
+    gate_case = '<testcase classname="planprobe.gate" name="pass-rate">'
     if not result.passed:
         gate_case += f"<failure message={quoteattr(result.reason)}>{escape(json.dumps(c.to_json()))}</failure>"
     cases.append(gate_case + "</testcase>")

@@ -21,7 +21,6 @@ constraints that, with what the agent executed, admits no valid plan.
 
 from __future__ import annotations
 
-from typing import Optional
 
 from ...schema import Case, ErrorClass, OracleKind, Trace, TraceStatus, Verdict, sort_errors
 from ...tool_args import parse_arguments, validate_arguments

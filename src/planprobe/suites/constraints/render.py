@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Sequence, Union
 
 from . import vocabulary as V
-from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time
+from .grammar import Clause, NounPhrase, Relative, Sentence, SubSentence, Time
 
 
 def group_text(group: Sequence[int], names: Sequence[str]) -> str:

@@ -477,6 +477,69 @@ def sweep(
             if result.limit is not None else f"success was below {100 * threshold:g}% from n = {start}")
 
 
+@app.command()
+def dissect(
+    run_dir: Path = typer.Argument(..., help="A run whose failed cases to dissect."),
+    agent: Optional[str] = typer.Option(None, help="The run's agent (default: the one recorded in the run)."),
+    model: Optional[str] = typer.Option(None, help="The run's model: local or openai:<model>."),
+    base_url: Optional[str] = typer.Option(None, help="Endpoint for openai:<model>."),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key."),
+    tool_results_as: str = typer.Option("tool", help="'tool' or 'user' (see 'run --help')."),
+    temperature: float = typer.Option(0.0, help="Sampling temperature."),
+    max_tokens: int = typer.Option(512, help="Max tokens per model reply."),
+    cache: bool = typer.Option(True, help="Record/replay model calls."),
+    k: int = typer.Option(3, help="Mutants tried per stage (Terminal, Topic, Structure)."),
+    limit: Optional[int] = typer.Option(None, help="Dissect only the first N failed cases."),
+    max_iterations: int = typer.Option(50, help="Per-case iteration limit."),
+    timeout: float = typer.Option(180.0, help="Per-case time limit in seconds."),
+    seed: int = typer.Option(0, help="Seed for the mutations, agent and model."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
+) -> None:
+    """Error dissection (Alg. 2): root causes of the failed cases — Probability, Terminal,
+    Topic, Structure or Constraint. Results go to RUN_DIR/dissect.jsonl as each case is settled."""
+    from .analysis.dissect import CAUSES, dissect_run
+    from .environment import Limits
+    from .models import ModelOptions
+    from .models.base import ChatParams
+    from .runner.engine import RunConfig
+    from .runner.store import RunStore
+
+    store = RunStore(run_dir)
+    meta = store.meta()
+    store.close()
+    agent = agent or meta.get("agent")
+    recorded = meta.get("model") or None
+    if model is None and recorded:
+        if recorded.startswith("local:"):
+            model = "local"
+        else:
+            raise PlanprobeError(f"the run used model {recorded}: pass it with --model (and --base-url if needed)")
+    params = ChatParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
+    options = ModelOptions(base_url=base_url, api_key_env=api_key_env, tool_result_role=tool_results_as, cache=cache)
+    agent_name, agent_obj, model_obj = prepare_agent(agent, model, options, params, seed)
+    config = RunConfig(agent=agent_name, model=model_obj.name if model_obj else None,
+                       limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed)
+
+    def on_case(row) -> None:
+        if not as_json:
+            err_console.print(f"{row['case_id']}: {row['cause']} ({len(row['attempts'])} re-runs)")
+
+    try:
+        counts = dissect_run(run_dir, agent_obj, config, k=k, limit=limit, seed=seed, on_case=on_case)
+    finally:
+        if model_obj is not None:
+            asyncio.run(model_obj.aclose())
+    total = sum(counts.values())
+    data = {"cases": total, "causes": {c: counts.get(c, 0) for c in CAUSES},
+            "shares": {c: round(counts.get(c, 0) / total, 6) if total else 0.0 for c in CAUSES}}
+    if as_json:
+        print(json.dumps(data, indent=2, sort_keys=True))
+        return
+    out_console.print(f"root causes of {total} failed cases (seed Tables 4 and 7):")
+    for c in CAUSES:
+        out_console.print(f"  {c:<12} {data['causes'][c]:>5}  {100 * data['shares'][c]:5.1f}%")
+
+
 # ---------------------------------------------------------------------------
 # grammar, demo
 # ---------------------------------------------------------------------------

@@ -44,6 +44,10 @@ def _bad(tmp_path):
         (["generate", "constraints", "--actions", "1", "-o", "x.jsonl"], "at least 2 actions"),
         (["generate", "constraints", "--actions", "3-30", "-o", "x.jsonl"], "more actions than"),
         (["generate", "constraints", "--actions", "three", "-o", "x.jsonl"], "expected a number or a range"),
+        (["generate", "constraints", "--max-sentences", "0", "-o", "x.jsonl"], "--max-sentences 0: must be between"),
+        (["generate", "constraints", "--max-sentences", "500", "-o", "x.jsonl"], "--max-sentences 500"),
+        (["generate", "constraints", "--max-iterations", "0", "-o", "x.jsonl"], "--max-iterations 0: must be"),
+        (["generate", "constraints", "--style", "pdoctor", "-o", "x.jsonl"], "--style 'pdoctor': unknown style"),
         (["run", "bad.jsonl", "--out", "r"], "bad.jsonl:1: not valid JSON"),
         (["run", "badcase.jsonl", "--out", "r"], "field 'spec.mode'"),
         (["run", "nofamily.jsonl", "--out", "r"], "unknown case family 'chess'"),
@@ -72,7 +76,7 @@ def test_missing_required_option_is_a_usage_error_not_a_traceback(tmp_path):
 
 def test_grammar_reports_expansion_counts():
     r = pp("grammar")
-    assert r.returncode == 0 and "basic" in r.stdout and "250" in r.stdout
+    assert r.returncode == 0 and "basic" in r.stdout and "130" in r.stdout
 
 
 def test_demo_runs_end_to_end_offline(tmp_path):

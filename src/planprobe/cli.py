@@ -78,8 +78,16 @@ def generate_constraints(
     n: int = typer.Option(100, "--n", help="Number of cases."),
     seed: int = typer.Option(0, help="Seed; the same seed gives a byte-identical suite."),
     extended: bool = typer.Option(False, help="Extended mode: time windows, durations, start_time, restarts."),
-    max_sentences: int = typer.Option(3, help="Max sentences per requirement (N in Alg. 1)."),
-    max_iterations: int = typer.Option(20, help="Max candidate sentences tried per sentence (K in Alg. 1)."),
+    max_sentences: Optional[int] = typer.Option(
+        None, help="Max sentences per requirement (N in Alg. 1; 1-100). Default: |A|-1 (more above |A| = 9), "
+                   "enough for every action to be constrained."),
+    max_iterations: int = typer.Option(20, help="Max candidate sentences tried per sentence (K in Alg. 1; "
+                                                "1-10000)."),
+    allow_unconstrained: bool = typer.Option(False, help="Keep requirements that leave some action unconstrained "
+                                                         "(by default every action is linked to the others)."),
+    style: str = typer.Option("planprobe", help="planprobe (task list, defined terms, planprobe's error classes) "
+                                                "| paper (PDoctor's own templates, tools and error classes); "
+                                                "see docs/constraints.md."),
     max_duration: int = typer.Option(3, help="Extended mode: task durations are 1..this many hours."),
     topic: Optional[str] = typer.Option(None, help="Use only this job of the lexicon as topic."),
     lexicon: Optional[Path] = typer.Option(None, help="A lexicon file to use instead of the embedded one."),
@@ -102,7 +110,7 @@ def generate_constraints(
 
     opts = ConstraintSuiteOptions(
         actions=parse_range(actions), n=n, seed=seed, extended=extended, max_duration=max_duration,
-        topic=topic, lexicon=load_lexicon(lexicon),
+        topic=topic, lexicon=load_lexicon(lexicon), style=style, allow_unconstrained=allow_unconstrained,
         synthesis=SynthesisOptions(max_sentences=max_sentences, max_iterations=max_iterations),
     )
     opts.check()
@@ -281,7 +289,7 @@ def run(
 
 def show_run(run_dir: Path, as_json: bool) -> None:
     from .analysis.summary import summarize
-    from .report.table import summary_table
+    from .report.table import difficulty_table, summary_table
     from .runner.store import RunStore
 
     from .analysis.robustness import robustness, robustness_lines
@@ -299,6 +307,9 @@ def show_run(run_dir: Path, as_json: bool) -> None:
         print(json.dumps(data, indent=2, sort_keys=True))
     else:
         out_console.print(summary_table(summary))
+        extra = difficulty_table(summary)
+        if extra is not None:
+            out_console.print(extra)
         for line in robustness_lines(robust):
             out_console.print(line, highlight=False)
 

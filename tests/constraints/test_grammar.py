@@ -29,7 +29,7 @@ def test_time_objects_bound_start_or_end():
                  (0,))
     assert derive(s) == [("end_le", 0, 15), ("start_ge", 1, 10)]
     text, _ = render_sentence(s, NAMES)
-    assert text == "Cutting hair happens before 15:00; after 10:00, washing hair happens."
+    assert text == "Cutting hair ends by 15:00; at or after 10:00, washing hair starts."
 
 
 def test_multi_clauses_relate_main_to_sub_in_both_forms():
@@ -49,7 +49,8 @@ def test_skeleton_json_round_trip():
 
 
 def test_expansion_count_matches_a_brute_force_enumeration():
-    # enumerate sub-sentence shapes directly from the productions and compare
+    # enumerate sub-sentence shapes directly from the productions and compare; fronted objects
+    # and subordinate subjects carry no relative clause
     def np_shapes(extended):
         rels = [None] + [(k, b) for k in (["vp", "pp"] + (["pt"] if extended else [])) for b in (0, 1)]
         return rels
@@ -58,19 +59,20 @@ def test_expansion_count_matches_a_brute_force_enumeration():
         shapes = set()
         for before in (0, 1):
             for form in (1, 2, 3):
-                for rs, ro in itertools.product(np_shapes(extended), repeat=2):
+                objects = np_shapes(extended) if form != 3 else [None]
+                for rs, ro in itertools.product(np_shapes(extended), objects):
                     shapes.add(("c", form, before, rs, ro))
                 if extended and form in (2, 3):
                     for rs in np_shapes(extended):
                         shapes.add(("ct", form, before, rs))
             for form in (1, 2):
-                for rs, ro in itertools.product(np_shapes(extended), repeat=2):
-                    shapes.add(("m", form, before, rs, ro))
+                for rs in np_shapes(extended):
+                    shapes.add(("m", form, before, rs, None))
         counts = count_expansions(extended)
         assert counts["sub_sentence_shapes"] == len(shapes)
         assert counts["with_terminal_words"] > counts["sub_sentence_shapes"] * 7
         assert counts["conjunctions"] == len(V.CONJUNCTIONS)
-    assert count_expansions(False)["sub_sentence_shapes"] == 250
+    assert count_expansions(False)["sub_sentence_shapes"] == 130
 
 
 def test_shaped_atoms_are_exactly_derive_part_with_labels():

@@ -15,7 +15,8 @@ def _terminal_phrases() -> set[tuple[str, ...]]:
                 words = tuple(re.findall(r"[a-z]+", text))
                 if words:
                     phrases.add(words)
-    phrases.add((V.RELATIVE,))
+    for marker in V.RELATIVE_MARKERS.values():
+        phrases.add(tuple(marker.split()))
     phrases.add(("and",))
     return phrases
 
@@ -60,3 +61,8 @@ def test_lexicon_errors_name_the_line():
         parse_lexicon("## Job\ndoing things\ndoing things\n", "my.txt")
     with pytest.raises(PlanprobeError, match="at least 2 activities"):
         parse_lexicon("## Job\ndoing things\n", "my.txt")
+
+
+def test_an_activity_using_a_relation_word_is_refused_with_its_line():
+    with pytest.raises(PlanprobeError, match=r"my.txt:3: activity 'checking alarms before opening' contains 'before'"):
+        parse_lexicon("## Job\ndoing things\nchecking alarms before opening\n", "my.txt")

@@ -14,7 +14,7 @@ S, C, W = (n.replace(" ", "_") for n in NAMES)
 
 # "Sanitizing tools comes before cutting hair, which comes before washing hair."
 CHAIN = Sentence((Clause(1, True, NounPhrase((0,)), NounPhrase((1,), Relative(True, (2,), 0, None)), 0),), ())
-# "Washing hair happens after 10:00." and "Cutting hair happens before 12:00."
+# "Washing hair starts at or after 10:00; cutting hair ends by 12:00."
 WINDOWS = Sentence((Clause(2, False, NounPhrase((2,)), Time(10), 0, 0),
                     Clause(2, True, NounPhrase((1,)), Time(12), 0, 0)), (0,))
 
@@ -128,7 +128,7 @@ def test_extended_window_violations_are_order_errors():
     case = extended_case()
     v = play(case, [(S, {"start_time": 6}), (C, {"start_time": 8}), (W, {"start_time": 9})])
     assert v.errors == ["order_error"]
-    assert "must start at 10:00 or later" in v.evidence[0].text and '"Washing hair happens after 10:00"' in v.evidence[0].text
+    assert "must start at 10:00 or later" in v.evidence[0].text and '"Washing hair starts at or after 10:00"' in v.evidence[0].text
     v = play(case, [(S, {"start_time": 9}), (C, {"start_time": 12}), (W, {"start_time": 13})])
     assert v.errors == ["order_error"] and "must end by 12:00" in v.evidence[0].text
 

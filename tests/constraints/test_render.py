@@ -11,20 +11,31 @@ NAMES = ["cutting hair", "washing hair", "booking appointments", "sanitizing too
 
 def test_plural_subjects_take_plural_verbs():
     s = Sentence((Clause(1, True, NounPhrase((0, 1)), NounPhrase((2,)), 3),), ())
-    assert render_sentence(s, NAMES)[0] == "Cutting hair and washing hair are done ahead of booking appointments."
+    assert render_sentence(s, NAMES)[0] == \
+        "Cutting hair and washing hair are carried out ahead of booking appointments."
     s = Sentence((Clause(1, True, NounPhrase((0,)), NounPhrase((1, 2, 3)), 3),), ())
     assert render_sentence(s, NAMES)[0] == \
-        "Cutting hair is done ahead of washing hair, booking appointments and sanitizing tools."
+        "Cutting hair is carried out ahead of washing hair, booking appointments and sanitizing tools."
 
 
 def test_relative_clauses_are_set_off_by_commas_that_merge_with_following_punctuation():
     rel = Relative(True, (3,), 0, None)
-    s = Sentence((Clause(3, False, NounPhrase((0,)), NounPhrase((1,), rel), 0, 0),
+    s = Sentence((Clause(2, False, NounPhrase((0,)), NounPhrase((1,), rel), 0, 0),
                   Clause(1, True, NounPhrase((2,), rel), NounPhrase((1,)), 1)), (1,))
     assert render_sentence(s, NAMES)[0] == (
-        "After washing hair, which comes before sanitizing tools, cutting hair happens, and booking "
+        "Cutting hair happens after washing hair, which comes before sanitizing tools, and booking "
         "appointments, which comes before sanitizing tools, precedes washing hair."
     )
+
+
+def test_a_relative_clause_on_a_group_names_the_group():
+    both = Sentence((Clause(1, True, NounPhrase((0, 1), Relative(False, (3,), 0, None)), NounPhrase((2,)), 0),), ())
+    assert render_sentence(both, NAMES)[0] == (
+        "Cutting hair and washing hair, both of which come after sanitizing tools, come before booking appointments."
+    )
+    three = Sentence((Clause(1, False, NounPhrase((3,)), NounPhrase((0, 1, 2), Relative(True, (3,), 1, None)), 0),),
+                     ())
+    assert render_sentence(three, NAMES)[0].endswith("all three of which precede sanitizing tools.")
 
 
 def test_generated_requirements_are_well_formed_english():

@@ -54,8 +54,10 @@ def test_oracle_passes_every_stepwise_case(mode, k):
 # the random agent's pass-rate ceilings. A random continuation of a basic case's prefix
 # (the remaining actions in random order) is right about half the time: few constraints
 # bind the next step or two (measured on 200 cases: 0.53 / 0.47 / 0.44 for k = 1 / 2 / 3);
-# whole plans and timed steps almost never are (0.02-0.07). See docs/protocols.md.
-RANDOM_CEILING = {("holistic", "basic"): 0.2, ("holistic", "extended"): 0.2,
+# whole plans and timed steps rarely are: on 400 cases (|A| 2-7 basic, 2-6 timed) a random
+# whole plan passed 15.5% of basic and 11% of timed cases, the timed next two steps 7%
+# (cases with 2-3 actions carry only 1-3 constraints since N grows with |A|). See docs/protocols.md.
+RANDOM_CEILING = {("holistic", "basic"): 0.3, ("holistic", "extended"): 0.2,
                   ("stepwise", "basic"): 0.65, ("stepwise", "extended"): 0.2}
 
 

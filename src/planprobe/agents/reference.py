@@ -78,7 +78,9 @@ class FaultyAgent:
     async def __call__(self, case: Case, env: Environment) -> Optional[str]:
         family = get_family(case.family)
         env.trace.meta["fault"] = self.fault
-        env.trace.meta["expected_error"] = family.faults.get(self.fault)
+        fault_class = getattr(family, "fault_class", None)
+        env.trace.meta["expected_error"] = (fault_class(case, self.fault) if fault_class
+                                            else family.faults.get(self.fault))
         if self.fault == "stall":  # think forever without acting
             env.trace.meta["fault_injected"] = True
             while True:

@@ -50,6 +50,9 @@ class RunSummary:
     by_actions: dict[int, Tally]
     by_topic: dict[str, Tally]
     usage: dict[str, float] = field(default_factory=dict)
+    # per action count, the mean of each other difficulty measure over the suite's cases
+    # (constraints, restatements, unconstrained actions, words …)
+    difficulty: dict[int, dict[str, float]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out = self.overall.to_json()
@@ -63,6 +66,7 @@ class RunSummary:
             "suite": self.meta.get("suite"),
             "by_actions": {str(k): t.to_json() for k, t in sorted(self.by_actions.items())},
             "by_topic": {k: t.to_json() for k, t in sorted(self.by_topic.items())},
+            "difficulty_by_actions": {str(k): v for k, v in sorted(self.difficulty.items())},
             "usage": self.usage,
         })
         return out
@@ -96,4 +100,20 @@ def summarize(store: RunStore) -> RunSummary:
     return RunSummary(
         meta=meta, suite_cases=len(metas), trials=trials, overall=overall, infra=infra,
         pending=len(metas) * trials - done, by_actions=dict(by_actions), by_topic=dict(by_topic), usage=usage,
+        difficulty=_difficulty_means(metas.values()),
     )
+
+
+def _difficulty_means(metas) -> dict[int, dict[str, float]]:
+    sums: dict[int, Counter] = defaultdict(Counter)
+    counts: Counter = Counter()
+    for m in metas:
+        d = m.difficulty
+        if "actions" not in d:
+            continue
+        n = int(d["actions"])
+        counts[n] += 1
+        for key, value in d.items():
+            if key != "actions" and isinstance(value, (int, float)):
+                sums[n][key] += value
+    return {n: {k: round(v / counts[n], 2) for k, v in sorted(sums[n].items())} for n in sorted(sums)}

@@ -135,6 +135,25 @@ def read_root_causes(run_dir: Path) -> dict[str, str]:
     return causes
 
 
+MAX_POINTS = 12  # an axis with more distinct values (e.g. words) is binned into this many ranges
+
+
+def _binned(tallies: dict[float, Tally]) -> dict[float, Tally]:
+    """At most MAX_POINTS points: equal-width ranges, each drawn at its lower end."""
+    if len(tallies) <= MAX_POINTS:
+        return tallies
+    lo, hi = min(tallies), max(tallies)
+    width = (hi - lo) / MAX_POINTS
+    out: dict[float, Tally] = defaultdict(Tally)
+    for x, t in tallies.items():
+        edge = lo + width * min(MAX_POINTS - 1, int((x - lo) / width))
+        b = out[round(edge)]
+        b.cases += t.cases
+        b.passed += t.passed
+        b.errors.update(t.errors)
+    return out
+
+
 def _curves(rows: list[dict[str, Any]], cases: dict[str, dict[str, Any]]) -> list[Curve]:
     by_axis: dict[str, dict[float, Tally]] = defaultdict(lambda: defaultdict(Tally))
     for r in rows:
@@ -145,7 +164,7 @@ def _curves(rows: list[dict[str, Any]], cases: dict[str, dict[str, Any]]) -> lis
                 by_axis[axis][value].add(r["passed"], r["error"])
     curves = []
     for axis in sorted(by_axis):
-        tallies = by_axis[axis]
+        tallies = _binned(by_axis[axis])
         if len(tallies) < 2:
             continue  # one value is not a curve
         points = []

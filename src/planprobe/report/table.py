@@ -21,6 +21,25 @@ def _errors(t: Tally) -> str:
     return ", ".join(f"{k} {v}" for k, v in t.errors.most_common()) or "-"
 
 
+# difficulty measures shown per action count (means over the suite's cases), when the family records them
+DIFFICULTY_COLUMNS = {"constraints": "constraints", "restatements": "restated", "unconstrained": "unconstrained",
+                      "words": "words"}
+
+
+def difficulty_table(summary: RunSummary) -> Optional[Table]:
+    """Per action count, the mean of each difficulty measure the cases record; None if none do."""
+    shown = [key for key in DIFFICULTY_COLUMNS if any(key in d for d in summary.difficulty.values())]
+    if not shown:
+        return None
+    table = Table(title="difficulty per case (means)", title_justify="left")
+    table.add_column("actions", justify="right")
+    for key in shown:
+        table.add_column(DIFFICULTY_COLUMNS[key], justify="right")
+    for k, d in sorted(summary.difficulty.items()):
+        table.add_row(str(k), *[f"{d[key]:.1f}" if key in d else "-" for key in shown])
+    return table
+
+
 def summary_table(summary: RunSummary, title: Optional[str] = None) -> Table:
     agent = summary.meta.get("agent", "?")
     model = summary.meta.get("model")

@@ -22,6 +22,7 @@ class CompiledCase:
         self.task = task
         self.tool_params = tool_params or {}  # tool name -> JSON schema of its arguments
         self.extended = spec.extended
+        self.paper = spec.paper
         self.horizon = spec.horizon
         self.n = len(spec.actions)
         self.ids = [a.id for a in spec.actions]

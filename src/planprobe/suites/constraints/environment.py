@@ -24,6 +24,9 @@ RESTART_GRANTED = (
 )
 
 
+PAPER_RESTART_GRANTED = "Permission granted. Start over."
+
+
 def hours(d: int) -> str:
     return f"{d} hour" if d == 1 else f"{d} hours"
 
@@ -37,13 +40,15 @@ class ConstraintEnvironment(Environment):
         cc = self.compiled
         if cc.extended and name == RESTART_TOOL:
             self.restart()
-            return RESTART_GRANTED, None
+            return (PAPER_RESTART_GRANTED if cc.paper else RESTART_GRANTED), None
         i = cc.tool_index[name]
         title = capitalise(cc.names[i])
         if not cc.extended:
             return f"{title} has been done.", None
         start = int(args["start_time"])
         d = cc.durations[i]
+        if cc.paper:  # the seed's tool (Fig. 7b) reveals the duration only
+            return f"{title} takes {hours(d)}.", None
         return (
             f"{title} took {hours(d)}: it started at {format_hour(start)} and ended at {format_hour(start + d)}.",
             None,

@@ -19,6 +19,10 @@ class ConstraintFamily:
     name = FAMILY
     faults = plans.FAULTS
 
+    def fault_class(self, case: Case, fault: str) -> Optional[str]:
+        """The class an injected fault must be reported as: the paper's style has no Repeated Action."""
+        return (plans.PAPER_FAULTS if compiled(case).paper else plans.FAULTS).get(fault)
+
     def validate(self, case: Case) -> None:
         check_spec(case, parse_spec(case))
 

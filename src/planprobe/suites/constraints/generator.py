@@ -8,6 +8,7 @@ and cases can be produced in any order or in parallel.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import Iterator, Optional
@@ -17,11 +18,14 @@ from ...schema import Case, CaseMeta, ToolSpec
 from ..parallel import auto_workers, ordered_chunks
 from .grammar import derive_part, sentence_to_json
 from .lexicon import Lexicon, default_lexicon, tool_name
+from .reader import reader_for, requirement_of
 from .render import capitalise, render_sentence
 from .solver import HORIZON
-from .spec import FAMILY, RESTART_TOOL, SPEC_VERSION
-from .synthesis import SynthesisOptions, synthesize
+from .spec import FAMILY, RESTART_TOOL, SPEC_VERSION, STYLES
+from .synthesis import MAX_ITERATIONS_LIMIT, MAX_SENTENCES_LIMIT, SynthesisOptions, connectivity, synthesize
 
+# planprobe's templates: the seed's (Fig. 5a, 7a) plus the task list, how tasks are run, and
+# what the requirement's relations mean, so the text has one reading.
 BASIC_TEMPLATE = (
     "You need to execute all the tasks one by one in the correct order that meets the requirement. "
     "Each task can only be executed once. Each task is carried out by calling the tool of the same name.\n"
@@ -34,16 +38,41 @@ EXTENDED_TEMPLATE = (
     "requirement. Note that all tasks should only be executed once. Each task is carried out by calling the "
     "tool of the same name with its start time. Start all tasks within the range of [0, 23]; every task must "
     "end by 24:00, and a task may only start once the previous task has ended. Each task will take one or more "
-    "hours to finish. The consumption of time will be revealed after the task is done. A requirement such as "
-    "\"before 15:00\" means the task must have ended by 15:00; \"after 10:00\" means it must start at 10:00 or "
-    "later. If you realize that the requirement has already been unsatisfied after completing several tasks, "
-    "you must ask for a restart by calling {restart}. After permission is granted, you will have to start "
-    "over, then adjust your strategy to correct the discovered mistake.\n"
+    "hours to finish. The consumption of time will be revealed after the task is done. A task that comes "
+    "before another must have ended by the time the other starts. A requirement such as \"must be completed "
+    "by 15:00\" means the task must have ended at 15:00 or earlier; \"begins no earlier than 10:00\" means "
+    "it must start at 10:00 or later. If you realize that the requirement has already been unsatisfied after "
+    "completing several tasks, you must ask for a restart by calling {restart}. After permission is granted, "
+    "you will have to start over, then adjust your strategy to correct the discovered mistake.\n"
     "The tasks are: {tasks}.\n"
     "Here is the requirement:\n{requirement}"
 )
 
+# The seed's own templates, word for word (Fig. 5a and Fig. 7a): no task list, no definitions.
+PAPER_BASIC_TEMPLATE = (
+    "You need to execute all the tasks one by one in the correct order that meets the requirement. "
+    "Each task can only be executed once.\n"
+    "Here is the requirement:\n{requirement}"
+)
+
+PAPER_EXTENDED_TEMPLATE = (
+    "You need to execute all tasks one by one in the correct order and within the time range set by the "
+    "requirement. Note that all tasks should only be executed once. Start all tasks within the range of "
+    "[0, 23]. Each task will take one or more hours to finish. The consumption of time will be revealed after "
+    "the task is done. If you realize that the requirement has already been unsatisfied after completing "
+    "several tasks, you must ask for a restart. After permission is granted, you will have to start over, "
+    "then adjust your strategy to correct the discovered mistake.\n"
+    "Here is the requirement:\n{requirement}"
+)
+
+TEMPLATES = {
+    ("planprobe", False): BASIC_TEMPLATE, ("planprobe", True): EXTENDED_TEMPLATE,
+    ("paper", False): PAPER_BASIC_TEMPLATE, ("paper", True): PAPER_EXTENDED_TEMPLATE,
+}
+
 REQUIREMENT_MARKER = "Here is the requirement:\n"
+MAX_DRAWS = 200  # skeletons tried per case before giving up with a message naming the option to change
+_WORD = re.compile(r"[A-Za-z]+|\d{2}:\d{2}")
 
 
 @dataclass(frozen=True)
@@ -54,6 +83,9 @@ class ConstraintSuiteOptions:
     extended: bool = False
     max_duration: int = 3
     topic: Optional[str] = None
+    style: str = "planprobe"
+    allow_unconstrained: bool = False  # keep paragraphs that leave some action unconstrained
+    check_text: bool = True  # read every text back and re-draw any with more than one reading
     synthesis: SynthesisOptions = field(default_factory=SynthesisOptions)
     lexicon: Lexicon = field(default_factory=default_lexicon)
 
@@ -74,9 +106,13 @@ class ConstraintSuiteOptions:
             raise PlanprobeError(f"--n {self.n}: the number of cases cannot be negative")
         if not 1 <= self.max_duration <= 12:
             raise PlanprobeError(f"--max-duration {self.max_duration}: must be between 1 and 12 hours")
+        if self.style not in STYLES:
+            raise PlanprobeError(f"--style {self.style!r}: unknown style; choose one of {', '.join(STYLES)}")
         s = self.synthesis
-        if s.max_sentences < 1 or s.max_iterations < 1:
-            raise PlanprobeError("--max-sentences and --max-iterations must be at least 1")
+        if s.max_sentences is not None and not 1 <= s.max_sentences <= MAX_SENTENCES_LIMIT:
+            raise PlanprobeError(f"--max-sentences {s.max_sentences}: must be between 1 and {MAX_SENTENCES_LIMIT}")
+        if not 1 <= s.max_iterations <= MAX_ITERATIONS_LIMIT:
+            raise PlanprobeError(f"--max-iterations {s.max_iterations}: must be between 1 and {MAX_ITERATIONS_LIMIT}")
 
 
 def _task_list(names: list[str]) -> str:
@@ -84,7 +120,15 @@ def _task_list(names: list[str]) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _action_tool(name: str, extended: bool) -> ToolSpec:
+def _action_tool(name: str, extended: bool, style: str = "planprobe") -> ToolSpec:
+    if style == "paper":  # the seed's tools (Fig. 5b, 7b): the docstring is the task's name
+        if not extended:
+            return ToolSpec(name=tool_name(name), description=f"{capitalise(name)}.")
+        desc = (f"{capitalise(name)}. Receive one argument: start_time, which is a integer in the range of "
+                "[0,23], representing the start time of this task.")
+        params = {"type": "object", "properties": {"start_time": {"type": "integer"}},
+                  "required": ["start_time"], "additionalProperties": False}
+        return ToolSpec(name=tool_name(name), description=desc, parameters=params)
     if not extended:
         desc = f"{capitalise(name)}. Call this tool to carry out the task \"{name}\". It takes no arguments."
         return ToolSpec(name=tool_name(name), description=desc)
@@ -114,12 +158,13 @@ RESTART_TOOL_SPEC = ToolSpec(
         "the duration it had."
     ),
 )
+PAPER_RESTART_TOOL_SPEC = ToolSpec(name=RESTART_TOOL, description="Ask for a restart.")
 
 
-def _tools(names: list[str], extended: bool) -> list[ToolSpec]:
-    tools = [_action_tool(name, extended) for name in names]
+def _tools(names: list[str], extended: bool, style: str = "planprobe") -> list[ToolSpec]:
+    tools = [_action_tool(name, extended, style) for name in names]
     if extended:
-        tools.append(RESTART_TOOL_SPEC)
+        tools.append(PAPER_RESTART_TOOL_SPEC if style == "paper" else RESTART_TOOL_SPEC)
     return tools
 
 
@@ -131,27 +176,50 @@ def generate_case(index: int, opts: ConstraintSuiteOptions) -> Case:
     names = rng.sample(job.activities, n)
     durations = [rng.randint(1, opts.max_duration) for _ in range(n)] if opts.extended else None
     sat_checks = 0
-    for _ in range(100):
+    unread = 0  # drafts whose text did not read back as exactly their constraints
+    for draw in range(MAX_DRAWS):
         skeleton = synthesize(rng, n, opts.synthesis, durations)
         sat_checks += skeleton.sat_checks
-        if skeleton.sentences:
-            break
-    else:  # pragma: no cover - needs 100 x K unsatisfiable first sentences in a row
-        raise PlanprobeError(f"case {index}: no satisfiable sentence found; raise --max-iterations")
-    return build_case(index, opts, job.name, names, durations, skeleton.sentences, sat_checks, skeleton.atoms)
+        if not skeleton.sentences or not (skeleton.connected or opts.allow_unconstrained):
+            continue
+        case = build_case(index, opts, job.name, names, durations, skeleton.sentences, sat_checks,
+                          skeleton.atoms, draws=draw + 1, unread=unread)
+        if not opts.check_text or text_reads_as_spec(case):
+            return case
+        unread += 1
+    if unread:  # pragma: no cover - the grammar is unambiguous by construction; a safety net
+        raise PlanprobeError(f"case {index}: {unread} drafts read other than their constraints; please report this")
+    raise PlanprobeError(
+        f"case {index}: no paragraph of at most {opts.synthesis.sentences_for(n)} sentences constrains all {n} "
+        "actions; raise --max-sentences or --max-iterations, or pass --allow-unconstrained"
+    )
+
+
+def text_reads_as_spec(case: Case) -> bool:
+    """Whether the independent reader finds exactly one reading of every sentence and
+    their union is exactly the case's constraints."""
+    spec = case.spec
+    names = {a["id"]: a["name"] for a in spec["actions"]}
+    want = set()
+    for c in spec["constraints"]:
+        second = names[c["b"]] if c["kind"] == "order" else c["hour"]
+        want.add((c["kind"], names[c["a"]], second))
+    reading = reader_for(tuple(sorted(names.values()))).read(requirement_of(case.task))
+    return reading.ok and reading.atoms == want
 
 
 def build_case(index, opts: ConstraintSuiteOptions, topic, names, durations, sentences, sat_checks=0,
-               atoms=None) -> Case:
+               atoms=None, draws: int = 1, unread: int = 0) -> Case:
     """Render a skeleton into a case; shared with mutations that re-word or re-topic it.
     ``atoms`` (per sentence, per part) saves deriving them again when synthesis has them."""
     extended = durations is not None
     ids = [f"a{i + 1}" for i in range(len(names))]
-    template = EXTENDED_TEMPLATE if extended else BASIC_TEMPLATE
+    template = TEMPLATES[(opts.style, extended)]
     head = template.format(tasks=_task_list(names), requirement="", restart=RESTART_TOOL)
     texts, clauses, constraints = [], [], []
     offset = len(head)  # where the next sentence starts in the task text
     seen: dict[tuple, dict] = {}
+    statements = 0
     for k, sentence in enumerate(sentences):
         text, spans = render_sentence(sentence, names)
         texts.append(text)
@@ -170,10 +238,13 @@ def build_case(index, opts: ConstraintSuiteOptions, topic, names, durations, sen
                     entry["clauses"] = [clause]
                     seen[key] = entry
                     constraints.append(entry)
+                    statements += 1
                 elif entry["clauses"][-1] != clause:
                     entry["clauses"].append(clause)
+                    statements += 1
         offset += len(text) + 1  # sentences are joined by one space
-    task = head + " ".join(texts)
+    requirement = " ".join(texts)
+    task = head + requirement
     mode = "extended" if extended else "basic"
     actions = [{"id": ids[i], "name": names[i], "tool": tool_name(names[i])} for i in range(len(names))]
     if extended:
@@ -182,12 +253,14 @@ def build_case(index, opts: ConstraintSuiteOptions, topic, names, durations, sen
     spec = {
         "version": SPEC_VERSION,
         "mode": mode,
+        "style": opts.style,
         "actions": actions,
         "constraints": constraints,
         "clauses": clauses,
         "skeleton": [sentence_to_json(s) for s in sentences],
         "horizon": HORIZON,
     }
+    _, unconstrained = connectivity(len(names), seen)
     syn = opts.synthesis
     meta = CaseMeta(
         topic=topic,
@@ -196,19 +269,23 @@ def build_case(index, opts: ConstraintSuiteOptions, topic, names, durations, sen
             "constraints": len(constraints),
             "sentences": len(sentences),
             "sub_sentences": len(clauses),
+            "restatements": statements - len(constraints),
+            "unconstrained": unconstrained,
+            "words": len(_WORD.findall(requirement)),
         },
         seed=opts.seed,
         generator={
-            "family": FAMILY, "mode": mode, "index": index, "max_sentences": syn.max_sentences,
-            "max_iterations": syn.max_iterations, "sat_checks": sat_checks,
+            "family": FAMILY, "mode": mode, "style": opts.style, "index": index,
+            "max_sentences": syn.sentences_for(len(names)), "max_iterations": syn.max_iterations,
+            "allow_unconstrained": opts.allow_unconstrained, "sat_checks": sat_checks, "draws": draws, "rejected_texts": unread,
         },
-        tags=[mode],
+        tags=[mode] if opts.style == "planprobe" else [mode, "paper"],
     )
     return Case(
         id=f"{FAMILY}-{mode}-{opts.seed}-{index}",
         family=FAMILY,
         task=task,
-        tools=_tools(names, extended),
+        tools=_tools(names, extended, opts.style),
         spec=spec,
         meta=meta,
     )

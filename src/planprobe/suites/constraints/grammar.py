@@ -7,7 +7,8 @@ actions, optionally followed by a relative clause (", which comes before B,").
 In the extended mode an object may also be a time point.
 
 Nodes are named tuples: cheap to build in the synthesis loop and immutable.
-Terminal words are stored as indices into ``vocabulary`` tables, so the same
+Terminal words are stored as indices into the ``vocabulary`` table of their slot
+(``vocabulary.order_verbs``, ``VP_NONE``, ``time_verbs``, ``preps`` …), so the same
 skeleton can be re-worded (dissection's Terminal mutation) or moved to another
 topic (different action names) without touching its meaning. The meaning of a
 skeleton is a list of atoms (``derive``):
@@ -29,7 +30,9 @@ class Time(NamedTuple):
 
 
 class Relative(NamedTuple):
-    """", which VP O" (prep is None) or ", which VP∅ P O" — says ``group ≺ obj`` when before."""
+    """", which VP O" (prep is None: ``order_verbs``), ", which VP∅ P O" (``VP_NONE``, ``preps``) or,
+    with a time, ", which VP PT hh:00" (``time_verbs``, ``preps(time=True)``) — says ``group ≺ obj``
+    when before. The marker is "which", "both of which" or "all three of which" by group size."""
 
     before: bool
     obj: Union[tuple[int, ...], Time]
@@ -46,6 +49,9 @@ class Clause(NamedTuple):
     """Independent clause; ``before`` means the subject happens before the object.
 
     form 1: S VP O        form 2: S VP∅ P O        form 3: P O, S VP∅
+    ``verb`` indexes ``order_verbs`` (form 1), ``VP_NONE`` (forms 2, 3 with a task object) or
+    ``time_verbs`` (forms 2, 3 with a time). A fronted object (form 3) is one or two tasks
+    with no relative clause.
     """
 
     form: int
@@ -62,6 +68,9 @@ class MultiClause(NamedTuple):
     form 1: MAIN VP∅ SC SUB VP∅        form 2: SC SUB VP∅, MAIN VP∅
     ``before`` means the main clause's actions happen before the sub clause's.
     ``sub_verb`` indexes ``VP_NONE_SUBORDINATE`` (no modal verbs in a subordinate clause).
+    The subordinate clause's subject is one or two tasks with no relative clause: with a
+    comma inside it, "A happens after B, C and D happen" could be read as "A happens after B"
+    followed by a second clause.
     """
 
     form: int
@@ -190,46 +199,44 @@ def sentence_from_json(data: dict) -> Sentence:
 
 def relative_forms(extended: bool) -> list[tuple[str, bool]]:
     """(kind, before) pairs a relative clause can take: "vp" (which VP O),
-    "pp" (which VP∅ P O), and in the extended mode "pt" (which VP∅ P hh:00)."""
+    "pp" (which VP∅ P O), and in the extended mode "pt" (which VP P hh:00)."""
     kinds = ["vp", "pp"] + (["pt"] if extended else [])
     return [(k, b) for k in kinds for b in (True, False)]
 
 
 def count_expansions(extended: bool = False) -> dict[str, int]:
     """Count the distinct sub-sentence skeletons, not expanding a+ (as the seed counts
-    its 340 options), and the same count with every terminal word choice expanded."""
+    its 340 options), and the same count with every terminal word choice expanded.
+
+    Fronted phrases ("Before B, …", "Once B happens, …") and the subordinate clause of
+    "A happens before B happens" carry no relative clause, so no comma inside them can be
+    taken for the comma that ends them."""
     from . import vocabulary as V
 
     rels = relative_forms(extended)
-    np_shapes = 1 + len(rels)  # a plain group, or a group with one relative clause
 
-    def words_np() -> int:
-        # terminal-word choices of a noun phrase: plain (1) or each relative form
-        total = 1
-        for kind, before in rels:
-            if kind == "vp":
-                total += len(V.VP_BEFORE if before else V.VP_AFTER)
-            elif kind == "pp":
-                total += len(V.VP_NONE) * len(V.P_BEFORE if before else V.P_AFTER)
-            else:
-                total += len(V.VP_NONE) * len(V.PT_BEFORE if before else V.PT_AFTER)
-        return total
+    def words_rel(kind: str, before: bool) -> int:
+        if kind == "vp":
+            return len(V.order_verbs(before))
+        if kind == "pp":
+            return len(V.VP_NONE) * len(V.preps(before, time=False))
+        return len(V.time_verbs(before)) * len(V.preps(before, time=True))
 
+    np_any = 1 + len(rels)  # a plain group, or a group with one relative clause
+    words_np = 1 + sum(words_rel(k, b) for k, b in rels)
     shapes = words = 0
     for before in (True, False):
-        vp = len(V.VP_BEFORE if before else V.VP_AFTER)
-        pp = len(V.VP_NONE) * len(V.P_BEFORE if before else V.P_AFTER)
-        pt = len(V.VP_NONE) * len(V.PT_BEFORE if before else V.PT_AFTER)
-        # form 1: S VP O, form 2: S VP∅ P O, form 3: P O, S VP∅ (action objects)
-        shapes += 3 * np_shapes * np_shapes
-        words += (vp + 2 * pp) * words_np() * words_np()
+        vp = len(V.order_verbs(before))
+        pp = len(V.VP_NONE) * len(V.preps(before, time=False))
+        pt = len(V.time_verbs(before)) * len(V.preps(before, time=True))
+        shapes += 2 * np_any * np_any + np_any  # forms 1 and 2 (any objects), form 3 (plain fronted object)
+        words += (vp + pp) * words_np * words_np + pp * words_np
         if extended:  # forms 2 and 3 with a time object
-            shapes += 2 * np_shapes
-            words += 2 * pt * words_np()
-        # multi-clauses, both forms
+            shapes += 2 * np_any
+            words += 2 * pt * words_np
         sc = len(V.SC_BEFORE if before else V.SC_AFTER)
-        shapes += 2 * np_shapes * np_shapes
-        words += 2 * sc * len(V.VP_NONE) * len(V.VP_NONE_SUBORDINATE) * words_np() * words_np()
+        shapes += 2 * np_any  # multi-clauses: the subordinate clause's subject is plain
+        words += 2 * sc * len(V.VP_NONE) * len(V.VP_NONE_SUBORDINATE) * words_np
     return {"sub_sentence_shapes": shapes, "with_terminal_words": words, "conjunctions": len(V.CONJUNCTIONS)}
 
 

@@ -17,6 +17,10 @@ from typing import Optional
 from ...errors import PlanprobeError
 
 _ACTIVITY = re.compile(r"^[a-z]+ing( [a-z]+){1,4}$")
+# words the requirement language relates tasks with: inside a task's name they would let a
+# reader take part of the name for the relation ("checking alarms before opening comes before …")
+RESERVED_WORDS = frozenset({"and", "which", "both", "before", "after", "once", "than", "by", "while", "until",
+                            "prior", "following", "ahead", "earlier", "later", "sooner", "subsequent"})
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,12 @@ def parse_lexicon(text: str, source: str = "<lexicon>") -> Lexicon:
         if not _ACTIVITY.match(line):
             raise PlanprobeError(
                 f"{source}:{lineno}: activity {line!r} must be a lowercase gerund phrase of 2-5 words (a-z and spaces)"
+            )
+        reserved = sorted(set(line.split()) & RESERVED_WORDS)
+        if reserved:
+            raise PlanprobeError(
+                f"{source}:{lineno}: activity {line!r} contains {reserved[0]!r}, a word the requirements use to "
+                "relate tasks; reword it"
             )
         tool = tool_name(line)
         if tool in seen_tools:

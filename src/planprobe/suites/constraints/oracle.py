@@ -17,6 +17,13 @@ Order and windows are judged on each action's first execution: by position in
 the basic mode, by start and end time in the extended mode. Evidence quotes the
 requirement's own words; ``Verdict.core`` is a minimal set of the case's
 constraints that, with what the agent executed, admits no valid plan.
+
+Cases in the paper's style (``spec.style == "paper"``) are judged with the seed's
+classes only (Tables 3 and 6): a repeated action is an Order Error (the seed's
+check gives each action one execution position; running it twice breaks that);
+an invalid call to a task's tool that the agent repairs by a valid call later in
+the same attempt is not an error (the seed's log only records executed tools);
+a start time outside 0-23 is a Parameter Error (the seed's tools take any integer).
 """
 
 from __future__ import annotations
@@ -51,6 +58,8 @@ def check(case: Case, trace: Trace) -> Verdict:
     runs: list[tuple[int, int, int, int]] = []  # (action, start, end, step)
     problems: list[dict] = []  # Evidence fields; validated once, in the Verdict
     params = cc.tool_params
+    paper = cc.paper
+    repaired = _repaired_calls(cc, calls) if paper else set()
     for call in calls:
         i = tool_index.get(call.name)
         if i is not None and not extended and (call.arguments == "{}" or call.arguments == ""):
@@ -65,6 +74,8 @@ def check(case: Case, trace: Trace) -> Verdict:
         raw = call.arguments
         args = parse_arguments(raw)
         if args is None:
+            if call.index in repaired:
+                continue
             problems.append(_ev(
                 error=E.ACT_ERROR.value, kind="malformed_arguments", step=call.index,
                 symbolic=f"step {call.index}: {call.name}({raw[:60]}) is not a JSON object",
@@ -73,6 +84,8 @@ def check(case: Case, trace: Trace) -> Verdict:
             continue
         why = validate_arguments(params.get(call.name, _NO_ARGS), args)
         if why:
+            if call.index in repaired:
+                continue
             problems.append(_ev(
                 error=E.ACT_ERROR.value, kind="invalid_arguments", step=call.index,
                 symbolic=f"step {call.index}: {call.name}: {why}",
@@ -99,7 +112,8 @@ def check(case: Case, trace: Trace) -> Verdict:
         elif counts[i] > 1:
             steps = [r[3] for r in runs if r[0] == i]
             problems.append(_ev(
-                error=E.REPEATED_ACTION.value, kind="repeated_action", symbolic=f"count({cc.ids[i]}) == 1",
+                error=(E.ORDER_ERROR if paper else E.REPEATED_ACTION).value, kind="repeated_action",
+                symbolic=f"count({cc.ids[i]}) == 1",
                 text=f'"{cc.names[i]}" was executed {counts[i]} times (steps {", ".join(map(str, steps))}), '
                      "but each task can only be executed once.",
             ))
@@ -153,10 +167,33 @@ def _unknown_tool(cc: CompiledCase, call) -> dict:
     )
 
 
+def _repaired_calls(cc: CompiledCase, calls) -> set[int]:
+    """Indices of invalid calls to a task's tool followed by a valid call of the same
+    tool later in the attempt (paper style: the seed's log never saw them)."""
+    valid_after: set[str] = set()
+    repaired: set[int] = set()
+    for call in reversed(calls):
+        if call.name not in cc.tool_index:
+            continue
+        args = parse_arguments(call.arguments)
+        ok = args is not None and not validate_arguments(cc.tool_params.get(call.name, _NO_ARGS), args)
+        if ok:
+            valid_after.add(call.name)
+        elif call.name in valid_after:
+            repaired.add(call.index)
+    return repaired
+
+
 def _parameter_errors(cc: CompiledCase, runs) -> list[dict]:
     out = []
     prev = None
     for i, start, end, step in runs:
+        if not 0 <= start <= cc.horizon - 1:  # paper style: the tools take any integer
+            out.append(_ev(
+                error=E.PARAMETER_ERROR.value, kind="start_out_of_range", step=step,
+                symbolic=f"0 <= {cc.ids[i]}_start = {start} <= {cc.horizon - 1}",
+                text=f'Step {step}: "{cc.names[i]}" was started at {start}, outside the range [0, 23].',
+            ))
         if prev is not None and start < prev[2]:
             out.append(_ev(
                 error=E.PARAMETER_ERROR.value, kind="overlap", step=step,

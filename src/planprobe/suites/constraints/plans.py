@@ -22,6 +22,8 @@ FAULTS: dict[str, str] = {
     "wrong-start-time": ErrorClass.PARAMETER_ERROR.value,
     "stall": ErrorClass.TIMEOUT.value,
 }
+# the paper's classes (Tables 3 and 6) have no Repeated Action: it is an Order Error there
+PAPER_FAULTS: dict[str, str] = {**FAULTS, "duplicate": ErrorClass.ORDER_ERROR.value}
 
 
 def to_calls(cc: CompiledCase, plan: Schedule) -> list[PlannedCall]:
@@ -113,7 +115,9 @@ def faulty_plan(cc: CompiledCase, fault: str, rng: random.Random) -> Optional[li
         calls = to_calls(cc, base)
         k = rng.randrange(n)
         broken = calls[k].arguments[:-1] if cc.extended else '{"confirm": tru'
-        calls.insert(k, PlannedCall(calls[k].name, broken))
+        # after the valid call, so it is never a mistake the agent repaired (which the
+        # paper's style forgives): a spurious call with broken arguments
+        calls.insert(k + 1, PlannedCall(calls[k].name, broken))
         return calls
     if fault == "duplicate" and not cc.extended:
         k = rng.randrange(n)

@@ -1,17 +1,32 @@
-"""Reading constraints back out of a requirement's English text.
+"""An independent English reader of requirement paragraphs: every reading, not one.
 
-PDoctor's oracle is only as good as the claim that the text means exactly the
-derived constraints. This reader checks that claim independently: it knows the
-English words (the terminal word lists and the lexicon's activities) and the
-grammar as a reader of English would apply it, but nothing of the skeleton the
-text was rendered from. It parses each sentence with full backtracking and
-returns every distinct reading, so a sentence that could be read two ways is
-reported as ambiguous rather than silently resolved.
+PDoctor's oracle is only as good as the claim that a requirement's text means
+exactly the constraints the case stores. This module checks that claim the way a
+careful English reader would, knowing nothing of how the text was generated: it
+does not import the generator's word lists, grammar or renderer. It has its own
+table of English phrases and what they mean (``_VERBS``, ``_RELATIONS``,
+``_JOINERS``), much larger than what the generator says, including phrases whose
+meaning is ambiguous, and a permissive grammar of English that **enumerates
+every reading** a reader could take:
 
-It also enforces agreement (a plural subject takes a plural verb), so text
-that is not grammatical English does not parse.
+* a relative clause after a coordination ("A and B, which …") may be about the
+  last task or the whole group; number agreement and markers such as "both of
+  which" decide when they can;
+* a fronted phrase ("Before A, B and C happen, …") may end at any comma, and two
+  clauses may be joined by a bare comma (a comma splice), so garden paths show
+  up as a second complete reading;
+* a coordination may be "A, B and C", "A, B, and C" or "both A and B";
+* verbs carry an aspect — the whole task ("happens"), its start ("begins") or
+  its end ("is completed"); "is done" may be either — and a relation compares
+  the points the aspects name: "completed at or after 17:00" bounds the end,
+  "begins no earlier than 10:00" the start, "happens before 15:00" is read both
+  as the whole task ending by 15:00 and as it starting before 15:00.
 
-Atoms use activity names: ("order", a, b), ("start_ge", a, hour), ("end_le", a, hour).
+Meanings are atoms over task names: ``("order", a, b)`` (a ends by the time b
+starts), ``("start_ge", a, h)``, ``("end_le", a, h)``, and atoms that no case
+stores — ``start_gt``, ``end_lt``, ``gap`` (a strict gap between tasks),
+``immediately``, ``while`` … — for strict, point-wise or other readings; any of
+those in a reading makes it differ from the case's constraints.
 """
 
 from __future__ import annotations
@@ -20,13 +35,228 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Iterator, Optional
+from typing import Iterable, Optional, Union
 
-from . import vocabulary as V
-from .lexicon import Lexicon, default_lexicon
+Atom = tuple
+Atoms = frozenset
+SG, PL = 1, 2
+EVENT, START, END = "event", "start", "end"
 
-_TOKEN = re.compile(r"\d{2}:\d{2}|[a-z]+|[,;]")
-SING, PLUR = 1, 2
+_TOKEN = re.compile(r"\d{1,2}:\d{2}|[a-z]+|[,;]")
+_LEFTOVER = re.compile(r"\S")
+
+
+# ---------------------------------------------------------------------------
+# The reader's own phrase table
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verb:
+    number: int  # SG, PL or both
+    aspects: tuple[str, ...]  # the points of the task the verb may be about
+    relations: tuple[str, ...] = ()  # transitive verbs that order their subject and object: "<", ">", ">>"
+    reverse: bool = False  # passive "is preceded by": the subject is the later task
+
+
+def _verb_table() -> list[tuple[str, Verb]]:
+    """Every verb phrase the reader knows, with number and aspect."""
+    out: list[tuple[str, Verb]] = []
+    active = {  # (3rd person singular, plural): aspect
+        ("happens", "happen"): (EVENT,), ("occurs", "occur"): (EVENT,), ("takes place", "take place"): (EVENT,),
+        ("comes", "come"): (EVENT,), ("goes", "go"): (EVENT,), ("runs", "run"): (EVENT,),
+        ("starts", "start"): (START,), ("begins", "begin"): (START,), ("commences", "commence"): (START,),
+        ("kicks off", "kick off"): (START,), ("gets started", "get started"): (START,),
+        ("ends", "end"): (END,), ("finishes", "finish"): (END,), ("concludes", "conclude"): (END,),
+        ("wraps up", "wrap up"): (END,), ("gets done", "get done"): (EVENT, END),
+    }
+    participles = {
+        "executed": (EVENT,), "carried out": (EVENT,), "performed": (EVENT,), "conducted": (EVENT,),
+        "handled": (EVENT,), "run": (EVENT,), "scheduled": (EVENT, START), "done": (EVENT, END),
+        "started": (START,), "begun": (START,), "commenced": (START,), "initiated": (START,),
+        "completed": (END,), "finished": (END,), "concluded": (END,), "wrapped up": (END,),
+    }
+    transitive = {("precedes", "precede"): ("<",), ("follows", "follow"): (">", ">>"),
+                  ("succeeds", "succeed"): (">",), ("antecedes", "antecede"): ("<",)}
+    passive_transitive = {"preceded by": (">",), "followed by": ("<", "<<"), "succeeded by": ("<",)}
+    modals_any = ("must", "should", "will", "can", "may", "shall", "ought to", "would")
+    modals = [(m, SG | PL) for m in modals_any] + [("has to", SG), ("have to", PL), ("needs to", SG),
+                                                     ("need to", PL)]
+    for (sg, pl), aspects in active.items():
+        out += [(sg, Verb(SG, aspects)), (pl, Verb(PL, aspects))]
+        base = pl
+        out += [(f"{m} {base}", Verb(num, aspects)) for m, num in modals]
+    for part, aspects in participles.items():
+        out += [(f"is {part}", Verb(SG, aspects)), (f"are {part}", Verb(PL, aspects)),
+                (f"gets {part}", Verb(SG, aspects)), (f"get {part}", Verb(PL, aspects))]
+        out += [(f"{m} be {part}", Verb(num, aspects)) for m, num in modals]
+    for (sg, pl), rels in transitive.items():
+        out += [(sg, Verb(SG, (EVENT,), rels)), (pl, Verb(PL, (EVENT,), rels))]
+        out += [(f"{m} {pl}", Verb(num, (EVENT,), rels)) for m, num in modals]
+    for part, rels in passive_transitive.items():
+        out += [(f"is {part}", Verb(SG, (EVENT,), rels)), (f"are {part}", Verb(PL, (EVENT,), rels))]
+        out += [(f"{m} be {part}", Verb(num, (EVENT,), rels)) for m, num in modals]
+    return out
+
+
+@dataclass(frozen=True)
+class Relation:
+    meanings: tuple[str, ...]  # "<", "<=", ">", ">=", "=", ">>" (immediately after), "while"
+    prep: bool  # takes a noun phrase or a time: "before B", "by 15:00"
+    sc: bool  # takes a clause: "before B happens", "once B is done"
+
+
+def _relation_table() -> list[tuple[str, Relation]]:
+    both, prep, sc = (True, True), (True, False), (False, True)
+    table = {
+        "before": ("<", both), "after": (">", both), "earlier than": ("<", both), "later than": (">", both),
+        "sooner than": ("<", both), "prior to": ("<", prep), "ahead of": ("<", prep),
+        "in advance of": ("<", prep), "previous to": ("<", prep), "subsequent to": (">", prep),
+        "only after": (">", both), "only before": ("<", both), "at some point after": (">", both),
+        "at some point before": ("<", both), "sometime after": (">", both), "sometime before": ("<", both),
+        "at a later time than": (">", prep), "at an earlier time than": ("<", prep),
+        "prior to the moment": ("<", sc), "subsequent to the moment": (">", sc),
+        "before the moment": ("<", sc), "after the moment": (">", sc), "ahead of the moment": ("<", sc),
+        "by": ("<=", prep), "by the time": ("<=", sc), "no later than": ("<=", both),
+        "not later than": ("<=", both), "at or before": ("<=", prep), "before or at": ("<=", prep),
+        "at the latest by": ("<=", prep), "at the latest at": ("<=", prep), "until": ("<=", both),
+        "at or after": (">=", prep), "after or at": (">=", prep), "no earlier than": (">=", both),
+        "not earlier than": (">=", both), "no sooner than": (">=", both), "not sooner than": (">=", both),
+        "at the earliest at": (">=", prep), "from": (">=", prep), "starting at": (">=", prep),
+        "once": (">=", sc), "at": ("=", prep), "when": ("=", sc), "as soon as": (">=,>>", sc),
+        "following": (">,>>", prep), "right after": (">>", both), "immediately after": (">>", both),
+        "while": ("while", sc), "during": ("while", prep),
+    }
+    return [(text, Relation(tuple(m.split(",")), kinds[0], kinds[1])) for text, (m, kinds) in table.items()]
+
+
+# Phrases that join two clauses of one sentence. Most add nothing; "while" may also say
+# that the two clauses happen at the same time, a reading no case stores.
+_JOINERS: dict[str, tuple[Atoms, ...]] = {
+    j: (frozenset(),) for j in (
+        ",", ";", "and", ", and", ", but", ", yet", ", whereas", ", and also", ", also ,", "; and",
+        "; moreover ,", "; in addition ,", "; furthermore ,", "; also ,", "; besides ,", "; likewise ,",
+        "; additionally ,", "; what is more ,", ", moreover ,", ", in addition ,", ", furthermore ,",
+    )
+}
+_JOINERS[", while"] = (frozenset(), frozenset({("while",)}))
+_JOINERS["; meanwhile ,"] = (frozenset({("while",)}),)
+_JOINERS[", and then"] = (frozenset(), frozenset({("then",)}))
+_JOINERS["; then ,"] = (frozenset({("then",)}),)
+
+# Relative-clause markers: which antecedents each may take ("which": the last task or the group).
+_MARKERS = {"which": "any", "both of which": 2, "all of which": "group", "each of which": "group",
+            "all three of which": 3, "all four of which": 4}
+
+
+class _Phrases:
+    """A trie of phrases: match(tokens, i) -> [(end, value)] for every phrase starting at i."""
+
+    def __init__(self, entries: Iterable[tuple[str, object]]):
+        self.root: dict[str, tuple[dict, list]] = {}
+        for text, value in entries:
+            node = self.root
+            words = text.lower().replace(",", " , ").split()
+            for k, word in enumerate(words):
+                child = node.get(word)
+                if child is None:
+                    child = node[word] = ({}, [])
+                if k == len(words) - 1:
+                    child[1].append(value)
+                node = child[0]
+
+    def match(self, toks: tuple[str, ...], i: int) -> list[tuple[int, object]]:
+        out: list[tuple[int, object]] = []
+        node = self.root
+        n = len(toks)
+        while i < n:
+            child = node.get(toks[i])
+            if child is None:
+                break
+            i += 1
+            for value in child[1]:
+                out.append((i, value))
+            node = child[0]
+        return out
+
+
+_VERBS = _Phrases(_verb_table())
+_RELS = _Phrases(_relation_table())
+_JOIN = _Phrases(_JOINERS.items())
+_MARK = _Phrases(_MARKERS.items())
+
+
+# ---------------------------------------------------------------------------
+# Meaning: which points of two tasks (or a task and a time) a relation compares
+# ---------------------------------------------------------------------------
+
+_POINTS = {EVENT: ("s", "e", True), START: ("s", "s", False), END: ("e", "e", False)}  # (lo, hi, hi is open)
+_KIND = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "=": "eq"}
+
+
+def _compare(aspect: str, rel: str, other: Optional[str]) -> Optional[tuple[str, str, str]]:
+    """All points of the subject stand in ``rel`` to all points of the object (a task
+    with aspect ``other``, or a time when ``other`` is None). Tasks are half-open
+    intervals [start, end); a time is an instant. Returns (subject point, op, object point)."""
+    lo, hi, hi_open = _POINTS[aspect]
+    olo, ohi, ohi_open = _POINTS[other] if other else ("t", "t", False)
+    if rel == "<":
+        return hi, ("<=" if hi_open else "<"), olo
+    if rel == "<=":
+        return hi, "<=", olo
+    if rel == ">":
+        return lo, (">=" if ohi_open else ">"), ohi
+    if rel == ">=":
+        return lo, ">=", ohi
+    if rel == "=":
+        return lo, "=", olo
+    return None
+
+
+def _task_atom(a: str, b: str, pa: str, op: str, pb: str) -> Atom:
+    """A comparison of two different tasks' points, under the rule that tasks run one
+    at a time: most comparisons just say which task comes first."""
+    if op in (">", ">="):
+        a, b, pa, pb, op = b, a, pb, pa, "<" if op == ">" else "<="
+    if op == "=":
+        return ("same_time", pa, pb, a, b)
+    if (pa, pb) == ("e", "s"):
+        return ("order", a, b) if op == "<=" else ("gap", a, b)
+    if (pa, pb) == ("s", "e") and op == "<=":
+        return ("start_le_end", a, b)  # also true when b ends exactly as a starts
+    return ("order", a, b)
+
+
+def _relate(subj: tuple[str, ...], aspect: str, rel: str, obj: Union[int, float, tuple[str, ...]],
+            other: Optional[str] = EVENT) -> list[Atoms]:
+    """The readings of "subj <rel> obj": one atom set per reading."""
+    if rel in (">>", "<<"):
+        pairs = [(a, b) for a in subj for b in obj] if isinstance(obj, tuple) else [(a, obj) for a in subj]
+        return [frozenset(("immediately", rel, a, b) for a, b in pairs)]
+    if rel == "while":
+        return [frozenset(("while", a, obj) for a in subj)]
+    if not isinstance(obj, tuple):  # a time
+        readings = []
+        cmp = _compare(aspect, rel, None)
+        assert cmp is not None
+        point, op, _ = cmp
+        readings.append(frozenset((f"{'start' if point == 's' else 'end'}_{_KIND[op]}", a, obj) for a in subj))
+        if aspect == EVENT and rel in ("<", "<="):  # "happens before 15:00": or it merely starts before
+            readings.append(frozenset((f"start_{_KIND[rel]}", a, obj) for a in subj))
+        return readings
+    cmp = _compare(aspect, rel, other)
+    assert cmp is not None
+    pa, op, pb = cmp
+    if cmp == ("e", "<=", "s"):  # the common case: the subject ends by the time the object starts
+        return [frozenset([("order", a, b) for a in subj for b in obj])]
+    if cmp == ("s", ">=", "e"):
+        return [frozenset([("order", b, a) for a in subj for b in obj])]
+    return [frozenset([_task_atom(a, b, pa, op, pb) for a in subj for b in obj])]
+
+
+# ---------------------------------------------------------------------------
+# Readings
+# ---------------------------------------------------------------------------
 
 
 @dataclass
@@ -34,61 +264,37 @@ class Reading:
     atoms: frozenset = frozenset()
     unparsed: list[str] = field(default_factory=list)  # sentences with no reading
     ambiguous: list[str] = field(default_factory=list)  # sentences with several different readings
+    readings: list[set] = field(default_factory=list)  # every reading of each sentence, in order
 
     @property
     def ok(self) -> bool:
         return not self.unparsed and not self.ambiguous
 
 
-class _Phrases:
-    """Phrases indexed by first word: [(words, value), ...]."""
+class _NP:
+    """A noun phrase as parsed: its tasks, number and the readings of its relative clause."""
 
-    def __init__(self, entries: Iterable[tuple[str, object]]):
-        self.by_first: dict[str, list[tuple[tuple[str, ...], object]]] = defaultdict(list)
-        for text, value in entries:
-            words = tuple(_TOKEN.findall(text.lower()))
-            self.by_first[words[0]].append((words, value))
+    __slots__ = ("end", "members", "number", "rel")
 
-    def match(self, toks: list[str], i: int) -> Iterator[tuple[int, object]]:
-        if i >= len(toks):
-            return
-        for words, value in self.by_first.get(toks[i], ()):
-            j = i + len(words)
-            if tuple(toks[i:j]) == words:
-                yield j, value
-
-
-def _verbs(pairs) -> list[tuple[str, int]]:
-    out: dict[str, int] = defaultdict(int)
-    for sing, plur in pairs:
-        out[sing] |= SING
-        out[plur] |= PLUR
-    return list(out.items())
+    def __init__(self, end: int, members: tuple[str, ...], number: int, rel: Atoms):
+        self.end, self.members, self.number, self.rel = end, members, number, rel
 
 
 class Reader:
-    def __init__(self, lexicon: Optional[Lexicon] = None):
-        lex = lexicon or default_lexicon()
-        self.acts = _Phrases((a, a) for a in lex.all_activities())
-        self.vp_before = _Phrases(_verbs(V.VP_BEFORE))
-        self.vp_after = _Phrases(_verbs(V.VP_AFTER))
-        self.vp_none = _Phrases(_verbs(V.VP_NONE))
-        self.vp_none_sub = _Phrases(_verbs(V.VP_NONE_SUBORDINATE))
-        self.p_before = _Phrases((p, None) for p in V.P_BEFORE)
-        self.p_after = _Phrases((p, None) for p in V.P_AFTER)
-        self.pt_before = _Phrases((p, None) for p in V.PT_BEFORE)
-        self.pt_after = _Phrases((p, None) for p in V.PT_AFTER)
-        self.sc_before = _Phrases((p, None) for p in V.SC_BEFORE)
-        self.sc_after = _Phrases((p, None) for p in V.SC_AFTER)
-        self.conj = _Phrases((c, None) for c in V.CONJUNCTIONS)
+    """Reads requirement text over a known list of task names (what the task text lists)."""
+
+    def __init__(self, names: Iterable[str]):
+        self.names = tuple(names)
+        self._acts = _Phrases((n, n) for n in self.names)
 
     # -- entry points -------------------------------------------------------
 
     def read(self, requirement: str) -> Reading:
-        atoms: set = set()
         result = Reading()
+        atoms: set = set()
         for sentence in split_sentences(requirement):
-            readings = self.read_sentence(sentence)
+            readings = self.sentence_readings(sentence)
+            result.readings.append(readings)
             if not readings:
                 result.unparsed.append(sentence)
             elif len(readings) > 1:
@@ -98,137 +304,241 @@ class Reader:
         result.atoms = frozenset(atoms)
         return result
 
-    def read_part(self, text: str) -> set[frozenset]:
-        """Every reading of one sub-sentence (a clause as evidence quotes it)."""
-        toks = _TOKEN.findall(text.lower())
-        return {frozenset(atoms) for j, atoms in self._sub(toks, 0) if j == len(toks)}
+    def sentence_readings(self, sentence: str) -> set[Atoms]:
+        toks = _tokens(sentence.rstrip().rstrip("."))
+        if toks is None:
+            return set()
+        return {atoms for j, atoms in _Parse(self, toks).sentence(0) if j == len(toks)}
 
-    def read_sentence(self, sentence: str) -> set[frozenset]:
-        toks = _TOKEN.findall(sentence.lower().rstrip("."))
-        return {frozenset(atoms) for j, atoms in self._sentence(toks, 0) if j == len(toks)}
+    def read_part(self, text: str) -> set[Atoms]:
+        """Every reading of one clause read alone (a clause as evidence quotes it)."""
+        toks = _tokens(text)
+        if toks is None:
+            return set()
+        return {atoms for j, atoms in _Parse(self, toks).clause(0) if j == len(toks)}
 
-    # -- grammar ------------------------------------------------------------
 
-    def _sentence(self, t, i):
-        for j, atoms in self._sub(t, i):
-            yield j, atoms
-            for k, _ in self.conj.match(t, j):
-                for m, more in self._sentence(t, k):
-                    yield m, atoms + more
+class _Parse:
+    """One sentence's parse: recursive descent over tokens, memoised by position,
+    returning (end, atoms) for every way a part can be read."""
 
-    def _sub(self, t, i):
-        yield from self._clause(t, i)
-        yield from self._multi(t, i)
+    def __init__(self, reader: Reader, toks: tuple[str, ...]):
+        self.t = toks
+        self.n = len(toks)
+        self.acts = reader._acts
+        self.memo: dict[tuple, list] = {}
+        self._verbs: dict[int, list] = {}
+        self._rels: dict[int, list] = {}
 
-    def _clause(self, t, i):
-        # S VP< O  |  S VP> O
-        for j, subj, num, sub_atoms in self._np(t, i, subject=True):
-            for vp, before in ((self.vp_before, True), (self.vp_after, False)):
-                for k, agree in vp.match(t, j):
-                    if agree & num:
-                        for m, obj, _, obj_atoms in self._np(t, k, subject=False):
-                            yield m, sub_atoms + _relate(subj, before, obj) + obj_atoms
-            # S VP∅ P O  |  S VP∅ PT hh:00
-            for k, agree in self.vp_none.match(t, j):
-                if agree & num:
-                    for m, before, obj, obj_atoms in self._prep_object(t, k):
-                        yield m, sub_atoms + _relate(subj, before, obj) + obj_atoms
-        # P O, S VP∅
-        for k, before, obj, obj_atoms in self._prep_object(t, i):
-            if k < len(t) and t[k] == ",":
-                for m, subj, num, sub_atoms in self._np(t, k + 1, subject=True):
-                    for e, agree in self.vp_none.match(t, m):
-                        if agree & num:
-                            yield e, obj_atoms + sub_atoms + _relate(subj, before, obj)
+    def verbs(self, i: int) -> list:
+        got = self._verbs.get(i)
+        if got is None:
+            got = self._verbs[i] = _VERBS.match(self.t, i)
+        return got
 
-    def _prep_object(self, t, i):
-        """A preposition and its object: (end, before, object, atoms of its relative clause)."""
-        for preps, before in ((self.p_before, True), (self.p_after, False)):
-            for k, _ in preps.match(t, i):
-                for m, obj, _, atoms in self._np(t, k, subject=False):
-                    yield m, before, obj, atoms
-        for preps, before in ((self.pt_before, True), (self.pt_after, False)):
-            for k, _ in preps.match(t, i):
-                hour = _hour(t, k)
-                if hour is not None:
-                    yield k + 1, before, hour, []
+    def rels(self, i: int) -> list:
+        got = self._rels.get(i)
+        if got is None:
+            got = self._rels[i] = _RELS.match(self.t, i)
+        return got
 
-    def _multi(self, t, i):
-        # MAIN VP∅ SC SUB VP∅   (no modal verb in the subordinate clause)
-        for j, main, main_atoms in self._dependent(t, i, self.vp_none):
-            for scs, before in ((self.sc_before, True), (self.sc_after, False)):
-                for k, _ in scs.match(t, j):
-                    for m, sub, sub_atoms in self._dependent(t, k, self.vp_none_sub):
-                        yield m, main_atoms + sub_atoms + _relate(main, before, sub)
-        # SC SUB VP∅, MAIN VP∅
-        for scs, before in ((self.sc_before, True), (self.sc_after, False)):
-            for k, _ in scs.match(t, i):
-                for m, sub, sub_atoms in self._dependent(t, k, self.vp_none_sub):
-                    if m < len(t) and t[m] == ",":
-                        for e, main, main_atoms in self._dependent(t, m + 1, self.vp_none):
-                            yield e, sub_atoms + main_atoms + _relate(main, before, sub)
+    def comma(self, i: int) -> bool:
+        return i < self.n and self.t[i] == ","
 
-    def _dependent(self, t, i, verbs):
-        for j, group, num, atoms in self._np(t, i, subject=True):
-            for k, agree in verbs.match(t, j):
-                if agree & num:
-                    yield k, group, atoms
+    # sentence := clause (joiner clause)*
+    def sentence(self, i: int) -> list[tuple[int, Atoms]]:
+        key = ("s", i)
+        got = self.memo.get(key)
+        if got is None:
+            out = set()
+            for j, atoms in self.clause(i):
+                out.add((j, atoms))
+                for k, extras in _JOIN.match(self.t, j):
+                    for extra in extras:  # type: ignore[attr-defined]
+                        for m, more in self.sentence(k):
+                            out.add((m, atoms | extra | more))
+            got = self.memo[key] = list(out)
+        return got
 
-    def _np(self, t, i, subject: bool):
-        """A group, optionally with ", which ..." (closed by a comma when it is a subject)."""
-        for j, group in self._group(t, i):
-            num = PLUR if len(group) > 1 else SING
-            yield j, group, num, []
-            if j + 1 < len(t) and t[j] == "," and t[j + 1] == "which":
-                for k, atoms in self._relative(t, j + 2, group, num):
-                    if subject:
-                        if k < len(t) and t[k] == ",":
-                            yield k + 1, group, num, atoms
-                    else:
-                        yield k, group, num, atoms
+    # clause := [front ","] subject predicate
+    def clause(self, i: int) -> list[tuple[int, Atoms]]:
+        key = ("c", i)
+        got = self.memo.get(key)
+        if got is None:
+            out = set()
+            for subj in self.np(i, True):
+                for k, _, atoms in self.predicate(subj.end, subj.members, subj.number):
+                    out.add((k, subj.rel | atoms))
+            for j, front in self.front(i):
+                if self.comma(j):
+                    for subj in self.np(j + 1, True):
+                        for k, aspect, verb_atoms in self.predicate(subj.end, subj.members, subj.number):
+                            for meaning in front(subj.members, aspect):
+                                out.add((k, subj.rel | verb_atoms | meaning))
+            got = self.memo[key] = list(out)
+        return got
 
-    def _relative(self, t, i, group, num):
-        for vp, before in ((self.vp_before, True), (self.vp_after, False)):
-            for k, agree in vp.match(t, i):
-                if agree & num:
-                    for m, obj in self._group(t, k):
-                        yield m, _relate(group, before, obj)
-        for k, agree in self.vp_none.match(t, i):
-            if agree & num:
-                for m, before, obj, atoms in self._prep_object(t, k):
-                    if not atoms:  # no relative clause inside a relative clause
-                        yield m, _relate(group, before, obj)
+    def front(self, i: int) -> list:
+        """A fronted phrase: "before B", "by 15:00", "once B is done". Returns (end, f) where
+        f(subject, aspect) gives the readings of the relation with the main clause."""
+        out = []
+        for j, rel in self.rels(i):
+            for meaning in rel.meanings:  # type: ignore[attr-defined]
+                if rel.prep:  # type: ignore[attr-defined]
+                    for k, obj, obj_atoms in self.obj(j):
+                        out.append((k, _fronted(meaning, obj, obj_atoms, EVENT)))
+                if rel.sc:  # type: ignore[attr-defined]
+                    for k, sub, aspect, sub_atoms in self.sub_clause(j):
+                        out.append((k, _fronted(meaning, sub, sub_atoms, aspect)))
+        return out
 
-    def _group(self, t, i):
-        """One activity; "A and B"; "A, B and C" (no Oxford comma)."""
+    def predicate(self, i: int, subj: tuple[str, ...], number: int) -> list:
+        """verb [relation object] | verb [relation clause] | transitive-verb object.
+        Returns (end, aspect of the verb, atoms); a bare verb says nothing by itself."""
+        key = ("p", i, subj, number)
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        out = set()
+        for j, verb in self.verbs(i):
+            if not verb.number & number:  # type: ignore[attr-defined]
+                continue
+            if verb.relations:  # type: ignore[attr-defined]
+                for obj in self.np(j, False):
+                    for rel in verb.relations:  # type: ignore[attr-defined]
+                        for meaning in _relate(subj, EVENT, rel, obj.members):
+                            out.add((obj.end, EVENT, obj.rel | meaning))
+                continue
+            rels = self.rels(j)
+            for aspect in verb.aspects:  # type: ignore[attr-defined]
+                out.add((j, aspect, _EMPTY))
+                for k, rel in rels:
+                    for meaning in rel.meanings:  # type: ignore[attr-defined]
+                        if rel.prep:  # type: ignore[attr-defined]
+                            for m, obj, obj_atoms in self.obj(k):
+                                for reading in _relate(subj, aspect, meaning, obj):
+                                    out.add((m, aspect, obj_atoms | reading))
+                        if rel.sc:  # type: ignore[attr-defined]
+                            for m, sub, sub_aspect, sub_atoms in self.sub_clause(k):
+                                for reading in _relate(subj, aspect, meaning, sub, sub_aspect):
+                                    out.add((m, aspect, sub_atoms | reading))
+        got = self.memo[key] = list(out)
+        return got
+
+    def sub_clause(self, i: int) -> list:
+        """A subordinate clause: subject and intransitive verb ("B is done")."""
+        key = ("sub", i)
+        got = self.memo.get(key)
+        if got is None:
+            got = []
+            for np in self.np(i, True):
+                for j, verb in self.verbs(np.end):
+                    if verb.number & np.number and not verb.relations:  # type: ignore[attr-defined]
+                        for aspect in verb.aspects:  # type: ignore[attr-defined]
+                            got.append((j, np.members, aspect, np.rel))
+            self.memo[key] = got
+        return got
+
+    def obj(self, i: int) -> list:
+        """The object of a relation: a time, or a noun phrase. (end, hour or tasks, atoms)."""
+        key = ("o", i)
+        got = self.memo.get(key)
+        if got is None:
+            got = []
+            if i < self.n and ":" in self.t[i]:
+                hh, mm = self.t[i].split(":")
+                got.append((i + 1, int(hh) + int(mm) / 60 if mm != "00" else int(hh), _EMPTY))
+            for np in self.np(i, False):
+                got.append((np.end, np.members, np.rel))
+            self.memo[key] = got
+        return got
+
+    # noun phrases ---------------------------------------------------------
+
+    def np(self, i: int, subject: bool) -> list[_NP]:
+        """A coordination, optionally with a relative clause (closed by a comma in subject position)."""
+        key = ("np", i, subject)
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        got = []
+        t = self.t
+        for j, members in self.coordination(i):
+            number = PL if len(members) > 1 else SG
+            got.append(_NP(j, members, number, _EMPTY))
+            if self.comma(j):
+                for k, marker in _MARK.match(t, j + 1):
+                    for antecedent in _antecedents(members, marker):
+                        ante_number = PL if len(antecedent) > 1 else SG
+                        for m, _, atoms in self.predicate(k, antecedent, ante_number):
+                            if not atoms:
+                                continue  # "A, which happens, …" says nothing
+                            if self.comma(m):
+                                got.append(_NP(m + 1, members, number, atoms))
+                            if not subject:
+                                got.append(_NP(m, members, number, atoms))
+        self.memo[key] = got
+        return got
+
+    def coordination(self, i: int) -> list[tuple[int, tuple[str, ...]]]:
+        """A; A and B; A, B and C; A, B, and C; both A and B."""
+        key = ("co", i)
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        t, got = self.t, []
+        if i < self.n and t[i] == "both":
+            for j, a in self.acts.match(t, i + 1):
+                if j < self.n and t[j] == "and":
+                    for k, b in self.acts.match(t, j + 1):
+                        if b != a:
+                            got.append((k, (a, b)))
         for j, first in self.acts.match(t, i):
-            yield from self._group_rest(t, j, (first,))
+            got.append((j, (first,)))
+            got.extend(self._list_rest(j, (first,)))
+        self.memo[key] = got
+        return got
 
-    def _group_rest(self, t, j, names):
-        if len(names) == 1:
-            yield j, names
-        if j < len(t) and t[j] == "and":
+    def _list_rest(self, j, names):
+        t = self.t
+        if j < self.n and t[j] == "and":
             for k, last in self.acts.match(t, j + 1):
                 if last not in names:
                     yield k, names + (last,)
-        if j < len(t) and t[j] == ",":
+        if j < self.n and t[j] == ",":
+            if len(names) >= 2 and j + 1 < self.n and t[j + 1] == "and":  # Oxford comma
+                for k, last in self.acts.match(t, j + 2):
+                    if last not in names:
+                        yield k, names + (last,)
             for k, nxt in self.acts.match(t, j + 1):
                 if nxt not in names:
-                    yield from self._group_rest(t, k, names + (nxt,))
+                    yield from self._list_rest(k, names + (nxt,))
 
 
-def _hour(t, k) -> Optional[int]:
-    if k < len(t) and re.fullmatch(r"\d{2}:00", t[k]):
-        hour = int(t[k][:2])
-        return hour if 0 <= hour <= 24 else None
-    return None
+_EMPTY: Atoms = frozenset()
 
 
-def _relate(subject, before: bool, obj) -> list[tuple]:
-    if isinstance(obj, int):
-        kind = "end_le" if before else "start_ge"
-        return [(kind, a, obj) for a in subject]
-    return [("order", a, b) if before else ("order", b, a) for a in subject for b in obj]
+def _fronted(rel: str, obj, obj_atoms: Atoms, other: Optional[str]):
+    def meaning(subj: tuple[str, ...], aspect: str) -> list[Atoms]:
+        other_aspect = other if isinstance(obj, tuple) else None
+        return [obj_atoms | m for m in _relate(subj, aspect, rel, obj, other_aspect)]
+    return meaning
+
+
+def _antecedents(members: tuple[str, ...], marker) -> list[tuple[str, ...]]:
+    if marker == "any":
+        return [members] if len(members) == 1 else [members[-1:], members]
+    if marker == "group":
+        return [members] if len(members) >= 2 else []
+    return [members] if len(members) == marker else []
+
+
+def _tokens(text: str) -> Optional[tuple[str, ...]]:
+    """Lower-case tokens; None when the text has characters the reader cannot read."""
+    low = text.lower()
+    if _LEFTOVER.search(_TOKEN.sub(" ", low)):
+        return None
+    return tuple(_TOKEN.findall(low))
 
 
 def split_sentences(text: str) -> list[str]:
@@ -242,6 +552,14 @@ def requirement_of(task: str) -> str:
     return task[k + len(marker):].strip() if k >= 0 else task
 
 
+@lru_cache(maxsize=4096)
+def reader_for(names: tuple[str, ...]) -> Reader:
+    return Reader(names)
+
+
 @lru_cache(maxsize=1)
 def default_reader() -> Reader:
-    return Reader()
+    """A reader over every activity of the embedded lexicon."""
+    from .lexicon import default_lexicon
+
+    return Reader(sorted(default_lexicon().all_activities()))

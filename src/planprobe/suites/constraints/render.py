@@ -2,8 +2,9 @@
 
 Grammar the output keeps: the first word of a sentence is capitalised, verbs
 agree with plural subjects ("A and B come before C"), groups of three read
-"A, B and C", a relative clause is set off by commas and its closing comma is
-merged with any comma that follows, and every sentence ends with a full stop.
+"A, B and C", a relative clause is set off by commas, names its antecedent's size
+("which", "both of which", "all three of which") and its closing comma is merged
+with any comma that follows, and every sentence ends with a full stop.
 """
 
 from __future__ import annotations
@@ -25,23 +26,23 @@ def _obj_text(obj: Union[tuple[int, ...], Time], names: Sequence[str]) -> str:
     return V.format_hour(obj.hour) if isinstance(obj, Time) else group_text(obj, names)
 
 
-def _relative_text(rel: Relative, plural: int, names: Sequence[str]) -> str:
+def _relative_text(rel: Relative, size: int, names: Sequence[str]) -> str:
+    plural = int(size > 1)
+    marker = V.RELATIVE_MARKERS[size]
     if rel.prep is None:
-        verb = (V.VP_BEFORE if rel.before else V.VP_AFTER)[rel.verb][plural]
-        return f"{V.RELATIVE} {verb} {_obj_text(rel.obj, names)}"
-    verb = V.VP_NONE[rel.verb][plural]
-    if isinstance(rel.obj, Time):
-        prep = (V.PT_BEFORE if rel.before else V.PT_AFTER)[rel.prep]
-    else:
-        prep = (V.P_BEFORE if rel.before else V.P_AFTER)[rel.prep]
-    return f"{V.RELATIVE} {verb} {prep} {_obj_text(rel.obj, names)}"
+        verb = V.order_verbs(rel.before)[rel.verb][plural]
+        return f"{marker} {verb} {_obj_text(rel.obj, names)}"
+    time = isinstance(rel.obj, Time)
+    verb = (V.time_verbs(rel.before) if time else V.VP_NONE)[rel.verb][plural]
+    prep = V.preps(rel.before, time)[rel.prep]
+    return f"{marker} {verb} {prep} {_obj_text(rel.obj, names)}"
 
 
 def _np_text(np: NounPhrase, names: Sequence[str], closing_comma: bool) -> str:
     text = group_text(np.group, names)
     if np.rel is None:
         return text
-    text += ", " + _relative_text(np.rel, int(len(np.group) > 1), names)
+    text += ", " + _relative_text(np.rel, len(np.group), names)
     return text + "," if closing_comma else text
 
 
@@ -50,16 +51,16 @@ def part_text(part: SubSentence, names: Sequence[str]) -> str:
     if isinstance(part, Clause):
         plural = int(len(part.subj.group) > 1)
         subj = _np_text(part.subj, names, closing_comma=True)
-        if isinstance(part.obj, Time):
+        time = isinstance(part.obj, Time)
+        if time:
             obj = V.format_hour(part.obj.hour)
-            preps = V.PT_BEFORE if part.before else V.PT_AFTER
         else:
             obj = _np_text(part.obj, names, closing_comma=False)
-            preps = V.P_BEFORE if part.before else V.P_AFTER
+        preps = V.preps(part.before, time)
         if part.form == 1:
-            verb = (V.VP_BEFORE if part.before else V.VP_AFTER)[part.verb][plural]
+            verb = V.order_verbs(part.before)[part.verb][plural]
             return f"{subj} {verb} {obj}"
-        verb = V.VP_NONE[part.verb][plural]
+        verb = (V.time_verbs(part.before) if time else V.VP_NONE)[part.verb][plural]
         if part.form == 2:
             return f"{subj} {verb} {preps[part.prep]} {obj}"
         return f"{preps[part.prep]} {obj}, {subj} {verb}"

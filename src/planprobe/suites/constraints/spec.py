@@ -15,9 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ...errors import PlanprobeError
 from ...schema import Case
 
-SPEC_VERSION = 1
+SPEC_VERSION = 2  # 2: word tables with one meaning per phrase, and ``style``; 1 still reads
 FAMILY = "constraints"
 RESTART_TOOL = "request_restart"
+STYLES = ("planprobe", "paper")
 
 
 class _Strict(BaseModel):
@@ -45,6 +46,7 @@ class ConstraintAtom(_Strict):
 class ConstraintSpec(_Strict):
     version: int = SPEC_VERSION
     mode: Literal["basic", "extended"]
+    style: Literal["planprobe", "paper"] = "planprobe"  # "paper": PDoctor's own templates, tools and classes
     actions: list[ActionSpec]
     constraints: list[ConstraintAtom]
     # where each sub-sentence lies in the task text: [start, end) character offsets,
@@ -57,16 +59,24 @@ class ConstraintSpec(_Strict):
     def extended(self) -> bool:
         return self.mode == "extended"
 
+    @property
+    def paper(self) -> bool:
+        return self.style == "paper"
+
 
 def parse_spec(case: Case) -> ConstraintSpec:
     if case.family != FAMILY:
         raise PlanprobeError(f"family {case.family!r} is not {FAMILY!r}")
     try:
-        return ConstraintSpec.model_validate(case.spec)
+        spec = ConstraintSpec.model_validate(case.spec)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in ("spec",) + tuple(err.get("loc", ())))
         raise PlanprobeError(f"field '{loc}': {err.get('msg', 'invalid')}") from None
+    if not 1 <= spec.version <= SPEC_VERSION:
+        raise PlanprobeError(f"field 'spec.version': version {spec.version} is not one this planprobe reads "
+                             f"(1-{SPEC_VERSION}); upgrade planprobe")
+    return spec
 
 
 def check_spec(case: Case, spec: ConstraintSpec) -> None:

@@ -2,9 +2,13 @@
 
 Each candidate sentence is expanded at random from the grammar; its atoms are
 added to the constraints accepted so far and kept only if the result is still
-satisfiable. After ``max_iterations`` failed candidates the paragraph stops
-early, as in the seed. The difficulty knobs are the action count |A|, the
-maximum number of sentences N and the maximum iterations K.
+satisfiable and no constraint is stated more than ``MAX_STATEMENTS`` times.
+After ``max_iterations`` failed candidates the paragraph stops early, as in the
+seed. The difficulty knobs are the action count |A|, the maximum number of
+sentences N (by default growing with |A|, ``default_max_sentences``) and the
+maximum iterations K. ``Skeleton.connected`` tells whether every action ended up
+constrained — linked to every other through orders and time windows — which
+the generator requires unless asked not to.
 
 This loop is the generator's hot path (it runs ~10 candidate sentences per
 case), hence the local-variable style and ``int(random() * k)`` in place of
@@ -21,18 +25,30 @@ from . import vocabulary as V
 from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time, derive_part
 from .solver import HORIZON, atoms_add, closure_add, predecessors, schedule
 
-_N_VP_BEFORE, _N_VP_AFTER, _N_VP_NONE = len(V.VP_BEFORE), len(V.VP_AFTER), len(V.VP_NONE)
+_N_VP_NONE = len(V.VP_NONE)
 _N_VP_SUB = len(V.VP_NONE_SUBORDINATE)
 _N_P = (len(V.P_AFTER), len(V.P_BEFORE))  # indexed by `before`
 _N_PT = (len(V.PT_AFTER), len(V.PT_BEFORE))
+_N_VT = (len(V.time_verbs(False)), len(V.time_verbs(True)))
 _N_SC = (len(V.SC_AFTER), len(V.SC_BEFORE))
-_N_VP = (_N_VP_AFTER, _N_VP_BEFORE)
+_N_VP = (len(V.VP_AFTER), len(V.VP_BEFORE))
 _N_CONJ = len(V.CONJUNCTIONS)
+
+MAX_STATEMENTS = 2  # a constraint is stated at most twice in one paragraph
+MAX_SENTENCES_LIMIT = 100
+MAX_ITERATIONS_LIMIT = 10_000
+
+
+def default_max_sentences(n_actions: int) -> int:
+    """N for |A| actions when the user does not set it: enough sentences for every
+    action to be constrained in nearly every draw (the seed's N is fixed; with a fixed
+    N, large |A| leaves actions unconstrained and difficulty stops growing)."""
+    return max(1, n_actions - 1) + max(0, n_actions - 9)
 
 
 @dataclass(frozen=True)
 class SynthesisOptions:
-    max_sentences: int = 3  # N
+    max_sentences: Optional[int] = None  # N; None: default_max_sentences(|A|)
     max_iterations: int = 20  # K
     max_parts: int = 3  # sub-sentences per sentence
     p_multi: float = 0.3  # a sub-sentence is a multi-clause
@@ -41,11 +57,18 @@ class SynthesisOptions:
     group_sizes: tuple[float, float] = (0.75, 0.95)  # cumulative P(size 1), P(size ≤ 2)
 
 
+    def sentences_for(self, n_actions: int) -> int:
+        return self.max_sentences if self.max_sentences is not None else default_max_sentences(n_actions)
+
+
 @dataclass
 class Skeleton:
     sentences: list[Sentence] = field(default_factory=list)
     atoms: list[list[list[tuple]]] = field(default_factory=list)  # per sentence, per part: derive_part
     sat_checks: int = 0
+    statements: dict[tuple, int] = field(default_factory=dict)  # atom -> sub-sentences stating it
+    connected: bool = False  # every action linked to every other by orders and time windows
+    unconstrained: int = 0  # actions no constraint mentions
 
 
 def part_generator(rng: random.Random, n: int, extended: bool, opts: SynthesisOptions) -> Callable[[], SubSentence]:
@@ -76,7 +99,7 @@ def part_generator(rng: random.Random, n: int, extended: bool, opts: SynthesisOp
         """A relative clause on a group (called with probability p_relative)."""
         before = rnd() < 0.5
         if extended and (not avail or rnd() < p_time):
-            return Relative(before, hour(before), int(rnd() * _N_VP_NONE), int(rnd() * _N_PT[before]))
+            return Relative(before, hour(before), int(rnd() * _N_VT[before]), int(rnd() * _N_PT[before]))
         if not avail:
             return None
         obj = take(avail, len(avail))
@@ -88,26 +111,32 @@ def part_generator(rng: random.Random, n: int, extended: bool, opts: SynthesisOp
         avail = everyone[:]
         before = rnd() < 0.5
         if rnd() < p_multi:
+            # the subordinate clause's subject is plain, one or two tasks: "after B, C and D happen"
+            # could be read as "after B" followed by a second clause "C and D happen"
+            form = 1 + int(rnd() * 2)
             main_group = take(avail, len(avail) - 1)
-            sub_group = take(avail, len(avail))
+            sub_group = take(avail, min(2, len(avail)))
             main = NounPhrase(main_group, relative(avail) if rnd() < p_relative else None)
-            sub = NounPhrase(sub_group, relative(avail) if rnd() < p_relative else None)
             return MultiClause(
-                1 + int(rnd() * 2), before, main, sub,
+                form, before, main, NounPhrase(sub_group),
                 int(rnd() * _N_VP_NONE), int(rnd() * _N_VP_SUB), int(rnd() * _N_SC[before]),
             )
         form = 1 + int(rnd() * 3)
         if extended and form != 1 and rnd() < p_time:
             group = take(avail, len(avail))
             subj = NounPhrase(group, relative(avail) if rnd() < p_relative else None)
-            return Clause(form, before, subj, hour(before), int(rnd() * _N_VP_NONE), int(rnd() * _N_PT[before]))
+            return Clause(form, before, subj, hour(before), int(rnd() * _N_VT[before]), int(rnd() * _N_PT[before]))
         subj_group = take(avail, len(avail) - 1)
+        if form == 3:  # a fronted object: one or two tasks, no relative clause, so no comma inside it
+            obj_group = take(avail, min(2, len(avail)))
+            subj = NounPhrase(subj_group, relative(avail) if rnd() < p_relative else None)
+            return Clause(3, before, subj, NounPhrase(obj_group), int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before]))
         obj_group = take(avail, len(avail))
         subj = NounPhrase(subj_group, relative(avail) if rnd() < p_relative else None)
         obj = NounPhrase(obj_group, relative(avail) if rnd() < p_relative else None)
         if form == 1:
             return Clause(1, before, subj, obj, int(rnd() * _N_VP[before]), None)
-        return Clause(form, before, subj, obj, int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before]))
+        return Clause(2, before, subj, obj, int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before]))
 
     return part
 
@@ -137,17 +166,27 @@ def synthesize(
         witness = [0] * n
         for a in range(1, n):
             witness[a] = witness[a - 1] + durations[a - 1]
-    for _ in range(opts.max_sentences):
+    stated: dict[tuple, int] = {}  # atom -> sub-sentences stating it so far
+    limit = MAX_STATEMENTS
+    for _ in range(opts.sentences_for(n)):
         for _ in range(opts.max_iterations):
             out.sat_checks += 1
             parts, part_atoms = [], []
             trial = after[:]
+            trial_stated = dict(stated)
             if extended:
                 trial_release, trial_deadline = release[:], deadline[:]
             ok = True
             for _ in range(1 + int(rnd() * max_parts)):
                 part = next_part()
                 atoms = derive_part(part)
+                for atom in set(atoms):
+                    count = trial_stated.get(atom, 0) + 1
+                    if count > limit:
+                        ok = False
+                    trial_stated[atom] = count
+                if not ok:
+                    break
                 if extended:
                     ok = atoms_add(trial, trial_release, trial_deadline, durations, atoms)
                 else:
@@ -165,6 +204,7 @@ def synthesize(
             if not ok:
                 continue
             after = trial
+            stated = trial_stated
             if extended:
                 release, deadline = trial_release, trial_deadline
             conjs = tuple([int(rnd() * _N_CONJ) for _ in range(len(parts) - 1)])
@@ -172,8 +212,34 @@ def synthesize(
             out.atoms.append(part_atoms)
             break
         else:
-            break  # K candidates in a row were unsatisfiable: stop the paragraph (Alg. 1, l.12-17)
+            break  # K candidates in a row failed: stop the paragraph (Alg. 1, l.12-17)
+    out.statements = stated
+    out.connected, out.unconstrained = connectivity(n, stated)
     return out
+
+
+def connectivity(n: int, atoms) -> tuple[bool, int]:
+    """(whether all n actions are linked through order atoms and time windows — a window
+    links its action to the clock —, how many actions no atom mentions)."""
+    parent = list(range(n + 1))  # node n is the clock
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    mentioned = [False] * n
+    for kind, a, x in atoms:
+        mentioned[a] = True
+        other = x if kind == "order" else n
+        if kind == "order":
+            mentioned[x] = True
+        ra, rb = find(a), find(other)
+        if ra != rb:
+            parent[ra] = rb
+    root = find(0)
+    return all(find(a) == root for a in range(n)), mentioned.count(False)
 
 
 def _witness_holds(start: list[int], durations: list[int], part_atoms: list[list[tuple]]) -> bool:

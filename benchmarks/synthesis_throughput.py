@@ -6,6 +6,8 @@ side by side in one run, |A| in 3-5, basic and extended.
 planprobe's figure is end to end: synthesis, text, tools, spec, JSON, written to a
 suite file. The baseline only synthesizes skeleton text (no tools, no file).
 The baseline is run before and after planprobe and averaged, to cancel drift.
+Rows marked "no read-back" switch off the generator's independent reading of every
+text (issue #10), to show what that check costs.
 """
 
 from __future__ import annotations
@@ -35,12 +37,12 @@ def baseline_rate(n: int, seed: int) -> tuple[float, float]:
     return rate, calls
 
 
-def planprobe_rate(n: int, extended: bool, reps: int, workers: int) -> tuple[float, float, float]:
+def planprobe_rate(n: int, extended: bool, reps: int, workers: int, check: bool = True) -> tuple[float, float, float]:
     checks = []
     seeds = iter(range(1000))
 
     def once() -> int:
-        opts = ConstraintSuiteOptions(actions=(3, 5), n=n, seed=next(seeds), extended=extended)
+        opts = ConstraintSuiteOptions(actions=(3, 5), n=n, seed=next(seeds), extended=extended, check_text=check)
         with tempfile.TemporaryDirectory() as tmp:
             count = write_suite_lines(generate_lines(opts, workers), Path(tmp) / "suite.jsonl",
                                       on_line=lambda line: checks.append(_sat_checks(line)))
@@ -68,6 +70,9 @@ def main() -> None:
     cores = auto_workers(args.cases)
     rows = [(f"{mode}, 1 process", *planprobe_rate(args.cases, mode == "extended", args.reps, 1))
             for mode in ("basic", "extended")]
+    rows += [(f"{mode}, 1 process, no read-back", *planprobe_rate(args.cases, mode == "extended", args.reps, 1,
+                                                                  check=False))
+             for mode in ("basic", "extended")]
     if cores > 1:
         rows += [(f"{mode}, {cores} processes", *planprobe_rate(args.cases, mode == "extended", args.reps, cores))
                  for mode in ("basic", "extended")]

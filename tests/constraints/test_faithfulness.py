@@ -230,3 +230,43 @@ def test_paper_style_texts_read_the_same_way():
             reading = _reader(case).read(requirement_of(case.task))
             assert reading.ok and reading.atoms == spec_atoms(case)
             assert "The tasks are" not in case.task  # no task list: the reader takes the names from the tools
+
+
+def test_reading_by_shape_equals_reading_the_text_itself():
+    # the reader parses each shape of chunk once (names, hours and interchangeable phrases
+    # replaced); that must never change a reading, including on damaged text
+    import random as _random
+
+    from planprobe.suites.constraints.reader import _full_readings, _tokens, split_sentences
+
+    rng = _random.Random(4)
+    checked = 0
+    for extended in (False, True):
+        for case in generate_cases(ConstraintSuiteOptions(n=300, seed=12, extended=extended, actions=(2, 8),
+                                                          check_text=False)):
+            reader = _reader(case)
+            for sentence in split_sentences(requirement_of(case.task)):
+                words = sentence.rstrip(".").split(" ")
+                variants = [sentence]
+                for _ in range(2):
+                    damaged = words[:]
+                    damaged[rng.randrange(len(damaged))] = rng.choice(
+                        ["and", "which", ",", ";", "before", "after", "15:00", "both", "comes", "at"])
+                    variants.append(" ".join(damaged) + ".")
+                for text in variants:
+                    toks = _tokens(text.rstrip("."))
+                    expected = _full_readings(reader, toks) if toks is not None else set()
+                    assert reader.sentence_readings(text) == expected, text
+                    checked += 1
+    assert checked > 3000
+
+
+def test_names_that_could_merge_with_the_grammar_are_read_as_text():
+    from planprobe.suites.constraints.reader import _opaque_names
+
+    assert _opaque_names(("cutting hair", "washing hair"))
+    assert not _opaque_names(("checking in guests", "washing hair"))  # "in" starts "in advance of"
+    assert not _opaque_names(("washing hair", "hair styling"))  # one could run into the other
+    r = Reader(("checking in guests", "washing hair"))
+    assert _one_reading("Checking in guests comes before washing hair.", r.names) == {
+        ("order", "checking in guests", "washing hair")}

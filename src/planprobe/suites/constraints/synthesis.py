@@ -167,24 +167,26 @@ def synthesize(
         for a in range(1, n):
             witness[a] = witness[a - 1] + durations[a - 1]
     stated: dict[tuple, int] = {}  # atom -> sub-sentences stating it so far
+    stated_get = stated.get
     limit = MAX_STATEMENTS
     for _ in range(opts.sentences_for(n)):
         for _ in range(opts.max_iterations):
             out.sat_checks += 1
             parts, part_atoms = [], []
             trial = after[:]
-            trial_stated = dict(stated)
+            added: dict[tuple, int] = {}  # statements this candidate adds
             if extended:
                 trial_release, trial_deadline = release[:], deadline[:]
             ok = True
             for _ in range(1 + int(rnd() * max_parts)):
                 part = next_part()
                 atoms = derive_part(part)
-                for atom in set(atoms):
-                    count = trial_stated.get(atom, 0) + 1
-                    if count > limit:
+                for atom in (atoms if len(atoms) == 1 else set(atoms)):
+                    count = added.get(atom, 0) + 1
+                    if count + stated_get(atom, 0) > limit:
                         ok = False
-                    trial_stated[atom] = count
+                        break
+                    added[atom] = count
                 if not ok:
                     break
                 if extended:
@@ -204,7 +206,8 @@ def synthesize(
             if not ok:
                 continue
             after = trial
-            stated = trial_stated
+            for atom, count in added.items():
+                stated[atom] = stated_get(atom, 0) + count
             if extended:
                 release, deadline = trial_release, trial_deadline
             conjs = tuple([int(rnd() * _N_CONJ) for _ in range(len(parts) - 1)])

@@ -184,8 +184,6 @@ _VERBS = _Phrases(_verb_table())
 _RELS = _Phrases(_relation_table())
 _JOIN = _Phrases(_JOINERS.items())
 _MARK = _Phrases(_MARKERS.items())
-_PHRASE_STARTS = frozenset(_VERBS.root) | frozenset(_RELS.root) | frozenset(_JOIN.root) | frozenset(_MARK.root) | {
-    "and", "both"}
 
 
 # ---------------------------------------------------------------------------
@@ -288,10 +286,6 @@ class Reader:
     def __init__(self, names: Iterable[str]):
         self.names = tuple(names)
         self._acts = _Phrases((n, n) for n in self.names)
-        # names no phrase of the reader can start in, run into, or overlap, and that cannot
-        # overlap each other: then a name is one opaque token to the grammar, and texts that
-        # differ only in names, hours and interchangeable phrases read alike (see _Shapes)
-        self._opaque = _opaque_names(self.names)
 
     # -- entry points -------------------------------------------------------
 
@@ -311,19 +305,10 @@ class Reader:
         return result
 
     def sentence_readings(self, sentence: str) -> set[Atoms]:
-        text = sentence.rstrip().rstrip(".")
-        if not self._opaque:
-            toks = _tokens(text)
-            return _full_readings(self, toks) if toks is not None else set()
-        # ";" only ever joins two clauses, so the parts between semicolons are read apart
-        # and their readings combined
-        readings: set[Atoms] = {_EMPTY}
-        for k, chunk in enumerate(text.split(";")):
-            part = _SHAPES.readings(self, chunk, first=k == 0)
-            readings = {r | p for r in readings for p in part}
-            if not readings:
-                return set()
-        return readings
+        toks = _tokens(sentence.rstrip().rstrip("."))
+        if toks is None:
+            return set()
+        return {atoms for j, atoms in _Parse(self, toks).sentence(0) if j == len(toks)}
 
     def read_part(self, text: str) -> set[Atoms]:
         """Every reading of one clause read alone (a clause as evidence quotes it)."""
@@ -333,178 +318,6 @@ class Reader:
         return {atoms for j, atoms in _Parse(self, toks).clause(0) if j == len(toks)}
 
 
-def _full_readings(reader: Reader, toks: tuple[str, ...]) -> set[Atoms]:
-    return {atoms for j, atoms in _Parse(reader, toks).sentence(0) if j == len(toks)}
-
-
-def _chunk_parse(reader: Reader, toks: tuple[str, ...], first: bool) -> set[Atoms]:
-    """Readings of the tokens between two semicolons; after the first, the rest of the
-    joiner that began with the semicolon ("moreover ,") comes first."""
-    parse = _Parse(reader, toks)
-    n = len(toks)
-    if first:
-        return {atoms for j, atoms in parse.sentence(0) if j == n}
-    out: set[Atoms] = set()
-    for words, extras in _SEMICOLON_TAILS:
-        if toks[:len(words)] == words:
-            for extra in extras:
-                out |= {atoms | extra for j, atoms in parse.sentence(len(words)) if j == n}
-    return out
-
-
-def _hour_value(tok: str):
-    hh, mm = tok.split(":")
-    return int(hh) + int(mm) / 60 if mm != "00" else int(hh)
-
-
-# what follows ";" in each joiner that begins with one, and what that joiner says
-_SEMICOLON_TAILS = [(tuple(j.split()[1:]), extras) for j, extras in _JOINERS.items() if j.startswith(";")]
-
-
-# ---------------------------------------------------------------------------
-# Reading each shape of text once
-# ---------------------------------------------------------------------------
-
-
-def _all_phrases() -> list[tuple[tuple[str, ...], str, object]]:
-    """(words, table, value) of every phrase the reader knows."""
-    out = []
-    for table, entries in (("verb", _verb_table()), ("rel", _relation_table()), ("join", list(_JOINERS.items())),
-                           ("mark", list(_MARKERS.items()))):
-        for text, value in entries:
-            out.append((tuple(text.replace(",", " , ").split()), table, value))
-    return out
-
-
-def _contains(seq: tuple, sub: tuple) -> bool:
-    return any(seq[k:k + len(sub)] == sub for k in range(len(seq) - len(sub) + 1))
-
-
-def _overlaps(a: tuple, b: tuple) -> bool:
-    """Whether a proper suffix of a is a proper prefix of b."""
-    return any(a[-k:] == b[:k] for k in range(1, min(len(a), len(b))))
-
-
-def _interchangeable(phrases) -> dict[str, str]:
-    """Verb and relation phrases that may stand for their meaning in a shape: phrases no
-    other phrase starts, ends or lies inside of, and whose inner words start nothing, so
-    wherever their words occur they are read as that phrase and only as it."""
-    words = [w for w, _, _ in phrases]
-    starts = {w[0] for w in words} | _RAW
-    out: dict[str, str] = {}
-    classes: dict[tuple, str] = {}
-    for w, table, value in phrases:
-        if table not in ("verb", "rel"):
-            continue
-        if set(w[1:]) & starts or set(w) & _RAW:
-            continue
-        if any(o != w and (_contains(o, w) or _contains(w, o) or _overlaps(o, w) or _overlaps(w, o)) for o in words):
-            continue
-        token = classes.setdefault((table, value), f"\x02{len(classes)}\x02")
-        out[" ".join(w)] = token
-    return out
-
-
-_RAW = {",", ";", "and", "both"}  # tokens the grammar tests for literally
-_PHRASES = _all_phrases()
-_INNER_WORDS = {w for words, _, _ in _PHRASES for w in words[1:]}
-_START_WORDS = {words[0] for words, _, _ in _PHRASES} | _RAW
-_CLASS_OF = _interchangeable(_PHRASES)
-_CLASS_RE = re.compile(r"(?<![a-z0-9:\x01])(?:" + "|".join(
-    re.escape(p) for p in sorted(_CLASS_OF, key=len, reverse=True)) + r")(?![a-z0-9:\x01])")
-_TIME_RE = re.compile(r"(?<![0-9:])\d{1,2}:\d{2}(?![0-9:])")
-_MARKS = re.compile(r"[\x00-\x03]")
-
-
-def _opaque_names(names: tuple[str, ...]) -> bool:
-    """Whether every name is opaque to the grammar: none of its words starts a phrase, its
-    first word continues none, and no name can overlap or contain another."""
-    split = [tuple(n.split()) for n in names]
-    for w in split:
-        if not w or set(w) & _START_WORDS or w[0] in _INNER_WORDS:
-            return False
-    for a in split:
-        for b in split:
-            if a != b and (_contains(a, b) or _overlaps(a, b)):
-                return False
-    return True
-
-
-class _ShapeCache:
-    """Readings of semicolon-separated chunks by shape: the chunk's text with each task name
-    and time replaced by a numbered placeholder and each interchangeable phrase by its
-    meaning. Two chunks of one shape have the same readings up to those names and times,
-    so each shape is parsed once (the real text, on first sight) and looked up after."""
-
-    def __init__(self, size: int = 200_000):
-        self.size = size
-        self.store: dict[tuple[bool, str], set[Atoms]] = {}
-
-    def readings(self, reader: Reader, chunk: str, first: bool) -> set[Atoms]:
-        low = chunk.lower()
-        shaped = None if _MARKS.search(low) else _shape(reader.names, low)
-        if shaped is None:
-            toks = _tokens(chunk)
-            return _chunk_parse(reader, toks, first) if toks is not None else set()
-        key, back = shaped
-        cached = self.store.get((first, key))
-        if cached is None:
-            toks = _tokens(chunk)
-            real = _chunk_parse(reader, toks, first) if toks is not None else set()
-            forth = {v: k for k, v in back.items()}
-            if len(forth) != len(back):  # two times of one value: keep this chunk out of the cache
-                return real
-            if len(self.store) >= self.size:
-                self.store.clear()
-            cached = self.store[(first, key)] = {
-                frozenset(tuple(forth.get(x, x) if isinstance(x, (str, int, float)) else x for x in atom)
-                          for atom in r) for r in real}
-        return {frozenset(tuple(back.get(x, x) if isinstance(x, str) else x for x in atom) for atom in r)
-                for r in cached}
-
-
-def _shape(names: tuple[str, ...], low: str):
-    """(shape, placeholder -> name or hour) of a lower-cased chunk; None if a name occurs
-    where it is not a whole word sequence."""
-    spans = []
-    for name in names:
-        k = low.find(name)
-        while k >= 0:
-            end = k + len(name)
-            if (k and low[k - 1].isalnum()) or (end < len(low) and low[end].isalnum()):
-                return None
-            spans.append((k, end, name))
-            k = low.find(name, end)
-    spans.sort()
-    parts, back, seen, pos = [], {}, {}, 0
-    for k, end, name in spans:
-        if k < pos:
-            return None
-        ph = seen.get(name)
-        if ph is None:
-            ph = seen[name] = f"\x01{len(seen)}\x01"
-            back[ph] = name
-        parts.append(low[pos:k])
-        parts.append(ph)
-        pos = end
-    parts.append(low[pos:])
-    text = "".join(parts)
-
-    def hour(m: re.Match) -> str:
-        tok = m.group(0)
-        ph = seen.get(tok)
-        if ph is None:
-            ph = seen[tok] = f"\x03{len(seen)}\x03"
-            back[ph] = _hour_value(tok)
-        return ph
-
-    text = _TIME_RE.sub(hour, text)
-    return _CLASS_RE.sub(lambda m: _CLASS_OF[m.group(0)], text), back
-
-
-_SHAPES = _ShapeCache()
-
-
 class _Parse:
     """One sentence's parse: recursive descent over tokens, memoised by position,
     returning (end, atoms) for every way a part can be read."""
@@ -512,17 +325,10 @@ class _Parse:
     def __init__(self, reader: Reader, toks: tuple[str, ...]):
         self.t = toks
         self.n = len(toks)
+        self.acts = reader._acts
         self.memo: dict[tuple, list] = {}
         self._verbs: dict[int, list] = {}
         self._rels: dict[int, list] = {}
-        self._match_name = reader._acts.match
-        self._names: dict[int, list] = {}
-
-    def names_at(self, i: int) -> list:
-        got = self._names.get(i)
-        if got is None:
-            got = self._names[i] = self._match_name(self.t, i)
-        return got
 
     def verbs(self, i: int) -> list:
         got = self._verbs.get(i)
@@ -640,7 +446,8 @@ class _Parse:
         if got is None:
             got = []
             if i < self.n and ":" in self.t[i]:
-                got.append((i + 1, _hour_value(self.t[i]), _EMPTY))
+                hh, mm = self.t[i].split(":")
+                got.append((i + 1, int(hh) + int(mm) / 60 if mm != "00" else int(hh), _EMPTY))
             for np in self.np(i, False):
                 got.append((np.end, np.members, np.rel))
             self.memo[key] = got
@@ -656,9 +463,6 @@ class _Parse:
             return got
         got = []
         t = self.t
-        if not self.names_at(i) and (i >= self.n or t[i] != "both"):
-            self.memo[key] = got
-            return got
         for j, members in self.coordination(i):
             number = PL if len(members) > 1 else SG
             got.append(_NP(j, members, number, _EMPTY))
@@ -682,32 +486,31 @@ class _Parse:
         got = self.memo.get(key)
         if got is not None:
             return got
-        t, got, at = self.t, [], self.names_at
+        t, got = self.t, []
         if i < self.n and t[i] == "both":
-            for j, a in at(i + 1):
+            for j, a in self.acts.match(t, i + 1):
                 if j < self.n and t[j] == "and":
-                    for k, b in at(j + 1):
+                    for k, b in self.acts.match(t, j + 1):
                         if b != a:
                             got.append((k, (a, b)))
-        for j, first in at(i):
+        for j, first in self.acts.match(t, i):
             got.append((j, (first,)))
-            if j < self.n and t[j] in (",", "and"):
-                got.extend(self._list_rest(j, (first,)))
+            got.extend(self._list_rest(j, (first,)))
         self.memo[key] = got
         return got
 
     def _list_rest(self, j, names):
-        t, at = self.t, self.names_at
+        t = self.t
         if j < self.n and t[j] == "and":
-            for k, last in at(j + 1):
+            for k, last in self.acts.match(t, j + 1):
                 if last not in names:
                     yield k, names + (last,)
         if j < self.n and t[j] == ",":
             if len(names) >= 2 and j + 1 < self.n and t[j + 1] == "and":  # Oxford comma
-                for k, last in at(j + 2):
+                for k, last in self.acts.match(t, j + 2):
                     if last not in names:
                         yield k, names + (last,)
-            for k, nxt in at(j + 1):
+            for k, nxt in self.acts.match(t, j + 1):
                 if nxt not in names:
                     yield from self._list_rest(k, names + (nxt,))
 

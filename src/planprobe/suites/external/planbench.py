@@ -1,12 +1,15 @@
-"""Re-score PlanBench's recorded responses with planprobe's parser, validator and planner.
+"""Re-score PlanBench's recorded responses with PlanBench's readers (reproduced
+bug for bug) or planprobe's own, and planprobe's validator and planner.
 
 Why: PlanBench (seed 004) publishes model responses with its own verdicts
 (``llm_correct``; ``llm_correct_binary`` for plan verification). Reading the
-same responses with planprobe's response parser and checking them with
-planprobe's validator and optimal planner, then comparing verdicts, is the
-conformance test of the PDDL family — and lets a user re-score PlanBench runs
-(or their own model's responses in PlanBench's format) without PlanBench's
-toolchain (Fast Downward, VAL, tarski).
+same responses as PlanBench reads them (``pddl.planbench_rules``), checking them
+with planprobe's validator and optimal planner and comparing verdicts — and the
+extractions PlanBench recorded — is the conformance test of the PDDL family. It
+lets a user re-score PlanBench runs (or their own model's responses in
+PlanBench's format) without PlanBench's toolchain (Fast Downward, VAL, tarski),
+with numbers comparable to PlanBench's, or with planprobe's stricter reader
+(``rules="planprobe"``, ``pddl.responses``).
 
 Input: JSONL (optionally gzipped), one response per line with ``instance_id``,
 ``query``, ``llm_raw_response``, ``domain`` (PlanBench's config name:
@@ -22,8 +25,10 @@ and ``prompt_generation.py``):
 * t1 plan generation, t8_1/2/3 goal reformulation: the extracted plan solves the
   instance (t8 uses the instance's own goal, whatever goal the prompt states).
 * t2 optimality: valid and as long as an optimal plan (built-in A*).
-* t3 verification: the model's valid/invalid verdict equals the truth — the
-  validator's verdict on the plan stated in the query.
+* t3 verification: the answer's valid/invalid verdict equals the truth — under
+  PlanBench's rules the verdict parsed from PlanBench's reference answer (the
+  record's ``ground_truth_plan``), under planprobe's the validator's verdict on
+  the plan stated in the query.
 * t4 plan reuse: the plan reaches the facts the stated goal adds to the initial
   state (PlanBench's new goal is the prefix's end state minus the initial state).
 * t5 generalization: as t1, on the generalization instances (``generated``).
@@ -31,7 +36,9 @@ and ``prompt_generation.py``):
   after the stated step of the stated plan, plus the facts that "became true",
   minus those that "became false".
 * t7 plan execution: the facts the model states equal the state the action
-  sequence leads to (visible predicates; negated facts are not counted).
+  sequence leads to — under PlanBench's rules as sorted lists of its fact
+  strings against the record's reference state (every fact, static ones
+  included); under planprobe's as sets of visible facts, negated ones not counted.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 print one markdown row per file (instances, verdict agreement, disagreements,
 recorded extractions reproduced, time).
 
-    python benchmarks/planbench_conformance.py [--data ../shared/data/planbench] [--rules planbench|planbench-code|planprobe]
+    python benchmarks/planbench_conformance.py [--data ../shared/data/planbench]
+                                               [--rules planbench|planbench-code|planprobe]
 
 All rule sets are run when --rules is not given. Needs PlanBench's instances
 and responses (../shared/data/planbench by default).

@@ -424,7 +424,8 @@ def main() -> None:
             walk = random_walk(problem, rng, rng.randint(1, 8))
             check_plans(code, domain, problem, tr, rng, tally, reader, a_plan(problem, rng) or walk)
             check_state(code, domain, problem, tr, rng, tally, reader, walk)
-            check_verification(code, domain, problem, tr, rng, tally, reader, random_walk(problem, rng, rng.randint(1, 6)))
+            other = random_walk(problem, rng, rng.randint(1, 6))
+            check_verification(code, domain, problem, tr, rng, tally, reader, other)
     secs = time.perf_counter() - start
     print(f"# {platform.python_implementation()} {platform.python_version()}, seed {args.seed}, "
           f"{args.per} instances per domain, {secs:.1f} s")

@@ -52,7 +52,9 @@ Plans, Depots: lines lower-cased, leading digits and every ``.`` removed;
 States (t7, and the facts of t3 answers)
   * The reply (not lower-cased, nothing cut off) has every ``" and "``
     replaced by a comma and is split at commas only — not at full stops or
-    line breaks (Q18). A clause containing ``" not "`` is skipped (Q19:
+    line breaks (Q18). The revision that scored PlanBench's published t7
+    results split at commas only (``and_split=False``; the recorded
+    extractions show it). A clause containing ``" not "`` is skipped (Q19:
     "no longer", "isn't", a leading "Not" do not negate).
   * Blocksworld: the predicate is the first of ``predicate_mapping``
     (``on the table``, ``clear``, ``hand is empty``, ``holding``, ``on top

@@ -29,8 +29,10 @@ def import_planbench_results_cmd(
     instances: Path = typer.Option(..., "--instances", help="PlanBench's 'instances' folder "
                                                             "(DIR/<domain>/generated_basic/instance-N.pddl)."),
     as_json: bool = typer.Option(False, "--json", help="Print {instances, agree, disagreements, …} as JSON."),
-    rules: str = typer.Option("planbench", help="How to read stated facts (t7): 'planbench' (only 'not' negates, "
-                                                "as PlanBench) or 'planprobe' ('no longer', \"n't\"… negate too)."),
+    rules: str = typer.Option("planbench", help="How to read replies: 'planbench' (PlanBench's own readers, bug for "
+                                                "bug, as they scored its published results), 'planbench-code' (as "
+                                                "its code reads today: t7 answers also split at ' and ') or "
+                                                "'planprobe' (planprobe's own, stricter reader)."),
     show: int = typer.Option(20, help="Disagreements to list in the table (all with --json)."),
 ) -> None:
     """Re-score PlanBench responses and compare with PlanBench's own verdicts (llm_correct; t3: llm_correct_binary)."""
@@ -48,6 +50,10 @@ def import_planbench_results_cmd(
         f"planprobe agrees with PlanBench on {report.agree}/{report.compared} ({pct:.1f}%); correct per "
         f"planprobe {sum(r.planprobe for r in report.results)}, per PlanBench "
         f"{sum(bool(r.planbench) for r in report.results)}", highlight=False, soft_wrap=True)
+    if report.extraction_compared and rules != "planprobe":
+        differs = ", ".join(str(r.instance_id) for r in report.extraction_differs[:show]) or "none"
+        out_console.print(f"PlanBench's recorded extractions reproduced: extractions {report.extraction_agree}/"
+                          f"{report.extraction_compared} (differ: {differs})", highlight=False, soft_wrap=True)
     rows = report.disagreements
     if rows:
         table = Table("instance", "PlanBench", "planprobe", "why", show_lines=False)

@@ -1,12 +1,15 @@
-"""Re-score PlanBench's recorded responses with planprobe's parser, validator and planner.
+"""Re-score PlanBench's recorded responses with PlanBench's readers (reproduced
+bug for bug) or planprobe's own, and planprobe's validator and planner.
 
 Why: PlanBench (seed 004) publishes model responses with its own verdicts
 (``llm_correct``; ``llm_correct_binary`` for plan verification). Reading the
-same responses with planprobe's response parser and checking them with
-planprobe's validator and optimal planner, then comparing verdicts, is the
-conformance test of the PDDL family — and lets a user re-score PlanBench runs
-(or their own model's responses in PlanBench's format) without PlanBench's
-toolchain (Fast Downward, VAL, tarski).
+same responses as PlanBench reads them (``pddl.planbench_rules``), checking them
+with planprobe's validator and optimal planner and comparing verdicts — and the
+extractions PlanBench recorded — is the conformance test of the PDDL family. It
+lets a user re-score PlanBench runs (or their own model's responses in
+PlanBench's format) without PlanBench's toolchain (Fast Downward, VAL, tarski),
+with numbers comparable to PlanBench's, or with planprobe's stricter reader
+(``rules="planprobe"``, ``pddl.responses``).
 
 Input: JSONL (optionally gzipped), one response per line with ``instance_id``,
 ``query``, ``llm_raw_response``, ``domain`` (PlanBench's config name:
@@ -22,8 +25,10 @@ and ``prompt_generation.py``):
 * t1 plan generation, t8_1/2/3 goal reformulation: the extracted plan solves the
   instance (t8 uses the instance's own goal, whatever goal the prompt states).
 * t2 optimality: valid and as long as an optimal plan (built-in A*).
-* t3 verification: the model's valid/invalid verdict equals the truth — the
-  validator's verdict on the plan stated in the query.
+* t3 verification: the answer's valid/invalid verdict equals the truth — under
+  PlanBench's rules the verdict parsed from PlanBench's reference answer (the
+  record's ``ground_truth_plan``), under planprobe's the validator's verdict on
+  the plan stated in the query.
 * t4 plan reuse: the plan reaches the facts the stated goal adds to the initial
   state (PlanBench's new goal is the prefix's end state minus the initial state).
 * t5 generalization: as t1, on the generalization instances (``generated``).
@@ -31,7 +36,9 @@ and ``prompt_generation.py``):
   after the stated step of the stated plan, plus the facts that "became true",
   minus those that "became false".
 * t7 plan execution: the facts the model states equal the state the action
-  sequence leads to (visible predicates; negated facts are not counted).
+  sequence leads to — under PlanBench's rules as sorted lists of its fact
+  strings against the record's reference state (every fact, static ones
+  included); under planprobe's as sets of visible facts, negated ones not counted.
 """
 
 from __future__ import annotations
@@ -48,8 +55,19 @@ from ...errors import PlanprobeError
 from ..pddl import Domain, PDDLSyntaxError, Problem, load_domain, load_problem, solve, validate
 from ..pddl.grounding import ground
 from ..pddl.model import Literal
+from ..pddl.layout import verification_message
+from ..pddl.model import Atom
+from ..pddl.planbench_rules import PlanBenchReader, fact_string
 from ..pddl.responses import parse_plan, parse_state, parse_verification
-from ..pddl.scoring import resulting_state, score_plan, score_state, score_verification
+from ..pddl.scoring import (
+    resulting_state,
+    score_plan,
+    score_plan_planbench,
+    score_state,
+    score_state_planbench,
+    score_verification,
+    score_verification_planbench,
+)
 from ..pddl.simulator import run
 from ..pddl.translation import DomainTranslation, Translator, load_translation, translator
 
@@ -67,7 +85,7 @@ __all__ = [
     "task_id",
 ]
 
-RULES = ("planbench", "planprobe")
+RULES = ("planbench", "planbench-code", "planprobe")
 TASKS = {
     "t1": "plan_generation", "t2": "plan_optimality", "t3": "plan_verification", "t4": "plan_reuse",
     "t5": "plan_generalization", "t6": "replanning", "t7": "plan_execution", "t8_1": "goal_shuffling",
@@ -170,7 +188,11 @@ class Rescore:
     reason: str
     plan: list[str] | None = None
     unparsed: list[str] = field(default_factory=list)
-    own: bool | None = None  # the verdict under planprobe's own reading rules, when it differs in kind
+    own: bool | None = None  # the verdict under planprobe's own reading rules
+    exact: bool | None = None  # the verdict under PlanBench's rules (its reader, bug for bug)
+    # PlanBench's recorded extraction (extracted_llm_plan; t3 also the parsed reference answer and
+    # the three levels) equals what PlanBench's reader gives here; None: the record has none
+    extraction: bool | None = None
 
     @property
     def agree(self) -> bool:
@@ -209,6 +231,19 @@ class ConformanceReport:
     def agreement(self) -> float:
         return self.agree / self.compared if self.compared else 1.0
 
+    @property
+    def extraction_compared(self) -> int:
+        """Records with a recorded extraction to compare with PlanBench's reader."""
+        return sum(r.extraction is not None for r in self.results)
+
+    @property
+    def extraction_agree(self) -> int:
+        return sum(bool(r.extraction) for r in self.results)
+
+    @property
+    def extraction_differs(self) -> list[Rescore]:
+        return [r for r in self.results if r.extraction is False]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "instances": self.instances, "agree": self.agree,
@@ -217,6 +252,8 @@ class ConformanceReport:
             "compared": self.compared,
             "planprobe_correct": sum(r.planprobe for r in self.results),
             "planbench_correct": sum(bool(r.planbench) for r in self.results),
+            "extraction_compared": self.extraction_compared, "extraction_agree": self.extraction_agree,
+            "extraction_differs": [r.instance_id for r in self.extraction_differs],
         }
 
 
@@ -249,10 +286,14 @@ def read_results(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def rescore_file(path: str | Path, instances: str | Path | PlanBenchInstances, rules: str = "planbench",
                  on_result: Callable[[Rescore], None] | None = None) -> ConformanceReport:
     """Re-score every response of a PlanBench results file (see the module docstring).
-    ``rules``: ``"planbench"`` reads states as PlanBench does (only "not" negates a
-    fact: "X is no longer clear" states that X is clear), ``"planprobe"`` with
-    planprobe's own rules ("no longer", "n't", "never"… negate too).
-    Plans are read the same way under both."""
+    ``rules``: ``"planbench"`` reads replies with PlanBench's own readers, bug for
+    bug (``pddl.planbench_rules``: "X is no longer clear" states that X is clear,
+    "both the X block and the Y block are on the table" one fact, …), as they
+    read PlanBench's published results (t7 answers split at commas only);
+    ``"planbench-code"`` as LLMs-Planning's code reads them today (t7 answers
+    also split at " and "); ``"planprobe"`` with planprobe's own, more careful
+    reader (``pddl.responses``). PlanBench's and planprobe's verdicts are both
+    computed; the other one is named in ``reason`` when it differs."""
     if rules not in RULES:
         raise PlanprobeError(f"rules {rules!r}: expected one of {', '.join(RULES)}")
     pb = instances if isinstance(instances, PlanBenchInstances) else PlanBenchInstances(instances)
@@ -298,12 +339,18 @@ def rescore_record(record: dict[str, Any], pb: PlanBenchInstances, task: str | N
         raise PlanprobeError("field 'llm_raw_response': expected a string")
     verdict_key = "llm_correct_binary" if task == "t3" else "llm_correct"
     planbench = record.get(verdict_key)
-    ctx = _Context(problem=pb.problem(domain, iid, generalized=task == "t5"), config=pb.translation(domain),
-                   response=response, query=str(record.get("query") or ""), record=record, pb=pb, domain=domain,
-                   instance_id=iid, rules=rules)
+    problem = pb.problem(domain, iid, generalized=task == "t5")
+    ctx = _Context(problem=problem, config=pb.translation(domain), response=response,
+                   query=str(record.get("query") or ""), record=record, pb=pb, domain=domain, instance_id=iid,
+                   rules=rules, reader=PlanBenchReader.for_config(domain, problem.domain))
     v = _SCORERS[task](ctx)
-    return Rescore(iid, task, None if planbench is None else bool(planbench), v.verdict, v.reason, v.plan,
-                   v.unparsed, v.verdict if v.own is None else v.own)
+    verdict = v.own if rules == "planprobe" else v.exact
+    reason = v.reason
+    if not response:
+        reason += ("; the recorded response is empty: PlanBench skips such a record (its verdict, if any, "
+                   "is from an earlier run)")
+    return Rescore(iid, task, None if planbench is None else bool(planbench), verdict, reason, v.plan,
+                   v.unparsed, v.own, v.exact, v.extraction)
 
 
 @dataclass(frozen=True)
@@ -319,6 +366,7 @@ class _Context:
     domain: str
     instance_id: int
     rules: str
+    reader: PlanBenchReader
 
     @property
     def tr(self) -> Translator:
@@ -327,11 +375,12 @@ class _Context:
 
 @dataclass(frozen=True)
 class _Verdict:
-    verdict: bool
+    exact: bool  # under PlanBench's rules
+    own: bool  # under planprobe's rules
     reason: str
     plan: list[str] | None
     unparsed: list[str]
-    own: bool | None = None  # under planprobe's own rules, when they can differ
+    extraction: bool | None = None  # see Rescore.extraction
 
 
 def _last_statement(query: str) -> str:
@@ -349,57 +398,51 @@ def _between(text: str, start: str, end: str, what: str) -> str:
     return text[i + len(start):j]
 
 
-def _plan_verdict(problem: Problem, tr: Translator, response: str, record: dict[str, Any],
-                  optimal: int | None = None) -> _Verdict:
-    score = score_plan(problem, tr, response, optimal)  # the rules the planbench family scores by
-    parsed = score.parsed
-    unparsed = score.unparsed()
-    verdict = score.correct
-    reason = f"planprobe {score.summary()}"
+def _yes(value: bool) -> str:
+    return "correct" if value else "incorrect"
+
+
+def _plan_verdict(ctx: _Context, problem: Problem, optimal: int | None = None) -> _Verdict:
+    """A plan reply read both ways; the chosen rules' reading leads the reason."""
+    tr = translator(problem, ctx.config) if problem is not ctx.problem else ctx.tr
+    gp = ground(problem)
+    own = score_plan(gp, tr, ctx.response, optimal)
+    exact = score_plan_planbench(gp, ctx.reader, ctx.response, optimal)
+    unparsed = own.unparsed()
+    own_text = f"planprobe's reader {own.summary()}"
     if unparsed:
-        reason += f"; unparsed: {'; '.join(unparsed)}"
-    theirs = _planbench_plan(record.get("extracted_llm_plan"), tr)
-    if theirs is not None:
-        if theirs == parsed.pddl:
-            reason += "; PlanBench extracted the same plan"
-        else:
-            other = validate(ground(problem), theirs)
-            ok = other.valid and (optimal is None or len(theirs) == optimal)
-            reason += (f"; PlanBench extracted {len(theirs)} step(s): {' '.join(theirs) or '(empty plan)'} "
-                       f"(planprobe's validator: {'correct' if ok else 'incorrect'})")
-    return _Verdict(verdict, reason, parsed.pddl, unparsed)
-
-
-def _planbench_plan(value: Any, tr: Translator) -> list[str] | None:
-    """PlanBench's ``extracted_llm_plan`` in PDDL names: its steps use PDDL names
-    (``(unstack d c)``) or the first word of the objects' names (``(unstack yellow orange)``)."""
-    if value is None:
-        return None
-    lines = value if isinstance(value, list) else str(value).split("\n")
-    by_word: dict[str, str | None] = {}
-    for obj, name in tr.names.items():
-        word = name.lower().split()[0] if name.split() else name.lower()
-        by_word[word] = None if word in by_word else obj
-    out = []
-    for line in lines:
-        tokens = line.strip().strip("()").lower().split()
-        if not tokens:
-            continue
-        args = []
-        for t in tokens[1:]:
-            args.append(t if t in tr.names else (by_word.get(t) or t))
-        out.append(f"({' '.join([tokens[0], *args])})")
-    return out
+        own_text += f"; unparsed: {'; '.join(unparsed)}"
+    exact_text = f"PlanBench's reader {exact.summary()}"
+    if ctx.rules != "planprobe":
+        reason, plan = exact_text, list(exact.extraction.steps)
+        if own.correct != exact.correct:
+            reason += f"; under planprobe's rules {_yes(own.correct)}: {own_text}"
+    else:
+        reason, plan = own_text, own.parsed.pddl
+        if own.correct != exact.correct:
+            reason += f"; under PlanBench's rules {_yes(exact.correct)}: {exact_text}"
+        elif exact.extraction.steps != tuple(own.parsed.pddl):
+            reason += f"; PlanBench's reader reads {' '.join(exact.extraction.steps) or '(empty plan)'}"
+    extraction = None
+    recorded = ctx.record.get("extracted_llm_plan")
+    if isinstance(recorded, str):  # the readable plan, one step a line (t2, t4–t8)
+        mine: str | list[str] = "".join(f"{step}\n" for step in exact.extraction.readable)
+        extraction = recorded == mine
+    elif isinstance(recorded, list):  # the plan in PDDL names (t1)
+        mine = list(exact.extraction.steps)
+        extraction = recorded == mine
+    if extraction is False:
+        reason += f"; PlanBench's file records the extraction {recorded!r}, its reader gives {mine!r}"
+    return _Verdict(exact.correct, own.correct, reason, plan, unparsed, extraction)
 
 
 def _score_plan(ctx: _Context) -> _Verdict:
     """t1, t5 (on the generalization instances) and t8: the plan solves the instance."""
-    return _plan_verdict(ctx.problem, ctx.tr, ctx.response, ctx.record)
+    return _plan_verdict(ctx, ctx.problem)
 
 
 def _score_optimal(ctx: _Context) -> _Verdict:
-    optimal = ctx.pb.optimal_length(ctx.domain, ctx.instance_id)
-    return _plan_verdict(ctx.problem, ctx.tr, ctx.response, ctx.record, optimal)
+    return _plan_verdict(ctx, ctx.problem, ctx.pb.optimal_length(ctx.domain, ctx.instance_id))
 
 
 def _score_verification(ctx: _Context) -> _Verdict:
@@ -410,17 +453,39 @@ def _score_verification(ctx: _Context) -> _Verdict:
         raise PlanprobeError(f"field 'query': cannot read the plan to verify: {stated.unparsed[0].text!r} "
                              f"({stated.unparsed[0].reason})")
     truth = validate(ground(problem), stated.pddl)
-    score = score_verification(truth, tr, response)
-    answer = score.answer
-    verdict = score.binary
-    said = "no verdict" if answer.valid is None else ("valid" if answer.valid else "invalid")
-    reason = f"model says {said}; planprobe's validator: {truth.explain().split(chr(10))[0]}"
+    own = score_verification(truth, tr, response)
     gt = record.get("ground_truth_plan")
+    reference = gt if isinstance(gt, str) else verification_message(tr, truth)
+    exact = score_verification_planbench(ctx.reader, response, reference)
+    said = "no verdict" if own.answer.valid is None else ("valid" if own.answer.valid else "invalid")
+    own_text = f"planprobe reads {said}; planprobe's validator: {truth.explain().split(chr(10))[0]}"
+    if exact.error is not None:
+        exact_text = f"PlanBench's evaluation raises: {exact.error}"
+    else:
+        exact_text = (f"PlanBench reads {exact.answer!r} against its reference {exact.reference!r} "
+                      f"(binary {exact.binary}, type {exact.type}, explanation {exact.explanation})")
+    if ctx.rules != "planprobe":
+        reason = exact_text
+        if own.binary != exact.binary:
+            reason += f"; under planprobe's rules {_yes(own.binary)}: {own_text}"
+    else:
+        reason = own_text
+        if own.binary != exact.binary:
+            reason += f"; under PlanBench's rules {_yes(exact.binary)}: {exact_text}"
     if isinstance(gt, str):
         theirs = parse_verification(gt).valid
         if theirs is not None and theirs != truth.valid:
             reason += f"; PlanBench's reference answer says {'valid' if theirs else 'invalid'}"
-    return _Verdict(verdict, reason, stated.pddl, [])
+    extraction = None
+    if "extracted_llm_plan" in record:
+        levels = tuple(record.get(k) for k in ("llm_correct_binary", "llm_correct_w_type", "llm_correct_w_expl"))
+        extraction = (record.get("extracted_llm_plan") == exact.answer
+                      and record.get("parsed_ground_truth_plan", exact.reference) == exact.reference
+                      and (None in levels or levels == (exact.binary, exact.type, exact.explanation)))
+        if not extraction:
+            reason += (f"; PlanBench's file records {record.get('extracted_llm_plan')!r} against "
+                       f"{record.get('parsed_ground_truth_plan')!r}, levels {levels}")
+    return _Verdict(exact.binary, own.binary, reason, stated.pddl, [], extraction)
 
 
 def _score_reuse(ctx: _Context) -> _Verdict:
@@ -434,8 +499,7 @@ def _score_reuse(ctx: _Context) -> _Verdict:
         raise PlanprobeError(f"field 'query': cannot read the stated goal: {stated.unparsed[0].text!r}")
     init = set(problem.init)
     goal = tuple(Literal(a) for a in sorted(stated.atoms - init))
-    reused = replace(problem, goal=goal)
-    return _plan_verdict(reused, translator(reused, ctx.config), ctx.response, ctx.record)
+    return _plan_verdict(ctx, replace(problem, goal=goal))
 
 
 def _score_replanning(ctx: _Context) -> _Verdict:
@@ -456,49 +520,69 @@ def _score_replanning(ctx: _Context) -> _Verdict:
     atoms = set(gp.decode(state))
     atoms |= parse_state(m_true.group(1), tr).atoms
     atoms -= parse_state(m_false.group(1), tr).atoms
-    changed = replace(problem, init=tuple(sorted(atoms)))
-    return _plan_verdict(changed, translator(changed, ctx.config), ctx.response, ctx.record)
+    return _plan_verdict(ctx, replace(problem, init=tuple(sorted(atoms))))
+
+
+def _full_state(problem: Problem, steps: list[str]) -> list[str]:
+    """PlanBench's reference for t7 when the record has none: every fact of the
+    resulting state, static ones included, in its notation (sorted)."""
+    result = validate(ground(problem), steps)
+    static = problem.domain.static_predicates
+    atoms: set[Atom] = set(result.state_atoms) | {a for a in problem.init if a.predicate in static}
+    return sorted(fact_string(a) for a in atoms)
 
 
 def _score_execution(ctx: _Context) -> _Verdict:
-    """t7: the verdict under ``ctx.rules``, and under planprobe's own rules in ``own``."""
-    tr, problem, response, record, rules = ctx.tr, ctx.problem, ctx.response, ctx.record, ctx.rules
+    """t7: the facts stated against the resulting state, read both ways."""
+    tr, problem, response, record = ctx.tr, ctx.problem, ctx.response, ctx.record
     statement = _last_statement(ctx.query)
     block = _between(statement, "[ACTION SEQUENCE]", "[ACTION SEQUENCE END]", "action sequence")
     seq = parse_plan(block, tr)
     if seq.unparsed:
         raise PlanprobeError(f"field 'query': cannot read the action sequence: {seq.unparsed[0].text!r}")
-    score = score_state(resulting_state(problem, seq.pddl, tr), tr, response, rules)
-    truth, own, compat = score.truth, score.own, score.planbench
-    own_verdict, compat_verdict = score.own_correct, score.planbench_correct
-    stated, verdict = (compat, compat_verdict) if rules == "planbench" else (own, own_verdict)
-    missing = sorted(map(str, truth - stated.atoms))
-    extra = sorted(map(str, stated.atoms - truth))
-    reason = f"planprobe read {len(stated.atoms)} fact(s)"
-    if verdict:
-        reason += "; matches the resulting state"
+    own = score_state(resulting_state(problem, seq.pddl, tr), tr, response, "planprobe")
+    simulated = _full_state(problem, seq.pddl)
+    gt = record.get("ground_truth_plan")
+    recorded_truth = isinstance(gt, list) and all(isinstance(x, str) for x in gt)
+    exact = score_state_planbench(gt if recorded_truth else simulated, ctx.reader, response,
+                                  and_split=ctx.rules == "planbench-code")
+    missing = sorted(map(str, own.truth - own.stated.atoms))
+    extra = sorted(map(str, own.stated.atoms - own.truth))
+    own_text = f"planprobe's reader reads {len(own.stated.atoms)} fact(s)"
+    own_text += ("; matches the resulting state" if own.own_correct
+                 else f"; missing {' '.join(missing) or '-'}, extra {' '.join(extra) or '-'}")
+    if own.stated.unparsed:
+        own_text += "; unparsed: " + "; ".join(repr(u.text) for u in own.stated.unparsed)
+    if exact.error is not None:
+        exact_text = f"PlanBench's reader raises: {exact.error}"
     else:
-        reason += f"; missing {' '.join(missing) or '-'}, extra {' '.join(extra) or '-'}"
-    if stated.unparsed:
-        reason += "; unparsed: " + "; ".join(repr(u.text) for u in stated.unparsed)
-    if own_verdict != compat_verdict:
-        other = "planprobe's rules" if rules == "planbench" else "PlanBench's rules"
-        verdict_other = own_verdict if rules == "planbench" else compat_verdict
-        negated = sorted(map(str, own.negated - compat.negated))
-        reason += (f"; under {other} the answer is {'correct' if verdict_other else 'incorrect'}"
-                   + (f" (it negates {' '.join(negated)} with words other than 'not')" if negated else ""))
-    theirs = record.get("extracted_llm_plan")
-    if isinstance(theirs, list):
-        facts = sorted(_fact(x) for x in theirs)
-        if facts != sorted(str(a) for a in stated.facts):
-            reason += f"; PlanBench read {' '.join(facts) or '(nothing)'}"
-    return _Verdict(verdict, reason, sorted(map(str, stated.atoms)), [u.text for u in stated.unparsed], own_verdict)
-
-
-def _fact(text: str) -> str:
-    """PlanBench's ``on_a_b`` → ``(on a b)``."""
-    parts = str(text).split("_")
-    return f"({' '.join(parts)})"
+        counted = sorted(exact.facts)
+        ref = sorted(exact.reference)
+        exact_text = f"PlanBench's reader reads {' '.join(exact.facts) or '(nothing)'}"
+        if counted == ref:
+            exact_text += "; equals its reference state"
+        else:
+            lacking = [f for f in ref if f not in counted]
+            surplus = [f for f in counted if f not in ref or counted.count(f) > ref.count(f)]
+            exact_text += (f"; its reference state has {' '.join(ref)} (missing {' '.join(lacking) or '-'}, "
+                           f"extra or repeated {' '.join(dict.fromkeys(surplus)) or '-'})")
+    if ctx.rules != "planprobe":
+        reason, plan = exact_text, list(exact.facts)
+        if own.own_correct != exact.correct:
+            reason += f"; under planprobe's rules {_yes(own.own_correct)}: {own_text}"
+    else:
+        reason, plan = own_text, sorted(map(str, own.stated.atoms))
+        if own.own_correct != exact.correct:
+            reason += f"; under PlanBench's rules {_yes(exact.correct)}: {exact_text}"
+    if recorded_truth and sorted(gt) != simulated:
+        reason += f"; PlanBench's recorded reference state differs from the simulated one ({' '.join(simulated)})"
+    extraction = None
+    recorded = record.get("extracted_llm_plan")
+    if isinstance(recorded, list):
+        extraction = recorded == list(exact.facts)
+        if not extraction:
+            reason += f"; PlanBench's file records the extraction {recorded!r}"
+    return _Verdict(exact.correct, own.own_correct, reason, plan, [u.text for u in own.stated.unparsed], extraction)
 
 
 _SCORERS: dict[str, Callable[[_Context], _Verdict]] = {

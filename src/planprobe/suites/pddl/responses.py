@@ -35,7 +35,8 @@ States (``parse_state``)
     semicolons, sentence ends, line breaks and the word "and".
   * A clause with a negation ("not", "no longer", "n't") states a false fact:
     it is read, but returned apart (``negated``). PlanBench counts only the
-    word "not" as negation; ``negation=PLANBENCH_NEGATION`` reproduces that.
+    word "not" as negation; ``negation=PLANBENCH_NEGATION`` reproduces that
+    rule alone (PlanBench's whole reader, bug for bug, is ``planbench_rules``).
   * A clause is a fact of predicate P when it names exactly P's number of
     objects and shares the largest part of the words of one of P's templates
     (the template or a ``predicate_aliases`` entry; articles and "is" do not

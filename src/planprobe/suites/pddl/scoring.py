@@ -21,6 +21,15 @@ The rules are PlanBench's (its ``response_evaluation.py``), stated here:
   sequence leads to (visible predicates). PlanBench counts only the word
   "not" as a negation (``PLANBENCH_NEGATION``); planprobe's own reading
   (``NEGATION``: also "no longer", "n't", …) is computed alongside.
+
+Two readings of a reply exist. The functions above read it with planprobe's
+parser (``responses.py``) — the planbench family scores its cases so, with
+PlanBench's negation rule as its ``planbench`` option. The ``*_planbench``
+functions below read it with PlanBench's own code reproduced bug for bug
+(``planbench_rules.py``) and compare as PlanBench does (t7: sorted lists of
+PlanBench's fact strings against its reference state; t3: its parsed answer
+against its parsed reference answer); ``import planbench-results`` uses them
+under its default ``--rules planbench``.
 """
 
 from __future__ import annotations
@@ -40,12 +49,16 @@ from .responses import (
     parse_state,
     parse_verification,
 )
+from .planbench_rules import PlanBenchError, PlanBenchReader, PlanExtraction, verification_levels
 from .translation import Translator
 from .validator import Outcome, ValidationResult, validate
 
 __all__ = [
     "UNMET_GOAL",
     "UNMET_PRECONDITION",
+    "PlanBenchPlanScore",
+    "PlanBenchStateScore",
+    "PlanBenchVerificationScore",
     "PlanScore",
     "StateScore",
     "VerificationAnswer",
@@ -54,8 +67,11 @@ __all__ = [
     "parse_verification_answer",
     "resulting_state",
     "score_plan",
+    "score_plan_planbench",
     "score_state",
+    "score_state_planbench",
     "score_verification",
+    "score_verification_planbench",
 ]
 
 UNMET_GOAL = "unmet_goal"
@@ -271,3 +287,99 @@ def score_state(truth: frozenset[Atom], tr: Translator, response: str, rules: st
     own = parse_state(response, tr, NEGATION)
     compat = parse_state(response, tr, PLANBENCH_NEGATION)
     return StateScore(truth, compat if rules == "planbench" else own, own, compat, rules)
+
+
+# ---------------------------------------------------------------------------
+# PlanBench's own reading, bug for bug (planbench_rules.py)
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PlanBenchPlanScore:
+    """A reply read by PlanBench's ``text_to_plan`` and validated (VAL's part is
+    planprobe's validator); ``result`` is None when PlanBench's reader raises,
+    which PlanBench scores as incorrect."""
+
+    extraction: PlanExtraction
+    result: ValidationResult | None
+    optimal: int | None = None
+
+    @property
+    def length(self) -> int:
+        return len(self.extraction.steps)
+
+    @property
+    def correct(self) -> bool:
+        if self.result is None or not self.result.valid:
+            return False
+        return self.optimal is None or self.length == self.optimal
+
+    def summary(self) -> str:
+        if self.result is None:
+            return f"PlanBench's reader raises: {self.extraction.error}"
+        what = self.result.explain().split("\n")[0]
+        if self.result.valid and self.optimal is not None and self.length != self.optimal:
+            what = f"valid but {self.length} steps, optimal is {self.optimal}"
+        return f"read {self.length} step(s): {' '.join(self.extraction.steps) or '(empty plan)'} → {what}"
+
+
+def score_plan_planbench(problem: Problem | GroundProblem, reader: PlanBenchReader, response: str,
+                         optimal: int | None = None) -> PlanBenchPlanScore:
+    """PlanBench's verdict on a plan reply (t1, t2 with ``optimal``, t4–t6, t8)."""
+    extraction = reader.text_to_plan(response)
+    if extraction.error is not None:
+        return PlanBenchPlanScore(extraction, None, optimal)
+    return PlanBenchPlanScore(extraction, validate(_ground(problem), list(extraction.steps)), optimal)
+
+
+@dataclass(frozen=True)
+class PlanBenchStateScore:
+    """A t7 reply read by PlanBench's ``text_to_state``: ``facts`` in its notation
+    (``on_a_b``, duplicates kept), compared as a sorted list with ``reference``."""
+
+    facts: tuple[str, ...]
+    reference: tuple[str, ...]
+    error: str | None = None
+
+    @property
+    def correct(self) -> bool:
+        return self.error is None and sorted(self.facts) == sorted(self.reference)
+
+
+def score_state_planbench(reference: Iterable[str], reader: PlanBenchReader, response: str,
+                          and_split: bool = True) -> PlanBenchStateScore:
+    """PlanBench's verdict on a resulting-state reply; ``reference``: PlanBench's
+    ground truth (every fact of the state, static ones included, as ``fact_string``);
+    ``and_split``: see ``PlanBenchReader.text_to_state``."""
+    ref = tuple(reference)
+    try:
+        return PlanBenchStateScore(tuple(reader.text_to_state(response, and_split)), ref)
+    except PlanBenchError as exc:
+        return PlanBenchStateScore((), ref, str(exc))
+
+
+@dataclass(frozen=True)
+class PlanBenchVerificationScore:
+    """A t3 reply parsed by PlanBench's ``parse_output`` against its parsed reference
+    answer; ``error`` when PlanBench's evaluation would crash (no verdict: the levels are False)."""
+
+    answer: dict
+    reference: dict
+    binary: bool
+    type: bool
+    explanation: bool
+    error: str | None = None
+
+
+def score_verification_planbench(reader: PlanBenchReader, response: str,
+                                 reference_answer: str) -> PlanBenchVerificationScore:
+    """PlanBench's three t3 levels; ``reference_answer``: its reference text
+    (``layout.verification_message`` rebuilds it)."""
+    answer: dict = {}
+    reference: dict = {}
+    try:
+        answer = reader.parse_output(response)
+        reference = reader.parse_output(reference_answer)
+        binary, type_, explanation = verification_levels(answer, reference)
+    except PlanBenchError as exc:
+        return PlanBenchVerificationScore(answer, reference, False, False, False, str(exc))
+    return PlanBenchVerificationScore(answer, reference, binary, type_, explanation)

@@ -30,11 +30,13 @@ def restart_tool_of(case: Case) -> Optional[ToolSpec]:
     offers it (its schema decides which calls are valid); None when there is none. The
     family says which tool that is (optional hook ``restart_tool(case) -> Optional[str]``);
     families without the hook grant no restarts."""
+    return case.derived("restart_tool", _find_restart_tool)[0]  # a tuple: None is a value worth caching
+
+
+def _find_restart_tool(case: Case) -> tuple[Optional[ToolSpec]]:
     hook = getattr(get_family(case.family), "restart_tool", None)
     name = hook(case) if hook is not None else None
-    if name is None:
-        return None
-    return next((t for t in case.tools if t.name == name), None)
+    return (next((t for t in case.tools if t.name == name), None) if name is not None else None,)
 
 
 def families() -> dict[str, Family]:

@@ -657,7 +657,8 @@ def dissect(
     total, base = data["cases"], data["baseline"]
     out_console.print(f"root causes of {total} failures sampled from {data['failures_within_limit']} within the "
                       f"limit ({escape(data['scope'])}; seed Alg. 2, Tables 4 and 7):", highlight=False)
-    out_console.print(f"  {'cause':<12} {'cases':>5}  {'share [95% CI]':<20}  chance baseline [95% CI]", highlight=False)
+    out_console.print(f"  {'cause':<12} {'cases':>5}  {'share [95% CI]':<20}  chance baseline [95% CI]",
+                      highlight=False)
     for c in CAUSES:
         line = f"  {c:<12} " + _format_share(data["causes"][c], data["shares"][c], data["ci95"][c])
         if base is not None:

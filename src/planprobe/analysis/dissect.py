@@ -147,7 +147,8 @@ class _Episodes:
                 return verdict.passed
             cause = trace.errors[-1].message if trace.errors else cause
         raise DissectInfraError(f"case {case.id}: the model service failed {INFRA_TRIES} times on one re-run "
-                                f"({cause[:200]}); nothing was recorded for it — run the same command again to resume")
+                                f"({cause[:200]}); nothing was recorded for it — run the same command again "
+                                "to resume")
 
 
 async def _procedure(case: Case, episodes: _Episodes, k: int, seed: int) -> tuple[str, list[dict]]:
@@ -270,14 +271,16 @@ def dissect_run(path: Path, agent, config: RunConfig, k: int = 3, sample: int = 
     existing = {run: read_rows(run) for run in scope.runs}
 
     def usable(row: Optional[dict]) -> Optional[dict]:
+        """An earlier row under the same settings (its procedure can be kept), else None."""
         return row if row is not None and row.get("k") == k and row.get("seed") == seed else None
 
-    todo = sum(1 for run, case in chosen
-               if not (usable(existing[run].get(case.id)) and (not baseline or "baseline_cause" in existing[run][case.id])))
-    on_plan(len(population), todo)
+    def settled(row: Optional[dict]) -> bool:
+        return row is not None and (not baseline or "baseline_cause" in row)
+
+    on_plan(len(population), sum(1 for run, case in chosen if not settled(usable(existing[run].get(case.id)))))
     for run, case in chosen:
         done = usable(existing[run].get(case.id))
-        if done is not None and (not baseline or "baseline_cause" in done):
+        if settled(done):
             report.rows.append(done)
             continue
         row = asyncio.run(dissect_case(case, agent, config, k, seed, baseline, done))

@@ -5,7 +5,7 @@ import pytest
 
 from planprobe.environment import IterationLimitExceeded, Limits
 from planprobe.suites.constraints.compiled import compiled
-from planprobe.suites.registry import get_family
+from planprobe.suites.registry import get_family, restart_tool_of
 
 from helpers import cases
 
@@ -52,4 +52,9 @@ def test_restart_starts_a_new_attempt():
     assert env.call("request_restart", "{}").startswith("Restart granted")
     env.call(cc.tools[0], {"start_time": 1})
     assert [c.attempt for c in env.trace.tool_calls] == [0, 0, 1] and env.trace.restarts == 1
-    assert len(env.trace.judged_calls()) == 1
+    trace = env.trace
+    assert len(trace.judged_calls(restart_tool_of(case))) == 1
+    derived = [k for k, attempt in enumerate(trace.attempts(restart_tool_of(case))) for _ in attempt]
+    assert derived == [c.attempt for c in trace.tool_calls]  # the annotations agree with the raw calls
+    assert env.call("request_restart", '{"why": 1}').startswith("Error: invalid arguments")  # refused: no restart
+    assert env.trace.restarts == 1 and trace.restart_count(restart_tool_of(case)) == 1

@@ -5,7 +5,8 @@ from pydantic import ValidationError
 
 from planprobe.errors import FormatVersionError
 from planprobe.schema import (
-    SCHEMA_VERSION, Case, ErrorClass, OracleKind, ToolCall, ToolSpec, Trace, Verdict, sort_errors,
+    SCHEMA_VERSION, Case, ErrorClass, OracleKind, ToolCall, ToolSpec, Trace, Verdict, granted_restart,
+    sort_errors,
 )
 from planprobe.suites.io import parse_case_line
 
@@ -54,11 +55,42 @@ def test_error_precedence_puts_the_primary_class_first():
     assert [e.value for e in ErrorClass][:3] == ["infra", "agent_crash", "timeout"]
 
 
-def test_judged_calls_are_the_last_attempt_only():
-    calls = [ToolCall(index=i, attempt=a, name="t", arguments="{}") for i, a in enumerate([0, 0, 0, 1, 1])]
-    trace = Trace(case_id="c", agent="a", tool_calls=calls, restarts=1)
-    assert [c.index for c in trace.judged_calls()] == [3, 4]
-    assert Trace(case_id="c", agent="a", tool_calls=calls[:3]).judged_calls() == calls[:3]
+RESTART = ToolSpec(name="request_restart", description="restart")
+
+
+def _calls(*specs):
+    return [ToolCall(index=i, name=name, arguments=args) for i, (name, args) in enumerate(specs)]
+
+
+def test_judged_calls_are_the_last_attempt_found_from_the_raw_restart_calls():
+    calls = _calls(("t", "{}"), ("t", "{}"), ("request_restart", "{}"), ("t", "{}"), ("t", "{}"))
+    trace = Trace(case_id="c", agent="a", tool_calls=calls)  # no annotations at all
+    assert [c.index for c in trace.judged_calls(RESTART)] == [3, 4]
+    assert [[c.index for c in a] for a in trace.attempts(RESTART)] == [[0, 1, 2], [3, 4]]
+    assert trace.restart_count(RESTART) == 1
+    assert trace.judged_calls(None) == calls  # a case without a restart tool: every call is judged
+    ends = Trace(case_id="c", agent="a", tool_calls=calls[:3])
+    assert ends.judged_calls(RESTART) == [] and ends.restart_count(RESTART) == 1
+
+
+def test_forged_annotations_are_ignored():
+    calls = _calls(("t", "{}"), ("t", "{}"), ("t", "{}"))
+    forged = [c.model_copy(update={"attempt": a}) for c, a in zip(calls, [0, 1, 2])]
+    trace = Trace(case_id="c", agent="a", tool_calls=forged, restarts=2)  # claims two restarts, none asked for
+    assert trace.judged_calls(RESTART) == forged and trace.restart_count(RESTART) == 0
+    honest = _calls(("t", "{}"), ("request_restart", "{}"), ("t", "{}"))
+    wrong = Trace(case_id="c", agent="a", restarts=0,  # the restart hidden by wrong attempt numbers
+                  tool_calls=[c.model_copy(update={"attempt": 0}) for c in honest])
+    assert [c.index for c in wrong.judged_calls(RESTART)] == [2]
+
+
+def test_a_malformed_or_invalid_restart_call_grants_nothing():
+    for bad in ("{oops", '{"now": true}', "[]"):
+        calls = _calls(("t", "{}"), ("request_restart", bad), ("t", "{}"))
+        trace = Trace(case_id="c", agent="a", tool_calls=calls, restarts=1)
+        assert trace.judged_calls(RESTART) == calls and trace.restart_count(RESTART) == 0
+    assert granted_restart("request_restart", "", RESTART)  # some servers send "" for {}
+    assert not granted_restart("other_tool", "{}", RESTART) and not granted_restart("request_restart", "{}", None)
 
 
 def test_verdict_primary_and_infra():

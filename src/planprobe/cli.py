@@ -186,6 +186,7 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
                        limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed,
                        model_params=_params_identity(params) if model else "")
     store = open_run(out, cases, config, suite_name=str(suite))
+    record_model_path(store, model_spec, model_options)
     done_before = len(store.done_keys())
     total = len(cases) * trials
     tally = {"passed": 0, "judged": 0, "tokens": 0, "cost": None}
@@ -225,6 +226,16 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
             raise typer.Exit(130)
     store.close()
     show_run(out, as_json=False)
+
+
+def record_model_path(store, model_spec: Optional[str], model_options) -> None:
+    """Keep the GGUF file a local run used (not the embedded model), so re-runs (dissect) use
+    the same file or refuse; see analysis/rerun.py."""
+    path = getattr(model_options, "model_path", None) if model_spec == "local" else None
+    if path is not None:
+        from .analysis.rerun import MODEL_PATH_META
+
+        store.set_meta({MODEL_PATH_META: str(Path(path).resolve())})
 
 
 def _params_identity(params) -> str:
@@ -471,6 +482,7 @@ def sweep(
     out: Path = typer.Option(..., "--out", help="Sweep directory (suites and one run per action count); resumable."),
     agent: Optional[str] = typer.Option(None, help="As for 'run' (default: tools with --model, else oracle)."),
     model: Optional[str] = typer.Option(None, help="local or openai:<model>, as for 'run'."),
+    model_path: Optional[Path] = typer.Option(None, help="local: a GGUF file instead of the embedded SmolLM2-135M."),
     base_url: Optional[str] = typer.Option(None, help="Endpoint for openai:<model>."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key."),
     tool_results_as: str = typer.Option("tool", help="'tool' or 'user' (see 'run --help')."),
@@ -488,11 +500,13 @@ def sweep(
                                             "serves one call at a time)."),
     max_iterations: int = typer.Option(50, help="Per-case iteration limit."),
     timeout: float = typer.Option(180.0, help="Per-case time limit in seconds."),
-    seed: int = typer.Option(0, help="Seed for the suites, agent and model."),
+    seed: int = typer.Option(0, help="Seed for the suites (n uses seed*1000+n), agent and model."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress output."),
 ) -> None:
-    """Capability sweep: raise the number of actions until success falls below the threshold."""
+    """Capability sweep (PDoctor §6.2): raise the number of actions until success falls below the
+    threshold. The planning limit is the first n below it (both it and the last n at or above are
+    printed); OUT/sweep.json keeps the figures for 'planprobe dissect OUT'."""
     from .analysis.sweep import run_sweep
     from .environment import Limits
     from .models import ModelOptions
@@ -501,8 +515,13 @@ def sweep(
 
     if not 0 <= threshold <= 1 or k < 1 or cap < 1 or start < 2:
         raise PlanprobeError("--threshold must be in [0, 1], --k and --cap at least 1, --start at least 2")
+    if stop is not None and stop < start:
+        raise PlanprobeError(f"--stop {stop}: below --start {start}")
+    if concurrency < 1 or max_iterations < 1 or timeout <= 0:
+        raise PlanprobeError("--concurrency and --max-iterations must be at least 1, --timeout above 0")
     params = ChatParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
-    options = ModelOptions(base_url=base_url, api_key_env=api_key_env, tool_result_role=tool_results_as, cache=cache)
+    options = ModelOptions(base_url=base_url, api_key_env=api_key_env, tool_result_role=tool_results_as, cache=cache,
+                           model_path=model_path)
     agent_name, agent_obj, model_obj = prepare_agent(agent, model, options, params, seed)
     concurrency = effective_concurrency(model, concurrency)
     config = RunConfig(agent=agent_name, model=model_obj.name if model_obj else None, concurrency=concurrency,
@@ -513,86 +532,144 @@ def sweep(
         if not quiet:
             lo, hi = p.ci95
             err_console.print(f"n={p.actions:<3} {p.cases:>4} cases  success {100 * p.rate:5.1f}% "
-                              f"[{100 * lo:.1f}-{100 * hi:.1f}]" + (f"  ({p.infra} infra)" if p.infra else ""))
+                              f"[{100 * lo:.1f}-{100 * hi:.1f}]" + (f"  ({p.infra} infra)" if p.infra else ""),
+                              highlight=False)
 
     try:
         result = run_sweep(out, agent_obj, config, extended=extended, k=k, cap=cap, threshold=threshold, start=start,
-                           stop=stop, seed=seed, on_point=on_point)
+                           stop=stop, seed=seed, on_point=on_point,
+                           on_store=lambda store: record_model_path(store, model, options))
     finally:
         if model_obj is not None:
             asyncio.run(model_obj.aclose())
     if as_json:
         print(json.dumps(result.to_json(), indent=2, sort_keys=True))
-    elif threshold == 0:
-        out_console.print("threshold 0: every n up to --stop was run; no planning limit is defined")
     else:
-        out_console.print(
-            f"planning limit: n = {result.limit} (success >= {100 * threshold:g}%)"
-            + (f"; first below at n = {result.stopped_below}" if result.stopped_below else "")
-            if result.limit is not None else f"success was below {100 * threshold:g}% from n = {start}")
+        out_console.print(escape(result.describe()), highlight=False)
+    if result.infra_at is not None:
+        if as_json:
+            err_console.print(escape(result.describe()), highlight=False)
+        raise typer.Exit(3)
+
+
+def _format_share(count: int, share: float, ci) -> str:
+    return f"{count:>5}  {100 * share:5.1f}% [{100 * ci[0]:4.1f}-{100 * ci[1]:5.1f}]"
 
 
 @app.command()
 def dissect(
-    run_dir: Path = typer.Argument(..., help="A run whose failed cases to dissect."),
-    agent: Optional[str] = typer.Option(None, help="The run's agent (default: the one recorded in the run)."),
-    model: Optional[str] = typer.Option(None, help="The run's model: local or openai:<model>."),
+    path: Path = typer.Argument(..., help="A run directory, or a sweep directory (then the failures with n up to "
+                                          "its planning limit)."),
+    agent: Optional[str] = typer.Option(None, help="The agent to re-run (default: the run's; a python: agent must "
+                                                   "be given here, it is never imported from a run directory)."),
+    model: Optional[str] = typer.Option(None, help="The run's model: local or openai:<model> (default: the run's "
+                                                   "when it was local)."),
+    model_path: Optional[Path] = typer.Option(None, help="local: the GGUF file (default: the one the run recorded)."),
     base_url: Optional[str] = typer.Option(None, help="Endpoint for openai:<model>."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key."),
     tool_results_as: str = typer.Option("tool", help="'tool' or 'user' (see 'run --help')."),
-    temperature: float = typer.Option(0.0, help="Sampling temperature."),
-    max_tokens: int = typer.Option(512, help="Max tokens per model reply."),
+    temperature: Optional[float] = typer.Option(None, help="Sampling temperature (default: the run's)."),
+    max_tokens: Optional[int] = typer.Option(None, help="Max tokens per model reply (default: the run's)."),
     cache: bool = typer.Option(True, help="Record/replay model calls."),
-    k: int = typer.Option(3, help="Mutants tried per stage (Terminal, Topic, Structure)."),
-    limit: Optional[int] = typer.Option(None, help="Dissect only the first N failed cases."),
-    max_iterations: int = typer.Option(50, help="Per-case iteration limit."),
-    timeout: float = typer.Option(180.0, help="Per-case time limit in seconds."),
-    seed: int = typer.Option(0, help="Seed for the mutations, agent and model."),
+    k: int = typer.Option(3, help="Mutants tried per stage (Terminal, Topic, Structure); K in Alg. 2."),
+    sample: int = typer.Option(100, help="Failures to dissect: a uniform seeded sample of those within the "
+                                         "limit (the paper's 100)."),
+    max_actions: Optional[int] = typer.Option(None, help="Only failures with at most this many actions (default: "
+                                                         "a sweep's planning limit; a run's every case)."),
+    baseline: bool = typer.Option(True, help="Also measure the chance baseline (re-runs of the unchanged case in "
+                                             "place of each mutation); --no-baseline halves the cost but leaves "
+                                             "the shares without a yardstick."),
+    max_iterations: Optional[int] = typer.Option(None, help="Per-case iteration limit (default: the run's)."),
+    timeout: Optional[float] = typer.Option(None, help="Per-case time limit in seconds (default: the run's)."),
+    seed: int = typer.Option(0, help="Seed for the sample, the mutations, the agent and the model."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress output."),
 ) -> None:
-    """Error dissection (Alg. 2): root causes of the failed cases — Probability, Terminal,
-    Topic, Structure or Constraint. Results go to RUN_DIR/dissect.jsonl as each case is settled."""
-    from .analysis.dissect import CAUSES, dissect_run
+    """Error dissection (PDoctor Alg. 2, §6.2): root causes — Probability, Terminal, Topic, Structure
+    or Constraint — of a random sample of failures within the planning limit, each next to its
+    chance baseline. Each settled case goes to its run's dissect.jsonl at once (resumable)."""
+    from .analysis.dissect import CAUSES, DissectInfraError, dissect_run
+    from .analysis.rerun import choose_rerun, stored_limits, stored_params
+    from .analysis.sweep import SWEEP_FILE, run_dir
     from .environment import Limits
     from .models import ModelOptions
     from .models.base import ChatParams
     from .runner.engine import RunConfig
     from .runner.store import RunStore
 
-    store = RunStore(run_dir)
+    if k < 1 or sample < 1 or (max_actions is not None and max_actions < 2):
+        raise PlanprobeError("--k and --sample must be at least 1, --max-actions at least 2")
+    first_run = path
+    if (path / SWEEP_FILE).exists():
+        from .analysis.sweep import read_sweep
+
+        points = read_sweep(path)["points"]
+        if not points:
+            raise PlanprobeError(f"{path}: the sweep has no finished action count yet")
+        first_run = run_dir(path, points[0]["actions"])
+    store = RunStore(first_run)
     meta = store.meta()
     store.close()
-    agent = agent or meta.get("agent")
-    recorded = meta.get("model") or None
-    if model is None and recorded:
-        if recorded.startswith("local:"):
-            model = "local"
-        else:
-            raise PlanprobeError(f"the run used model {recorded}: pass it with --model (and --base-url if needed)")
-    params = ChatParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
-    options = ModelOptions(base_url=base_url, api_key_env=api_key_env, tool_result_role=tool_results_as, cache=cache)
-    agent_name, agent_obj, model_obj = prepare_agent(agent, model, options, params, seed)
+    choice = choose_rerun(meta, str(path), agent, model, model_path)
+    run_iterations, run_timeout = stored_limits(meta)
+    run_temperature, run_max_tokens = stored_params(meta)
+    if (max_iterations is not None and max_iterations < 1) or (timeout is not None and not timeout > 0) \
+            or (max_tokens is not None and max_tokens < 1):
+        raise PlanprobeError("--max-iterations and --max-tokens must be at least 1, --timeout above 0")
+    max_iterations = max_iterations if max_iterations is not None else (run_iterations or 50)
+    timeout = timeout if timeout is not None else (run_timeout or 180.0)
+    params = ChatParams(temperature=temperature if temperature is not None else (run_temperature or 0.0), seed=seed,
+                        max_tokens=max_tokens if max_tokens is not None else (run_max_tokens or 512))
+    options = ModelOptions(base_url=base_url, api_key_env=api_key_env, tool_result_role=tool_results_as, cache=cache,
+                           model_path=choice.model_path)
+    agent_name, agent_obj, model_obj = prepare_agent(choice.agent, choice.model, options, params, seed)
     config = RunConfig(agent=agent_name, model=model_obj.name if model_obj else None,
                        limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed)
+    recorded = meta.get("model") or None
+    if model_obj is not None and recorded and model_obj.name != recorded and not quiet:
+        err_console.print(f"note: the run used {escape(recorded)}; re-running with {escape(model_obj.name)}",
+                          highlight=False)
+
+    def on_plan(population: int, todo: int) -> None:
+        if not quiet and not as_json:
+            err_console.print(f"{population} failures within the limit; {todo} of the sample still to dissect",
+                              highlight=False)
 
     def on_case(row) -> None:
-        if not as_json:
-            err_console.print(f"{row['case_id']}: {row['cause']} ({len(row['attempts'])} re-runs)")
+        if not quiet and not as_json:
+            base = f"; baseline {row['baseline_cause']}" if "baseline_cause" in row else ""
+            runs = len(row["attempts"]) + len(row.get("baseline_attempts", []))
+            err_console.print(f"{escape(row['case_id'])}: {row['cause']}{base} ({runs} re-runs)", highlight=False)
 
     try:
-        counts = dissect_run(run_dir, agent_obj, config, k=k, limit=limit, seed=seed, on_case=on_case)
+        report = dissect_run(path, agent_obj, config, k=k, sample=sample, seed=seed, baseline=baseline,
+                             max_actions=max_actions, on_case=on_case, on_plan=on_plan)
+    except DissectInfraError as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(3)
     finally:
         if model_obj is not None:
             asyncio.run(model_obj.aclose())
-    total = sum(counts.values())
-    data = {"cases": total, "causes": {c: counts.get(c, 0) for c in CAUSES},
-            "shares": {c: round(counts.get(c, 0) / total, 6) if total else 0.0 for c in CAUSES}}
+    data = report.to_json()
     if as_json:
         print(json.dumps(data, indent=2, sort_keys=True))
         return
-    out_console.print(f"root causes of {total} failed cases (seed Tables 4 and 7):")
+    total, base = data["cases"], data["baseline"]
+    out_console.print(f"root causes of {total} failures sampled from {data['failures_within_limit']} within the "
+                      f"limit ({escape(data['scope'])}; seed Alg. 2, Tables 4 and 7):", highlight=False)
+    out_console.print(f"  {'cause':<12} {'cases':>5}  {'share [95% CI]':<20}  chance baseline [95% CI]",
+                      highlight=False)
     for c in CAUSES:
-        out_console.print(f"  {c:<12} {data['causes'][c]:>5}  {100 * data['shares'][c]:5.1f}%")
+        line = f"  {c:<12} " + _format_share(data["causes"][c], data["shares"][c], data["ci95"][c])
+        if base is not None:
+            line += "  " + _format_share(base["causes"][c], base["shares"][c], base["ci95"][c])
+        out_console.print(line, highlight=False)
+    if base is None:
+        out_console.print("no chance baseline (some cases were dissected with --no-baseline): a share cannot be "
+                          "told from noise", highlight=False)
+    else:
+        out_console.print("chance baseline: " + base["method"] + "; a share no higher than its baseline is not "
+                          "evidence of that cause", highlight=False)
 
 
 # ---------------------------------------------------------------------------

@@ -12,9 +12,11 @@ its own and refuses newer ones with a message that says to upgrade.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, Sequence, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from .tool_args import parse_arguments, validate_arguments
 
 SCHEMA_VERSION = 1
 
@@ -150,7 +152,7 @@ class ToolCallError(str, Enum):
 
 class ToolCall(_Model):
     index: int
-    attempt: int = 0  # which attempt (after restarts) the call belongs to
+    attempt: int = 0  # annotation: the attempt the environment counted; never read when judging
     name: str
     arguments: str  # exactly as the agent sent it
     args: Optional[dict[str, Any]] = None  # parsed arguments, None when malformed
@@ -211,19 +213,58 @@ class Trace(_Model):
     messages: list[Message] = Field(default_factory=list)
     tool_calls: list[ToolCall] = Field(default_factory=list)
     final_answer: Optional[str] = None
-    restarts: int = 0
+    restarts: int = 0  # annotation: restarts the environment granted; judging counts them from the calls
     iterations: int = 0
     usage: Usage = Field(default_factory=Usage)
     errors: list[TraceError] = Field(default_factory=list)
     wall_time_s: float = 0.0
     meta: dict[str, Any] = Field(default_factory=dict)
 
-    def judged_calls(self) -> list[ToolCall]:
-        """The calls of the last attempt: after a restart only that attempt counts."""
-        if not self.restarts:
-            return self.tool_calls
-        last = self.restarts
-        return [c for c in self.tool_calls if c.attempt == last]
+    def attempts(self, restart_tool: Optional["ToolSpec"]) -> list[list[ToolCall]]:
+        """The calls split into attempts, from the raw calls alone (see ``split_attempts``);
+        the ``attempt`` and ``restarts`` annotations are never read."""
+        return split_attempts(self.tool_calls, restart_tool)
+
+    def judged_calls(self, restart_tool: Optional["ToolSpec"]) -> list[ToolCall]:
+        """The calls of the last attempt, the only one judged. ``restart_tool`` is the case's
+        restart tool (None when its environment grants no restarts: every call is judged)."""
+        return split_attempts(self.tool_calls, restart_tool)[-1]
+
+    def restart_count(self, restart_tool: Optional["ToolSpec"]) -> int:
+        """How many restarts the environment granted, counted from the raw calls."""
+        return len(split_attempts(self.tool_calls, restart_tool)) - 1
+
+
+_Call = TypeVar("_Call")
+
+
+def granted_restart(name: str, arguments: str, restart_tool: Optional[ToolSpec]) -> bool:
+    """Whether a call (as sent) is one the environment grants as a restart: a call of the
+    restart tool whose arguments are a JSON object that fits the tool's schema. A malformed
+    or invalid restart call is refused by the environment like any invalid call — no restart
+    happens, and the call stays in its attempt, where the oracle judges it as an Act Error."""
+    if restart_tool is None or name != restart_tool.name:
+        return False
+    args = parse_arguments(arguments)
+    return args is not None and not validate_arguments(restart_tool.parameters, args)
+
+
+def split_attempts(calls: Sequence[_Call], restart_tool: Optional[ToolSpec]) -> list[list[_Call]]:
+    """Attempt boundaries from the raw tool log only: every granted restart call (see
+    ``granted_restart``) ends its attempt and is its last call; the calls after it form the
+    next attempt. Always at least one attempt; the last one is empty when the log ends with
+    a restart. Works on anything with ``name`` and ``arguments`` (recorded or planned calls).
+
+    Judging from the raw calls means a trace is judged the same with its annotations
+    stripped, and an annotation that claims a restart no call asked for is never believed."""
+    if restart_tool is None:
+        return [list(calls)]
+    out: list[list[_Call]] = [[]]
+    for call in calls:
+        out[-1].append(call)
+        if granted_restart(call.name, call.arguments, restart_tool):  # type: ignore[attr-defined]
+            out.append([])
+    return out
 
 
 # ---------------------------------------------------------------------------

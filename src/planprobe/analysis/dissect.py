@@ -1,7 +1,13 @@
-"""Error dissection (seed PDoctor Alg. 2): why did a case fail?
+"""Error dissection (seed PDoctor Alg. 2, §6.2): why did a case fail — and how often
+would the same answer come up by chance?
 
-For each failed case of a run, in order, stopping at the first change that makes
-the agent pass:
+**Which failures.** As in the paper ("we randomly sample 100 errors that fall within the
+planning capability limit"), a uniform seeded sample (``sample``, default 100) of the
+failed cases within the limit: for a sweep directory the cases of every n ≤ the planning
+limit (``sweep.py``: the first n below the threshold, or every n tested when the limit was
+not reached); for a plain run, all its cases. Infrastructure failures are never failures.
+
+**The procedure**, per sampled case, stopping at the first change that makes the agent pass:
 
 1. Probability — the same case again (up to 3 re-runs);
 2. Terminal — the same skeleton with other terminal words (up to K mutants);
@@ -9,10 +15,20 @@ the agent pass:
 4. Structure — the same constraint set stated in another structure (up to K);
 5. otherwise Constraint — the constraint set itself defeats the agent.
 
-Re-runs use fresh trial numbers (1000 and up), so they are new samples and the
-record/replay cache does not simply repeat the failing answer. Each dissected
-case is appended to ``dissect.jsonl`` as soon as it is settled; running the
-command again skips those cases, so nothing is lost when it is interrupted.
+**The chance baseline.** The same procedure with every mutation replaced by a re-run of
+the unchanged case (stage 1 is shared: it is a re-run in both). Its distribution is what
+the procedure reports when the mutations change nothing that matters to the agent, so a
+root-cause share is evidence of that cause only as far as it exceeds its baseline. (For an
+agent that answers the same case the same way every time, the baseline's mutation stages
+are 0%: then it cannot separate a cause from sensitivity to any rewording at all.)
+
+Re-runs use fresh trial numbers (``RERUN_TRIAL`` and up for the procedure, ``CONTROL_TRIAL``
+and up for the baseline), so they are new samples and the record/replay cache does not
+simply repeat the failing answer. A re-run that ends in an infrastructure failure is tried
+again (``INFRA_TRIES`` in all) and never counts as an agent failure; if the service keeps
+failing the dissection stops with nothing recorded for that case. Each settled case is
+appended to its run's ``dissect.jsonl`` at once, with the settings it was dissected under;
+running the command again with the same settings skips it (the last row for a case wins).
 """
 
 from __future__ import annotations
@@ -21,75 +37,255 @@ import asyncio
 import json
 import random
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
+from ..errors import PlanprobeError
 from ..runner.engine import RunConfig, run_episode
 from ..runner.store import RunStore
 from ..schema import Case
 from ..suites.registry import get_family
+from .stats import wilson_interval
+from .sweep import SWEEP_FILE, read_sweep, run_dir
 
 CAUSES = ("Probability", "Terminal", "Topic", "Structure", "Constraint")
+STAGES = (("Terminal", "terminal"), ("Topic", "topic"), ("Structure", "structure"))
+RERUNS = 3  # Alg. 2, lines 1-6
 RERUN_TRIAL = 1000
+CONTROL_TRIAL = 2000
+INFRA_TRIES = 3
+DEFAULT_SAMPLE = 100  # §6.2: "we randomly sample 100 errors"
+DISSECT_FILE = "dissect.jsonl"
+BASELINE_METHOD = ("the same procedure with every mutation replaced by a re-run of the unchanged case "
+                   "(the Probability stage is shared)")
 
 
-def failed_cases(store: RunStore) -> list[Case]:
-    failed = {cid for cid, passed, infra in store.db.execute("SELECT case_id, passed, infra FROM results")
-              if not passed and not infra}
-    return [c for c in store.cases() if c.id in failed]
+class DissectInfraError(PlanprobeError):
+    """The model service kept failing on a re-run: the case cannot be settled now."""
 
 
-async def dissect_case(case: Case, agent, config: RunConfig, k: int, rng: random.Random) -> dict:
+@dataclass
+class Scope:
+    """Where the failures to dissect come from."""
+
+    description: str
+    runs: list[Path]
+    max_actions: Optional[int] = None
+
+
+def dissection_scope(path: Path, max_actions: Optional[int] = None) -> Scope:
+    """A sweep directory (``sweep.json``): its runs with n ≤ the limit (or ≤ ``max_actions``);
+    a run directory: all its cases (or those with at most ``max_actions`` actions)."""
+    path = Path(path)
+    if not (path / SWEEP_FILE).exists():  # a run directory (RunStore says so if it is not one)
+        where = "all its cases" if max_actions is None else f"its cases of at most {max_actions} actions"
+        return Scope(f"run {path}: {where}", [path], max_actions)
+    data = read_sweep(path)
+    tested = [p["actions"] for p in data["points"]]
+    if not tested:
+        raise PlanprobeError(f"{path}: the sweep has no finished action count yet")
+    if max_actions is not None:
+        top, why = max_actions, f"n ≤ {max_actions} (--max-actions)"
+    elif data.get("planning_limit") is not None:
+        top, why = data["planning_limit"], f"n ≤ {data['planning_limit']}, the planning limit"
+    elif data.get("stopped_by_infra_at") is not None:
+        raise PlanprobeError(f"{path}: the sweep stopped at n = {data['stopped_by_infra_at']} on infrastructure "
+                             "failures, so its limit is unknown; finish the sweep first, or pass --max-actions")
+    else:
+        top, why = max(tested), f"n ≤ {max(tested)} (the limit was not reached up to n = {max(tested)})"
+    runs = [run_dir(path, n) for n in tested if n <= top]
+    return Scope(f"sweep {path}: {why}", runs, None)
+
+
+def failures_within(scope: Scope) -> list[tuple[Path, Case]]:
+    """Every failed case of the scope (a failed result that is not an infrastructure failure),
+    ordered by run and case id, so the sample does not depend on the store's row order."""
+    out: list[tuple[Path, Case]] = []
+    seen: dict[str, Path] = {}
+    for run in scope.runs:
+        store = RunStore(run)
+        try:
+            failed = {cid for cid, passed, infra in store.db.execute("SELECT case_id, passed, infra FROM results")
+                      if not passed and not infra}
+            cases = [c for c in store.cases() if c.id in failed]
+        finally:
+            store.close()
+        for case in sorted(cases, key=lambda c: c.id):
+            if case.id in seen:
+                raise PlanprobeError(f"case id {case.id!r} is in both {seen[case.id]} and {run}: a sweep made by an "
+                                     "older planprobe reused case ids across n; run the sweep again in a new directory")
+            seen[case.id] = run
+            actions = case.meta.difficulty.get("actions")
+            if scope.max_actions is not None and actions is not None and actions > scope.max_actions:
+                continue
+            out.append((run, case))
+    return out
+
+
+def sample_failures(population: list, size: int, seed: int) -> list:
+    """A uniform random sample (without replacement), in random order, the same for a seed."""
+    rng = random.Random(f"planprobe/dissect/sample/{seed}")
+    return rng.sample(population, min(size, len(population)))
+
+
+class _Episodes:
+    """Re-runs of one case under the run's settings, retrying infrastructure failures."""
+
+    def __init__(self, agent, config: RunConfig):
+        self.agent = agent
+        self.config = config
+
+    async def passes(self, case: Case, trial: int, log: list[dict]) -> bool:
+        family = get_family(case.family)
+        cause = "infrastructure failure"
+        for _ in range(INFRA_TRIES):
+            trace = await run_episode(case, self.agent, self.config.limits, trial, self.config.model)
+            verdict = family.check(case, trace)
+            if not verdict.infra:
+                log.append({"case_id": case.id, "trial": trial, "passed": verdict.passed, "errors": verdict.errors})
+                return verdict.passed
+            cause = trace.errors[-1].message if trace.errors else cause
+        raise DissectInfraError(f"case {case.id}: the model service failed {INFRA_TRIES} times on one re-run "
+                                f"({cause[:200]}); nothing was recorded for it — run the same command again "
+                                "to resume")
+
+
+async def _procedure(case: Case, episodes: _Episodes, k: int, seed: int) -> tuple[str, list[dict]]:
+    """Alg. 2 on one failed case: its root cause and every re-run it took."""
     from ..suites.constraints.mutations import MUTATIONS
 
-    family = get_family(case.family)
-    attempts = []
+    rng = random.Random(f"planprobe/dissect/{seed}/{case.id}")
+    log: list[dict] = []
     trial = RERUN_TRIAL
-
-    async def passes(c: Case) -> bool:
-        nonlocal trial
-        trace = await run_episode(c, agent, config.limits, trial, config.model)
+    for _ in range(RERUNS):
         trial += 1
-        verdict = family.check(c, trace)
-        attempts.append({"case_id": c.id, "passed": verdict.passed, "errors": verdict.errors, "infra": verdict.infra})
-        return verdict.passed
-
-    for _ in range(3):
-        if await passes(case):
-            return {"case_id": case.id, "cause": "Probability", "attempts": attempts}
-    for cause, kind in (("Terminal", "terminal"), ("Topic", "topic"), ("Structure", "structure")):
+        if await episodes.passes(case, trial - 1, log):
+            return "Probability", log
+    for cause, kind in STAGES:
         for n in range(k):
-            if await passes(MUTATIONS[kind](case, rng, n)):
-                return {"case_id": case.id, "cause": cause, "attempts": attempts}
-    return {"case_id": case.id, "cause": "Constraint", "attempts": attempts}
+            trial += 1
+            if await episodes.passes(MUTATIONS[kind](case, rng, n), trial - 1, log):
+                return cause, log
+    return "Constraint", log
 
 
-def dissect_run(run_dir: Path, agent, config: RunConfig, k: int = 3, limit: Optional[int] = None, seed: int = 0,
-                on_case: Callable[[dict], None] = lambda r: None) -> Counter:
-    """Dissect every failed case of the run (or the first ``limit``); returns the cause counts
-    over all cases dissected so far, including earlier invocations."""
-    path = Path(run_dir) / "dissect.jsonl"
-    done: dict[str, dict] = {}
+async def _control(case: Case, episodes: _Episodes, k: int) -> tuple[str, list[dict]]:
+    """The chance baseline after a failed Probability stage: each mutation replaced by a
+    re-run of the unchanged case (fresh trials), stages and counts as in Alg. 2."""
+    log: list[dict] = []
+    trial = CONTROL_TRIAL
+    for cause, _ in STAGES:
+        for _ in range(k):
+            trial += 1
+            if await episodes.passes(case, trial - 1, log):
+                return cause, log
+    return "Constraint", log
+
+
+async def dissect_case(case: Case, agent, config: RunConfig, k: int, seed: int, baseline: bool = True,
+                       done: Optional[dict] = None) -> dict:
+    """The row for one case: its cause and, with ``baseline``, its chance-baseline cause.
+    ``done`` is an earlier row under the same settings whose procedure can be kept."""
+    episodes = _Episodes(agent, config)
+    if done is not None:
+        cause, attempts = done["cause"], done["attempts"]
+    else:
+        cause, attempts = await _procedure(case, episodes, k, seed)
+    row: dict[str, Any] = {"case_id": case.id, "cause": cause, "attempts": attempts, "k": k, "seed": seed}
+    if baseline:
+        if cause == "Probability":  # the shared stage: a re-run passed, in both procedures
+            row["baseline_cause"], row["baseline_attempts"] = "Probability", []
+        else:
+            row["baseline_cause"], row["baseline_attempts"] = await _control(case, episodes, k)
+    return row
+
+
+def read_rows(run: Path) -> dict[str, dict]:
+    """case id -> its last row in ``dissect.jsonl`` (a torn last line of an interrupted run is skipped)."""
+    path = Path(run) / DISSECT_FILE
+    rows: dict[str, dict] = {}
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
+            try:
                 row = json.loads(line)
-                done[row["case_id"]] = row
-    store = RunStore(run_dir)
-    try:
-        cases = failed_cases(store)
-    finally:
-        store.close()
-    if limit is not None:
-        cases = cases[:limit]
-    for case in cases:
-        if case.id in done:
+                rows[str(row["case_id"])] = row
+            except (ValueError, KeyError, TypeError):
+                continue
+    return rows
+
+
+def _share_json(counts: Counter, total: int) -> dict[str, Any]:
+    shares, cis = {}, {}
+    for c in CAUSES:
+        lo, hi = wilson_interval(counts.get(c, 0), total)
+        shares[c] = round(counts.get(c, 0) / total, 6) if total else 0.0
+        cis[c] = [round(lo, 6), round(hi, 6)]
+    return {"causes": {c: counts.get(c, 0) for c in CAUSES}, "shares": shares, "ci95": cis}
+
+
+@dataclass
+class DissectReport:
+    scope: str
+    population: int  # failures within the limit
+    requested: int  # --sample
+    k: int
+    seed: int
+    rows: list[dict] = field(default_factory=list)  # settled rows, in sample order
+
+    @property
+    def counts(self) -> Counter:
+        return Counter(r["cause"] for r in self.rows)
+
+    @property
+    def baseline_counts(self) -> Optional[Counter]:
+        """None when some settled row has no baseline (dissected with --no-baseline)."""
+        if not self.rows or any("baseline_cause" not in r for r in self.rows):
+            return None
+        return Counter(r["baseline_cause"] for r in self.rows)
+
+    def to_json(self) -> dict[str, Any]:
+        total = len(self.rows)
+        base = self.baseline_counts
+        return {
+            "scope": self.scope, "failures_within_limit": self.population, "sample": self.requested,
+            "cases": total, "k": self.k, "seed": self.seed, **_share_json(self.counts, total),
+            "baseline": None if base is None else {"method": BASELINE_METHOD, **_share_json(base, total)},
+        }
+
+
+def dissect_run(path: Path, agent, config: RunConfig, k: int = 3, sample: int = DEFAULT_SAMPLE, seed: int = 0,
+                baseline: bool = True, max_actions: Optional[int] = None,
+                on_case: Callable[[dict], None] = lambda r: None,
+                on_plan: Callable[[int, int], None] = lambda population, todo: None) -> DissectReport:
+    """Dissect a seeded uniform sample of the failures within the limit (see the module doc).
+    Settled rows are kept per run in ``dissect.jsonl``; rows under other settings are redone."""
+    scope = dissection_scope(path, max_actions)
+    population = failures_within(scope)
+    for _, case in population:
+        if case.family != "constraints":
+            raise PlanprobeError(f"case {case.id} is of family {case.family!r}: dissect mutates constraint cases "
+                                 "(seed Alg. 2) only")
+    chosen = sample_failures(population, sample, seed)
+    report = DissectReport(scope.description, len(population), sample, k, seed)
+    existing = {run: read_rows(run) for run in scope.runs}
+
+    def usable(row: Optional[dict]) -> Optional[dict]:
+        """An earlier row under the same settings (its procedure can be kept), else None."""
+        return row if row is not None and row.get("k") == k and row.get("seed") == seed else None
+
+    def settled(row: Optional[dict]) -> bool:
+        return row is not None and (not baseline or "baseline_cause" in row)
+
+    on_plan(len(population), sum(1 for run, case in chosen if not settled(usable(existing[run].get(case.id)))))
+    for run, case in chosen:
+        done = usable(existing[run].get(case.id))
+        if settled(done):
+            report.rows.append(done)
             continue
-        rng = random.Random(f"planprobe/dissect/{seed}/{case.id}")
-        row = asyncio.run(dissect_case(case, agent, config, k, rng))
-        with open(path, "a", encoding="utf-8") as f:
+        row = asyncio.run(dissect_case(case, agent, config, k, seed, baseline, done))
+        with open(Path(run) / DISSECT_FILE, "a", encoding="utf-8") as f:
             f.write(json.dumps(row, sort_keys=True) + "\n")
-        done[case.id] = row
+        report.rows.append(row)
         on_case(row)
-    wanted = {c.id for c in cases}
-    return Counter(r["cause"] for cid, r in done.items() if cid in wanted)
+    return report

@@ -11,12 +11,13 @@ push the rubric out of a small model's context.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Optional
 
 from ..schema import Case, ToolSpec, Trace, TraceStatus
 from ..suites.judged.render import RESULT_CHARS, clip, render_steps
 from ..suites.judged.spec import FAMILY as JUDGED_FAMILY
 from ..suites.judged.spec import parse_spec
+from ..suites.registry import restart_tool_of
 from .rubric import JudgeContext
 
 DESCRIPTION_CHARS = 200
@@ -42,12 +43,14 @@ def _type(spec: Any) -> str:
     return "any"
 
 
-def render_trace(trace: Trace, max_chars: int = 4000) -> str:
-    """The agent's calls (last attempt), their results, its final answer and how it ended."""
-    calls = trace.judged_calls()
+def render_trace(trace: Trace, max_chars: int = 4000, restart_tool: Optional[ToolSpec] = None) -> str:
+    """The agent's calls (last attempt), their results, its final answer and how it ended.
+    Attempts are counted from the raw calls of ``restart_tool`` (the case's), never from annotations."""
+    attempts = trace.attempts(restart_tool)
+    calls = attempts[-1]
     lines: list[str] = []
-    if trace.restarts:
-        lines.append(f"(The agent restarted {trace.restarts} time(s); only its last attempt is shown.)")
+    if len(attempts) > 1:
+        lines.append(f"(The agent restarted {len(attempts) - 1} time(s); only its last attempt is shown.)")
     if not calls:
         lines.append("The agent called no tools.")
     used = sum(len(x) for x in lines)
@@ -69,7 +72,7 @@ def render_trace(trace: Trace, max_chars: int = 4000) -> str:
 
 def build_context(case: Case, trace: Trace, reference: bool = True, max_trace_chars: int = 4000) -> JudgeContext:
     tools = render_tools(case.tools)
-    trajectory = render_trace(trace, max_trace_chars)
+    trajectory = render_trace(trace, max_trace_chars, restart_tool_of(case))
     if case.family == JUDGED_FAMILY:
         return _judged_context(case, tools, trajectory, reference)
     ref = _family_reference(case) if reference else None

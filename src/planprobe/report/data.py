@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from ..analysis.dissect import CAUSES, read_rows
 from ..analysis.robustness import robustness, robustness_lines
 from ..analysis.stats import wilson_interval
 from ..analysis.summary import RunSummary, Tally, summarize
@@ -52,11 +53,13 @@ class RunData:
     summary: RunSummary
     curves: list[Curve]
     errors: dict[str, int]
-    root_causes: dict[str, int]
+    root_causes: dict[str, int]  # per dissected case (dissect.jsonl), not per result
     cases: dict[str, dict[str, Any]]  # case id -> {"task", "topic", "difficulty"}: shared by its rows
     rows: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
     robustness: list[str] = field(default_factory=list)  # refusal calibration etc., for variant runs
+    # the chance baseline's causes over the same dissected cases; None when not measured for all of them
+    root_cause_baseline: Optional[dict[str, int]] = None
 
     def head(self) -> dict[str, Any]:
         s = self.summary.to_json()
@@ -122,17 +125,20 @@ def _row(case: dict[str, Any], trace: dict[str, Any], verdict: dict[str, Any], c
 
 def read_root_causes(run_dir: Path) -> dict[str, str]:
     """case id -> root cause, from ``planprobe dissect``'s output if there is any."""
-    path = Path(run_dir) / "dissect.jsonl"
-    causes: dict[str, str] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                    causes[str(row["case_id"])] = str(row["cause"])
-                except (ValueError, KeyError, TypeError):
-                    continue  # a torn last line of an interrupted dissection
-    return causes
+    return {cid: str(row.get("cause")) for cid, row in read_rows(run_dir).items()}
+
+
+def root_cause_tables(run_dir: Path) -> tuple[dict[str, int], Optional[dict[str, int]]]:
+    """Cause counts over the dissected cases, and their chance-baseline counts (None unless
+    every dissected case has one), both in Alg. 2's order."""
+    rows = list(read_rows(run_dir).values())
+    if not rows:
+        return {}, None
+    causes = Counter(str(r.get("cause")) for r in rows)
+    has_base = all("baseline_cause" in r for r in rows)
+    base = Counter(str(r["baseline_cause"]) for r in rows) if has_base else Counter()
+    order = [*CAUSES, *sorted((set(causes) | set(base)) - set(CAUSES))]  # every cause, zeros included
+    return {c: causes.get(c, 0) for c in order}, ({c: base.get(c, 0) for c in order} if has_base else None)
 
 
 MAX_POINTS = 12  # an axis with more distinct values (e.g. words) is binned into this many ranges
@@ -203,9 +209,9 @@ def load_run(run_dir: Path, name: Optional[str] = None) -> RunData:
     if not rows:
         notes.append("the run has no finished results yet")
     errors = Counter(r["error"] for r in rows if not r["passed"] and not r["infra"] and r["error"])
-    root = Counter(r["cause"] for r in rows if r["cause"])
+    root, baseline = root_cause_tables(run_dir)
     return RunData(
         name=name or Path(run_dir).name or str(run_dir), directory=str(run_dir), summary=summary,
-        curves=_curves(rows, cases), errors=dict(sorted(errors.items())), root_causes=dict(sorted(root.items())),
-        cases=cases, rows=rows, notes=notes, robustness=robust,
+        curves=_curves(rows, cases), errors=dict(sorted(errors.items())), root_causes=root,
+        cases=cases, rows=rows, notes=notes, robustness=robust, root_cause_baseline=baseline,
     )

@@ -63,17 +63,25 @@ def curve_figure(axis: str, series: list[tuple[int, Curve]], fmt: str = "svg") -
     return _save(fig, fmt)
 
 
-def bars_figure(title: str, series: list[tuple[int, dict[str, int]]], fmt: str = "svg", legend: bool = False) -> bytes:
-    """Share of failures per class (or root cause), grouped by run."""
+def bars_figure(title: str, series: list[tuple[int, dict[str, int]]], fmt: str = "svg", legend: bool = False,
+                baselines: Optional[dict[int, dict[str, int]]] = None) -> bytes:
+    """Share of failures per class (or root cause), grouped by run; a run's chance baseline
+    (``baselines[run index]``), if any, is drawn hatched right below its bars."""
     plt = _pyplot()
+    baselines = baselines or {}
     labels = sorted({k for _, counts in series for k in counts})
-    fig, ax = plt.subplots(figsize=(5.2, 0.35 * max(3, len(labels)) + 0.8))
-    width = 0.8 / max(1, len(series))
+    bars = []
     for k, (run_index, counts) in enumerate(series):
+        bars.append((counts, COLORS[k % len(COLORS)], f"run {run_index + 1}", False))
+        if run_index in baselines:
+            bars.append((baselines[run_index], COLORS[k % len(COLORS)], f"run {run_index + 1} chance baseline", True))
+    fig, ax = plt.subplots(figsize=(5.2, 0.35 * max(3, len(labels)) * max(1, len(bars) / 2) + 0.8))
+    width = 0.8 / max(1, len(bars))
+    for k, (counts, color, label, hatched) in enumerate(bars):
         total = sum(counts.values()) or 1
         ys = [i + k * width for i in range(len(labels))]
-        ax.barh(ys, [100 * counts.get(lab, 0) / total for lab in labels], height=width,
-                color=COLORS[k % len(COLORS)], label=f"run {run_index + 1}")
+        ax.barh(ys, [100 * counts.get(lab, 0) / total for lab in labels], height=width, color=color,
+                label=label, **({"alpha": 0.35, "hatch": "///", "edgecolor": color} if hatched else {}))
     ax.set_yticks([i + 0.4 - width / 2 for i in range(len(labels))], labels=[_plain(lab) for lab in labels])
     ax.invert_yaxis()
     ax.set_xlabel(f"share of {title} (%)")
@@ -94,8 +102,10 @@ def figures(runs: list[RunData], fmt: str = "svg") -> dict[str, bytes]:
         out[f"pass-rate-by-{_slug(axis)}"] = curve_figure(axis, series, fmt)
     for key, title, attr in (("errors", "failures", "errors"), ("root-causes", "dissected failures", "root_causes")):
         series = [(i, getattr(run, attr)) for i, run in enumerate(runs) if getattr(run, attr)]
+        baselines = ({i: run.root_cause_baseline for i, run in enumerate(runs) if run.root_cause_baseline}
+                     if attr == "root_causes" else {})
         if series:
-            out[key] = bars_figure(title, series, fmt, legend=len(runs) > 1)
+            out[key] = bars_figure(title, series, fmt, legend=len(runs) > 1 or bool(baselines), baselines=baselines)
     return out
 
 

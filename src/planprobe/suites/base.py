@@ -54,6 +54,13 @@ class Family(Protocol):
 #       empty when extendable. Without it a step-wise failure gets one generic
 #       order_error evidence built from extendable's reason.
 #
+# For judging attempts (suites/registry.restart_tool_of, schema.split_attempts), on any family
+# whose environment grants restarts:
+#   restart_tool(case) -> Optional[str]
+#       the name of the tool whose valid calls the environment grants as restarts; attempt
+#       boundaries are derived from the raw calls of that tool, never from annotations.
+#       Default (no hook): no restarts, every call is judged.
+#
 # For the reference agents (agents/reference.py), on any family whose agent answers
 # in text instead of calling tools (the protocol wrappers):
 #   reference_answer(case) -> str                          the oracle agent's answer

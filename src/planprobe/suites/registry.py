@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from ..errors import PlanprobeError
+from ..schema import Case, ToolSpec
 from .base import Family
 
 _FAMILIES: dict[str, Family] = {}
@@ -20,6 +23,20 @@ def get_family(name: str) -> Family:
     except KeyError:
         known = ", ".join(sorted(_FAMILIES))
         raise PlanprobeError(f"unknown case family {name!r} (known: {known})") from None
+
+
+def restart_tool_of(case: Case) -> Optional[ToolSpec]:
+    """The tool whose valid calls the case's environment grants as restarts, as the case
+    offers it (its schema decides which calls are valid); None when there is none. The
+    family says which tool that is (optional hook ``restart_tool(case) -> Optional[str]``);
+    families without the hook grant no restarts."""
+    return case.derived("restart_tool", _find_restart_tool)[0]  # a tuple: None is a value worth caching
+
+
+def _find_restart_tool(case: Case) -> tuple[Optional[ToolSpec]]:
+    hook = getattr(get_family(case.family), "restart_tool", None)
+    name = hook(case) if hook is not None else None
+    return (next((t for t in case.tools if t.name == name), None) if name is not None else None,)
 
 
 def families() -> dict[str, Family]:

@@ -32,6 +32,10 @@ class ConstraintFamily:
     def check(self, case: Case, trace: Trace) -> Verdict:
         return oracle.check(case, trace)
 
+    def restart_tool(self, case: Case) -> Optional[str]:
+        """The extended mode's ``request_restart`` (the environment grants it); none in the basic mode."""
+        return compiled(case).restart_tool
+
     def reference_plan(self, case: Case) -> list[PlannedCall]:
         return plans.reference_plan(compiled(case))
 

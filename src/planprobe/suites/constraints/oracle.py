@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from ...schema import Case, ErrorClass, OracleKind, Trace, TraceStatus, Verdict, sort_errors
 from ...tool_args import parse_arguments, validate_arguments
+from ..registry import restart_tool_of
 from .compiled import CompiledCase, compiled
 from .solver import missing_fit, order_cycle_core
 from .vocabulary import format_hour
@@ -49,7 +50,9 @@ def check(case: Case, trace: Trace) -> Verdict:
     status = trace.status
     if status != TraceStatus.COMPLETED:
         return _status_verdict(case, trace)
-    calls = trace.judged_calls()
+    restart = restart_tool_of(case)
+    attempts = trace.attempts(restart)
+    calls = attempts[-1]
     extended = cc.extended
     tool_index = cc.tool_index
     n = cc.n
@@ -68,7 +71,7 @@ def check(case: Case, trace: Trace) -> Verdict:
             counts[i] += 1
             runs.append((i, len(runs), len(runs) + 1, call.index))
             continue
-        if i is None and call.name != cc.restart_tool:
+        if i is None and (restart is None or call.name != restart.name):
             problems.append(_unknown_tool(cc, call))
             continue
         raw = call.arguments
@@ -82,7 +85,7 @@ def check(case: Case, trace: Trace) -> Verdict:
                 text=f'Step {call.index}: the arguments sent to "{call.name}" are not a JSON object: {raw[:120]}',
             ))
             continue
-        why = validate_arguments(params.get(call.name, _NO_ARGS), args)
+        why = validate_arguments(restart.parameters if i is None else params.get(call.name, _NO_ARGS), args)
         if why:
             if call.index in repaired:
                 continue
@@ -92,7 +95,7 @@ def check(case: Case, trace: Trace) -> Verdict:
                 text=f'Step {call.index}: invalid arguments for "{call.name}": {why}.',
             ))
             continue
-        if i is None:  # a granted restart never lies in the judged attempt; nothing to execute
+        if i is None:  # unreachable: a valid restart call ends its attempt, so none lies in the judged one
             continue
         if counts[i] == 0:
             first_pos[i] = len(runs)
@@ -107,7 +110,7 @@ def check(case: Case, trace: Trace) -> Verdict:
         if counts[i] == 0:
             problems.append(_ev(
                 error=E.ACTION_LOST.value, kind="lost_action", symbolic=f"executed({cc.ids[i]})",
-                text=f'"{cc.names[i]}" was never executed' + (" in the last attempt." if trace.restarts else "."),
+                text=f'"{cc.names[i]}" was never executed' + (" in the last attempt." if len(attempts) > 1 else "."),
             ))
         elif counts[i] > 1:
             steps = [r[3] for r in runs if r[0] == i]

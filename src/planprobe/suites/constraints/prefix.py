@@ -25,9 +25,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ...schema import ErrorClass
+from ...schema import ErrorClass, split_attempts
 from ...tool_args import parse_arguments, validate_arguments
 from ..base import PlannedCall
+from .generator import RESTART_TOOL_SPEC
 from .compiled import CompiledCase
 from .solver import schedule
 from .vocabulary import format_hour
@@ -41,8 +42,10 @@ def prefix_problems(cc: CompiledCase, calls: Sequence[PlannedCall]) -> list[dict
     """Evidence (as dicts) of why ``calls`` cannot begin a valid plan; empty when they can.
 
     A granted restart discards what came before it, as in the environment, so only
-    the calls after the last restart are judged."""
-    last_restart = max((k for k, c in enumerate(calls) if c.name == cc.restart_tool), default=-1)
+    the calls after the last restart are judged; restarts are found as everywhere else
+    (``schema.split_attempts``): a malformed restart call grants nothing and is judged."""
+    restart = RESTART_TOOL_SPEC if cc.restart_tool else None
+    last_restart = len(calls) - len(split_attempts(calls, restart)[-1]) - 1
     problems: list[dict] = []
     runs: list[tuple[int, int, int, int]] = []  # (action, start, end, step)
     seen: dict[int, int] = {}

@@ -18,7 +18,7 @@ from typing import Any, Optional
 from ...environment import Environment, Limits
 from ...schema import Case, ErrorClass, Evidence, Trace, TraceStatus, Verdict, sort_errors
 from ..base import PlannedCall
-from ..registry import families, get_family
+from ..registry import families, get_family, restart_tool_of
 from .parse import ParsedPlan, parse_plan, quote
 from .spec import PROTOCOLS, base_case, spec_of
 
@@ -60,7 +60,7 @@ class ProtocolFamily:
             stand_in = Trace(case_id=base.id, trial=trace.trial, agent=trace.agent, status=trace.status,
                              errors=trace.errors)
             return self._relabel(case, trace, family.check(base, stand_in))
-        executed = [_executed(c) for c in trace.judged_calls()]
+        executed = [_executed(c) for c in trace.judged_calls(restart_tool_of(case))]
         parsed = parse_plan(trace.final_answer, self.answer_keys)
         if parsed.calls is None:
             return self._relabel(case, trace, None, executed + [_unparsed(trace.final_answer, parsed)])

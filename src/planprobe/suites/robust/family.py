@@ -57,6 +57,12 @@ class RobustFamily:
     def check(self, case: Case, trace: Trace) -> Verdict:
         return oracle.check(case, trace)
 
+    def restart_tool(self, case: Case) -> Optional[str]:
+        """The base case's restart tool: calls under its name reach the base environment, which grants them."""
+        base = base_case(case)
+        hook = getattr(get_family(base.family), "restart_tool", None)
+        return hook(base) if hook is not None else None
+
     def evidence_spans(self, spec: dict, constraint_ids: set[str]) -> list[tuple[int, int]]:
         """The base family's spans: the variant's task begins with the base task, unchanged."""
         base = spec.get("base") or {}

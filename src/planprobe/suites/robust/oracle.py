@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ...schema import Case, ErrorClass, Evidence, OracleKind, ToolCall, Trace, TraceStatus, Verdict, sort_errors
-from ..registry import get_family
+from ..registry import get_family, restart_tool_of
 from .spec import RobustSpec, base_case, spec_of
 
 CHECKER = "robust/1"
@@ -53,7 +53,7 @@ def check(case: Case, trace: Trace) -> Verdict:
     if trace.status != TraceStatus.COMPLETED:
         verdict = family.check(base, trace)  # timeouts and crashes are judged alone, as in the base
         return verdict.model_copy(update={"case_id": case.id, "checker": CHECKER})
-    calls = trace.judged_calls()
+    calls = trace.judged_calls(restart_tool_of(case))
     reason = refusal(spec, trace, calls)
     labels: dict[str, Any] = {"refused": reason is not None}
     if spec.broken is not None:

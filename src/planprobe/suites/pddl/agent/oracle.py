@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from ....schema import Case, ErrorClass, OracleKind, Trace, TraceStatus, Verdict, sort_errors
 from ....tool_args import parse_arguments, validate_arguments
+from ...registry import restart_tool_of
 from ..errors import PlanStepError
 from .compiled import compiled
 
@@ -55,7 +56,7 @@ def check(case: Case, trace: Trace) -> Verdict:
     state = cc.gp.init
     problems: list[dict] = []
     executed = 0
-    for call in trace.judged_calls():
+    for call in trace.judged_calls(restart_tool_of(case)):
         k = call.index
         tool = tools.get(call.name)
         if tool is None or call.name not in cc.tool_action:

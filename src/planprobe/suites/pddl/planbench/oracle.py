@@ -39,6 +39,7 @@ import re
 from typing import Any
 
 from ....schema import Case, ErrorClass, Evidence, OracleKind, Trace, TraceStatus, Verdict, sort_errors
+from ...registry import restart_tool_of
 from ..layout import verification_message
 from ..model import Literal
 from ..responses import parse_plan
@@ -85,7 +86,7 @@ def check(case: Case, trace: Trace) -> Verdict:
     reply = trace.final_answer or ""
     labels: dict[str, Any] = {"task": spec.task}
     evidence: list[Evidence] = []
-    for call in trace.judged_calls():
+    for call in trace.judged_calls(restart_tool_of(case)):
         evidence.append(Evidence(error=E.ACT_ERROR.value, kind="tool_call", step=call.index,
                                  symbolic=f"step {call.index}: called {call.name}",
                                  text=f'Called a tool "{call.name}"; this task has no tools: answer in text.'))

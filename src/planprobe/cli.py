@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from . import __version__
-from .errors import PlanprobeError
+from .errors import ContextLimitError, InfrastructureError, PlanprobeError
 
 app = typer.Typer(
     help="planprobe: test, benchmark and diagnose the planning of LLM agents with exact oracles.",
@@ -563,6 +563,13 @@ def sweep(
             f"planning limit: n = {result.limit} (success >= {100 * threshold:g}%)"
             + (f"; first below at n = {result.stopped_below}" if result.stopped_below else "")
             if result.limit is not None else f"success was below {100 * threshold:g}% from n = {start}")
+    infra = sum(p.infra for p in result.points)
+    if infra:  # like 'run': results are missing because of the service, and re-running retries them
+        points = ", ".join(f"n={p.actions}" for p in result.points if p.infra)
+        err_console.print(f"error: {infra} result(s) failed for infrastructure reasons ({points}; 'planprobe show "
+                          f"{out}/runs/n<N>' names the cause); re-run the same command to retry them",
+                          highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INFRA)
 
 
 @app.command()
@@ -709,11 +716,14 @@ def main() -> None:
     """Entry point: typer reports usage errors itself; our own errors become one line."""
     try:
         app()
-    except PlanprobeError as exc:
+    except (PlanprobeError, InfrastructureError, ContextLimitError) as exc:
+        # a model failure that escapes a command (e.g. the judge's) is one line too: exit 3 for the
+        # service, 2 for a prompt that does not fit the context window
         from .models.redact import redact
 
+        code = getattr(exc, "exit_code", EXIT_INFRA if isinstance(exc, InfrastructureError) else 2)
         err_console.print(f"[red]error:[/red] {escape(redact(str(exc)))}", highlight=False, soft_wrap=True)
-        sys.exit(exc.exit_code)
+        sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,15 @@
 """A proxy in front of the real server injects service faults: 429 with Retry-After,
-500, truncated JSON, a hang past the request timeout, and dropped connections.
-The run must finish, nothing may crash, every fault must be handled as
-infrastructure, and the cases it did not break must come out exactly as without it."""
+500, truncated JSON, a hang, and dropped connections. The run must finish, nothing
+may crash, every fault must be handled as infrastructure, and the cases it did not
+break must come out exactly as without it.
+
+Nothing here races the clock: a hang lasts until the client gives up (it never
+answers), the request deadline is derived from the server's measured latency on
+this machine, and the cases' own time limit is out of reach."""
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import threading
 import time
@@ -22,12 +27,15 @@ FAULTS = ["429", "500", "truncated", "hang", "drop"]
 
 class FaultProxy:
     """Forwards to ``upstream``; request k is faulted when k % period < len(FAULTS),
-    cycling through the faults, so the fault rate is len(FAULTS)/period."""
+    cycling through the faults, so the fault rate is len(FAULTS)/period. A hang costs
+    the client a whole request deadline, so only the first hang slot hangs; later ones
+    are forwarded."""
 
-    def __init__(self, upstream: str, period: int = 8, hang_s: float = 10.0):
+    def __init__(self, upstream: str, period: int = 8):
         up = urlparse(upstream)
         self.host, self.port = up.hostname, up.port
-        self.period, self.hang_s = period, hang_s
+        self.period = period
+        self.stopping = threading.Event()  # a hang lasts until the proxy stops
         self.count = 0
         self.injected: dict[str, int] = {f: 0 for f in FAULTS}
         self.lock = threading.Lock()
@@ -47,16 +55,18 @@ class FaultProxy:
                 with proxy.lock:
                     k = proxy.count
                     proxy.count += 1
-                slot = k % proxy.period
-                fault = FAULTS[slot] if slot < len(FAULTS) else None
-                if fault:
-                    proxy.injected[fault] += 1
+                    slot = k % proxy.period
+                    fault = FAULTS[slot] if slot < len(FAULTS) else None
+                    if fault == "hang" and proxy.injected["hang"]:
+                        fault = None
+                    if fault:
+                        proxy.injected[fault] += 1
                 if fault == "429":
                     return self._reply(429, b'{"error": "slow down"}', {"Retry-After": "1"})
                 if fault == "500":
                     return self._reply(500, b'{"error": "boom"}')
                 if fault == "hang":
-                    time.sleep(proxy.hang_s)
+                    proxy.stopping.wait()
                     self.close_connection = True
                     return
                 if fault == "drop":
@@ -101,16 +111,41 @@ class FaultProxy:
         return self
 
     def __exit__(self, *exc):
+        self.stopping.set()
         self.server.shutdown()
         self.server.server_close()
 
 
-def _run(url, out, cases, retry):
+PARAMS = ChatParams(max_tokens=48)
+
+
+def measured_deadline(url: str) -> float:
+    """A request deadline from this machine's speed now: five times the slowest of three real
+    replies like the test's, and at least 2 s. A loaded machine gets a longer deadline; a
+    legitimate reply cut anyway is only retried, which the assertions allow."""
+    case = generate_cases(ConstraintSuiteOptions(actions=(2, 2), n=1, seed=12)).__next__()
     model = make_model("openai:smollm2", ModelOptions(base_url=url, tool_result_role="user", cache=False,
-                                                      request_timeout=8, retry=retry))
-    # one case at a time: the server answers in well under the 8 s request timeout, a hang lasts 10 s
-    run_suite(cases, ToolsAgent(model, ChatParams(max_tokens=48)), out, limits=Limits(max_iterations=4, timeout_s=300),
-              concurrency=1)
+                                                      request_timeout=3600))
+
+    async def slowest():
+        from planprobe.schema import Message
+
+        worst = 0.0
+        for seed in range(3):
+            t0 = time.monotonic()
+            await model.chat([Message(role="user", content=case.task)], case.tools,
+                             ChatParams(max_tokens=48, seed=seed))
+            worst = max(worst, time.monotonic() - t0)
+        await model.aclose()
+        return worst
+    return max(2.0, 5 * asyncio.run(slowest()))
+
+
+def _run(url, out, cases, retry, deadline):
+    model = make_model("openai:smollm2", ModelOptions(base_url=url, tool_result_role="user", cache=False,
+                                                      request_timeout=deadline, retry=retry))
+    # one case at a time; the cases' time limit is out of reach: only the request deadline is at play
+    run_suite(cases, ToolsAgent(model, PARAMS), out, limits=Limits(max_iterations=4, timeout_s=10 ** 6), concurrency=1)
     return {t.case_id: (t, v) for t, v in RunStore(out).results()}
 
 
@@ -120,10 +155,13 @@ def _plan(trace):
 
 def test_service_faults_are_infrastructure_and_leave_other_cases_unchanged(llama_server, tmp_path):
     cases = list(generate_cases(ConstraintSuiteOptions(actions=(2, 2), n=4, seed=12)))
-    clean = _run(llama_server, tmp_path / "clean", cases, RetryPolicy())
+    deadline = measured_deadline(llama_server)
+    print(f"request deadline from measured latency: {deadline:.1f} s")  # shown if the test fails
+    clean = _run(llama_server, tmp_path / "clean", cases, RetryPolicy(max_total_s=10 ** 6), deadline)
 
     with FaultProxy(llama_server) as proxy:  # faults at 5 in 8 requests; retries recover every call
-        faulty = _run(proxy.url, tmp_path / "faulty", cases, RetryPolicy(max_attempts=8, base_s=0.05, cap_s=0.2))
+        faulty = _run(proxy.url, tmp_path / "faulty", cases, RetryPolicy(max_attempts=8, base_s=0.05, cap_s=0.2,
+                                                                          max_total_s=10 ** 6), deadline)
     assert all(n > 0 for n in proxy.injected.values()), proxy.injected
     retries = [e for t, _ in faulty.values() for e in t.errors if e.kind == "infra_retry"]
     assert len(retries) >= sum(proxy.injected.values()) - 1
@@ -133,7 +171,7 @@ def test_service_faults_are_infrastructure_and_leave_other_cases_unchanged(llama
         assert _plan(trace) == _plan(clean[cid][0]) and verdict.errors == clean[cid][1].errors
 
     with FaultProxy(llama_server, period=2) as proxy:  # faults at 1 in 2 requests and no retries: some calls fail
-        broken = _run(proxy.url, tmp_path / "broken", cases, RetryPolicy(max_attempts=1))
+        broken = _run(proxy.url, tmp_path / "broken", cases, RetryPolicy(max_attempts=1), deadline)
     statuses = {t.status.value for t, _ in broken.values()}
     assert "infra_error" in statuses and "agent_error" not in statuses
     summary = RunStore(tmp_path / "broken")

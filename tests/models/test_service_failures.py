@@ -132,6 +132,22 @@ def test_a_hang_and_a_dropped_connection_become_infra():
         assert trace.status == TraceStatus.INFRA_ERROR and verdict.infra, (action, trace.errors)
 
 
+def test_after_every_kind_of_fault_a_retried_call_recovers():
+    """429 with Retry-After, 500, a cut-short body, a hang (cut at the deadline), a dropped
+    connection — then a reply: the call succeeds, each fault noted as a retry."""
+    faults = [Reply(429, {"error": "slow down"}, {"Retry-After": "0"}), Reply(500, {"error": "boom"}),
+              Reply(200, json.dumps(chat_reply().body)[:30]), Hang(), Drop()]
+    with ScriptedServer(lambda i, body, headers: faults[i] if i < len(faults) else chat_reply("recovered")) as server:
+        # the deadline must let the final, instant reply through even on a stalled machine: 5 s
+        trace, verdict = episode(model(server.url, request_timeout=5,
+                                       retry=RetryPolicy(max_attempts=6, base_s=0.001, cap_s=0.001)))
+    assert trace.status == TraceStatus.COMPLETED and trace.final_answer == "recovered"
+    retries = [e.message for e in trace.errors if e.kind == "infra_retry"]
+    assert len(retries) == 5 and len(server.requests) == 6
+    for word, message in zip(["HTTP 429", "HTTP 500", "malformed reply", "no complete reply", "connection"], retries):
+        assert word in message, retries
+
+
 # -- 4. malformed replies are infra, never agent_crash --------------------------------------------------------
 
 MALFORMED = {

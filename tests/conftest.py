@@ -1,5 +1,14 @@
 """Fixtures shared by several test folders (the llama.cpp server lives in llama_server.py,
 a plain module, so tests can also import its helpers without depending on which
-conftest module Python happens to have loaded)."""
+conftest module Python happens to have loaded).
+
+No test may depend on how fast the machine is: Hypothesis's per-example deadline and
+its "too slow" health check both measure wall-clock time, so both are off for every
+property test (each test still sets its own number of examples)."""
+
+from hypothesis import HealthCheck, settings
 
 from llama_server import llama_server  # noqa: F401  (a session fixture: one server for all tests)
+
+settings.register_profile("planprobe", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("planprobe")

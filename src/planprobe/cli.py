@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from . import __version__
-from .errors import PlanprobeError
+from .errors import ContextLimitError, InfrastructureError, PlanprobeError
 
 app = typer.Typer(
     help="planprobe: test, benchmark and diagnose the planning of LLM agents with exact oracles.",
@@ -170,13 +170,18 @@ def effective_concurrency(model_spec: Optional[str], concurrency: int) -> int:
 
 def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency: int, trials: int,
                   max_iterations: int, timeout: float, seed: int, quiet: bool, model_spec: Optional[str] = None,
-                  model_options=None, params=None) -> None:
+                  model_options=None, params=None, infra_attempts: int = 3) -> None:
     from .environment import Limits
-    from .runner.engine import RunConfig, open_run, run_pending
+    from .runner.engine import RunConfig, open_run, pending_work, run_pending
     from .suites.io import load_suite
 
-    if concurrency < 1 or trials < 1 or max_iterations < 1 or timeout <= 0:
-        raise PlanprobeError("--concurrency, --trials and --max-iterations must be at least 1, --timeout above 0")
+    if concurrency < 1 or trials < 1 or max_iterations < 1 or timeout <= 0 or infra_attempts < 1:
+        raise PlanprobeError("--concurrency, --trials, --max-iterations and --infra-attempts must be at least 1, "
+                             "--timeout above 0")
+    if model_spec and model_spec.startswith("openai:") and model_options.request_timeout >= timeout:
+        raise PlanprobeError(f"--request-timeout ({model_options.request_timeout:g} s) must be below --timeout "
+                             f"({timeout:g} s), so that a stalled request is cut and retried before the case's "
+                             "time runs out")
     loaded: list = []
     agent_name, agent, model = prepare_agent(agent_name, model_spec, model_options, params, seed,
                                              check_first=lambda: loaded.extend(load_suite(suite)))
@@ -184,11 +189,11 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
     concurrency = effective_concurrency(model_spec, concurrency)
     config = RunConfig(agent=agent_name, model=model.name if model else None, trials=trials, concurrency=concurrency,
                        limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed,
-                       model_params=_params_identity(params) if model else "")
+                       model_params=_params_identity(params) if model else "", infra_attempts=infra_attempts)
     store = open_run(out, cases, config, suite_name=str(suite))
     record_model_path(store, model_spec, model_options)
-    done_before = len(store.done_keys())
     total = len(cases) * trials
+    done_before = total - len(pending_work(store, cases, config)[0])
     tally = {"passed": 0, "judged": 0, "tokens": 0, "cost": None}
 
     with _progress(quiet, TextColumn("pass {task.fields[rate]}"), TextColumn("{task.fields[usage]}")) as progress:
@@ -224,8 +229,26 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
                 f"resume by running the same command again"
             )
             raise typer.Exit(130)
+    infra = store.infra_rows()
     store.close()
-    show_run(out, as_json=False)
+    show_run(out, as_json=False, infra_note=False)
+    if infra:
+        retry_left = sum(1 for _, _, attempts, _ in infra if attempts < infra_attempts)
+        what = (f"re-run the same command to retry {retry_left} of them" if retry_left else
+                f"each has had its {infra_attempts} attempts; raise --infra-attempts to try again")
+        err_console.print(f"error: {len(infra)} result(s) failed for infrastructure reasons and are not counted; "
+                          f"first cause: {_cause(infra[0][3])}; {what}", highlight=False, markup=False,
+                          soft_wrap=True)
+        raise typer.Exit(EXIT_INFRA)
+
+
+EXIT_INFRA = 3  # a run ended with infra results, or stopped because the model service is unusable
+
+
+def _cause(causes: list[str]) -> str:
+    from .models.redact import redact
+
+    return redact(causes[-1]) if causes else "unknown"
 
 
 def record_model_path(store, model_spec: Optional[str], model_options) -> None:
@@ -256,9 +279,12 @@ def run(
                                                            "(read at run time, never stored)."),
     temperature: float = typer.Option(0.0, help="Sampling temperature (the seed's setting: 0)."),
     max_tokens: int = typer.Option(512, help="Max tokens per model reply."),
-    request_timeout: float = typer.Option(60.0, help="Seconds before one model request is abandoned and retried."),
+    request_timeout: float = typer.Option(60.0, help="Seconds for one model request's whole reply before it is "
+                                                     "abandoned and retried (below --timeout)."),
     retries: int = typer.Option(6, help="Attempts per model call on 429/5xx/timeouts/dropped connections."),
     retry_budget: float = typer.Option(120.0, help="Max seconds spent retrying one model call."),
+    infra_attempts: int = typer.Option(3, help="Attempts per case whose result is infra (the service failed), "
+                                               "counting resumes: re-running the command retries them."),
     price_in: Optional[float] = typer.Option(None, help="USD per million prompt tokens (enables cost)."),
     price_out: Optional[float] = typer.Option(None, help="USD per million completion tokens (enables cost)."),
     tool_results_as: str = typer.Option("tool", help="Send tool results as 'tool' messages, or as 'user' for "
@@ -290,7 +316,8 @@ def run(
         cache_path=cache_path,
     )
     params = ChatParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
-    run_suite_cli(suite, agent, out, concurrency, trials, max_iterations, timeout, seed, quiet, model, options, params)
+    run_suite_cli(suite, agent, out, concurrency, trials, max_iterations, timeout, seed, quiet, model, options, params,
+                  infra_attempts)
 
 
 # ---------------------------------------------------------------------------
@@ -298,7 +325,7 @@ def run(
 # ---------------------------------------------------------------------------
 
 
-def show_run(run_dir: Path, as_json: bool) -> None:
+def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
     from .analysis.summary import summarize
     from .report.table import difficulty_table, summary_table
     from .runner.store import RunStore
@@ -309,12 +336,15 @@ def show_run(run_dir: Path, as_json: bool) -> None:
     try:
         summary = summarize(store)
         robust = robustness(store)
+        infra = store.infra_rows() if summary.infra else []
     finally:
         store.close()
     if as_json:
         data = summary.to_json()
         if robust:
             data["robustness"] = robust
+        if infra:
+            data["infra_first_cause"] = _cause(infra[0][3])
         print(json.dumps(data, indent=2, sort_keys=True))
     else:
         out_console.print(summary_table(summary))
@@ -323,6 +353,9 @@ def show_run(run_dir: Path, as_json: bool) -> None:
             out_console.print(extra)
         for line in robustness_lines(robust):
             out_console.print(line, highlight=False)
+        if infra and infra_note:
+            out_console.print(f"infrastructure failures: first cause: {_cause(infra[0][3])}; re-running the run's "
+                              "command retries them", highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command()
@@ -549,7 +582,7 @@ def sweep(
     if result.infra_at is not None:
         if as_json:
             err_console.print(escape(result.describe()), highlight=False)
-        raise typer.Exit(3)
+        raise typer.Exit(EXIT_INFRA)
 
 
 def _format_share(count: int, share: float, ci) -> str:
@@ -753,9 +786,14 @@ def main() -> None:
     """Entry point: typer reports usage errors itself; our own errors become one line."""
     try:
         app()
-    except PlanprobeError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        sys.exit(2)
+    except (PlanprobeError, InfrastructureError, ContextLimitError) as exc:
+        # a model failure that escapes a command (e.g. the judge's) is one line too: exit 3 for the
+        # service, 2 for a prompt that does not fit the context window
+        from .models.redact import redact
+
+        code = getattr(exc, "exit_code", EXIT_INFRA if isinstance(exc, InfrastructureError) else 2)
+        err_console.print(f"[red]error:[/red] {escape(redact(str(exc)))}", highlight=False, soft_wrap=True)
+        sys.exit(code)
 
 
 if __name__ == "__main__":

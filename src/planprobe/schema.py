@@ -40,7 +40,7 @@ class ErrorClass(str, Enum):
 
     INFRA = "infra"  # the model service failed; never a planning failure
     AGENT_CRASH = "agent_crash"  # the agent code raised
-    TIMEOUT = "timeout"  # time or iteration limit hit
+    TIMEOUT = "timeout"  # time, iteration or context-window limit hit
     MISSED_REFUSAL = "missed_refusal"  # an unsolvable task was attempted instead of refused
     WRONG_REFUSAL = "wrong_refusal"  # a solvable task was refused
     ACT_ERROR = "act_error"  # unknown tool, malformed or invalid arguments
@@ -193,6 +193,7 @@ class TraceStatus(str, Enum):
     ITERATION_LIMIT = "iteration_limit"
     AGENT_ERROR = "agent_error"  # the agent code raised
     INFRA_ERROR = "infra_error"  # the model service failed past all retries
+    CONTEXT_LIMIT = "context_limit"  # the conversation outgrew the model's context window
 
 
 class TraceError(_Model):

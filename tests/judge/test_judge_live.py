@@ -30,7 +30,8 @@ def _small_case_and_trace(split="holistic_unsolvable"):
 
 def test_real_replies_over_http_become_judged_verdicts(llama_server, tmp_path):
     case, trace = _small_case_and_trace()
-    model = make_model("openai:smollm2", ModelOptions(base_url=llama_server, cache_path=tmp_path / "cache.sqlite"))
+    model = make_model("openai:smollm2", ModelOptions(base_url=llama_server, cache_path=tmp_path / "cache.sqlite",
+                                                       request_timeout=100000))  # out of reach on a loaded machine
 
     async def go():
         try:

@@ -64,3 +64,30 @@ def test_demo_runs_the_embedded_model_end_to_end(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "tools · local" in r.stdout and "react · local" in r.stdout and "oracle" in r.stdout
     assert (tmp_path / "cache" / "planprobe" / "model-calls.sqlite").exists()
+
+
+def test_context_overflow_is_a_limit_for_the_embedded_model_and_for_a_server(local_model, llama_server):
+    """The same overlong task ends as context_limit (verdict class timeout) in process (--ctx 2048)
+    and behind llama.cpp's server (n_ctx 4096); neither is an agent crash nor infra."""
+    from planprobe.agents.tools_agent import ToolsAgent
+    from planprobe.environment import Limits
+    from planprobe.errors import ContextLimitError
+    from planprobe.models import ModelOptions, make_model
+    from planprobe.runner.engine import run_episode
+    from planprobe.suites.registry import get_family
+
+    case = next(generate_cases(ConstraintSuiteOptions(n=1, actions=(2, 2), seed=1)))
+    case = case.model_copy(update={"task": case.task + " Plan carefully." * 2000})  # ~8,000 tokens
+    server = make_model("openai:smollm2", ModelOptions(base_url=llama_server, tool_result_role="user", cache=False))
+    for model in (local_model, server):
+        with pytest.raises(ContextLimitError, match="context window"):
+            asyncio.run(model.chat([Message(role="user", content=case.task)], None, ChatParams(max_tokens=8)))
+        trace = asyncio.run(run_episode(case, ToolsAgent(model, ChatParams(max_tokens=8)), Limits(timeout_s=10 ** 6)))
+        verdict = get_family(case.family).check(case, trace)
+        assert trace.status.value == "context_limit" and verdict.errors == ["timeout"], (model.name, trace.errors)
+    asyncio.run(server.aclose())
+
+
+def test_the_local_models_identity_names_its_file(local_model):
+    identity = local_model.identity()
+    assert identity["backend"] == "local" and identity["model_file"] == str(local_model.path.resolve())

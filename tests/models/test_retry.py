@@ -1,6 +1,5 @@
 import asyncio
 import random
-import time
 
 import pytest
 
@@ -21,36 +20,68 @@ def test_retry_after_in_seconds_and_as_a_date():
     assert parse_retry_after(None) is None and parse_retry_after("soon") is None
     from email.utils import formatdate
 
-    assert 1 <= parse_retry_after(formatdate(time.time() + 3, usegmt=True)) <= 3.5
+    now = 1_700_000_000.0
+    assert parse_retry_after(formatdate(now + 3, usegmt=True), now=now) == 3.0
+    assert parse_retry_after(formatdate(now - 3, usegmt=True), now=now) == 0.0  # a date in the past: at once
+
+
+class FakeTime:
+    """An injected clock: sleeping advances it, so no test waits for real."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
 
 
 def test_succeeds_after_transient_failures_and_honours_retry_after():
     calls = []
+    fake = FakeTime()
 
     async def flaky():
-        calls.append(time.monotonic())
+        calls.append(fake.now)
         if len(calls) < 3:
             raise Retryable("HTTP 429", retry_after=0.2)
         return "ok"
 
-    assert asyncio.run(with_retries(flaky, RetryPolicy(base_s=0.001, cap_s=0.001))) == "ok"
-    assert len(calls) == 3 and calls[1] - calls[0] >= 0.19 and calls[2] - calls[1] >= 0.19
+    policy = RetryPolicy(base_s=0.001, cap_s=0.001)
+    assert asyncio.run(with_retries(flaky, policy, sleep=fake.sleep, clock=fake.clock)) == "ok"
+    assert len(calls) == 3 and fake.sleeps == [0.2, 0.2]  # Retry-After outweighs the (tiny) backoff
 
 
 def test_gives_up_within_the_attempt_and_time_budgets():
     async def down():
         raise Retryable("HTTP 503")
 
-    with pytest.raises(InfrastructureError, match="after 4 attempt"):
-        asyncio.run(with_retries(down, RetryPolicy(max_attempts=4, base_s=0.001, cap_s=0.001)))
-    t0 = time.monotonic()
+    fake = FakeTime()
+    with pytest.raises(InfrastructureError, match=r"HTTP 503 \(failed after 4 attempt"):
+        asyncio.run(with_retries(down, RetryPolicy(max_attempts=4, base_s=0.001, cap_s=0.001),
+                                 sleep=fake.sleep, clock=fake.clock))
+    assert len(fake.sleeps) == 3
 
     async def slow_down():
         raise Retryable("HTTP 429", retry_after=10)
 
-    with pytest.raises(InfrastructureError):
-        asyncio.run(with_retries(slow_down, RetryPolicy(max_attempts=10, max_total_s=1)))
-    assert time.monotonic() - t0 < 1  # a Retry-After beyond the budget is not waited for
+    fake = FakeTime()
+    with pytest.raises(InfrastructureError, match="after 1 attempt"):
+        asyncio.run(with_retries(slow_down, RetryPolicy(max_attempts=10, max_total_s=1), sleep=fake.sleep,
+                                 clock=fake.clock))
+    assert fake.sleeps == []  # a Retry-After beyond the budget is not waited for
+
+    async def slow_service():  # each attempt itself takes 30 s of the 100 s budget
+        fake.now += 30
+        raise Retryable("HTTP 503")
+
+    fake = FakeTime()
+    with pytest.raises(InfrastructureError, match="after 4 attempt"):
+        asyncio.run(with_retries(slow_service, RetryPolicy(max_attempts=10, max_total_s=100, base_s=0.001,
+                                                           cap_s=0.001), sleep=fake.sleep, clock=fake.clock))
 
 
 def test_other_errors_are_not_retried():

@@ -90,7 +90,7 @@ def test_logistics_problems_are_solvable_by_the_planner(goal):
         size = LogisticsSize(cities=1 + i % 2, locations=1 + i % 3 + (i % 2 == 0 and i % 3 == 0),
                              packages=1 + i % 2, airplanes=1)
         p = logistics_problem(size, rng, goal)
-        plan = solve(p, time_limit=20)
+        plan = solve(p, time_limit=None)  # no test depends on the machine's speed
         assert validate(p, plan.steps).valid
         assert validate(p, constructive_plan(p)).valid
         at = {a.args[0]: a.args[1] for a in p.init if a.predicate == "at"}
@@ -115,7 +115,7 @@ def test_larger_logistics_problems_have_a_valid_plan():
         p = logistics_problem(LogisticsSize(cities=4, locations=3, packages=8, airplanes=2), random.Random(seed))
         assert validate(p, constructive_plan(p)).valid
     p = logistics_problem(LogisticsSize(cities=3, locations=3, packages=5, airplanes=2), random.Random(1))
-    assert validate(p, greedy_plan(p, time_limit=30).steps).valid
+    assert validate(p, greedy_plan(p, time_limit=None).steps).valid
 
 
 @pytest.mark.parametrize("size, message", [

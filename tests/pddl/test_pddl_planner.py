@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from pddl_data import gpt4_rows, optimal_lengths, problem
 
@@ -14,9 +12,17 @@ from planprobe.suites.pddl import (
     fast_downward,
     parse_domain,
     parse_problem,
-    solve,
     validate,
 )
+from planprobe.suites.pddl import solve as planner_solve
+
+
+def solve(problem, **options):
+    """The built-in planner with no time limit unless a test sets one: no test may depend
+    on how fast the machine is (speed is measured by benchmarks/pddl_planner.py)."""
+    options.setdefault("time_limit", None)
+    return planner_solve(problem, **options)
+
 
 BW = """(define (domain bw) (:requirements :strips)
   (:predicates (clear ?x) (ontable ?x) (handempty) (holding ?x) (on ?x ?y))
@@ -50,14 +56,14 @@ def test_reference_lengths_match_planbench_ground_truth():
 
 
 def test_optimal_on_every_generated_basic_blocksworld_instance():
+    """Correctness only, with no time limit: the planner's speed is measured by
+    benchmarks/pddl_planner.py (docs/BENCHMARKS.md), never by a test."""
     ref = optimal_lengths()
-    t0 = time.perf_counter()
     for i in sorted(ref):
         prob = problem("blocksworld", i)
-        result = solve(prob)
+        result = solve(prob, time_limit=None)
         assert result.cost == ref[i], i
         assert result.optimal and validate(prob, result.steps).valid
-    assert time.perf_counter() - t0 < 60
 
 
 @pytest.mark.parametrize("heuristic", ["blind", "lmcut"])
@@ -77,10 +83,10 @@ def test_lmcut_expands_fewer_states_than_hmax_on_logistics():
 def test_small_logistics_plans_are_valid_and_match_fast_downward_when_present():
     for i in (1, 4, 7, 11, 12):
         prob = problem("logistics", i)
-        result = solve(prob)
+        result = solve(prob, time_limit=None)
         assert validate(prob, result.steps).valid
         if fast_downward.available():
-            assert fast_downward.solve(prob, time_limit=60).cost == result.cost
+            assert fast_downward.solve(prob, time_limit=None).cost == result.cost
 
 
 def test_goal_already_true_gives_the_empty_plan():
@@ -107,6 +113,7 @@ def test_node_and_time_limits():
         solve(prob, node_limit=3)
     big = _bw("(and (on a b) (on b c) (on c d) (on d e) (on e f) (on f g) (on g h) (on h i) (on i j))",
               "a b c d e f g h i j")
+    # blind search on ten blocks runs for minutes on any machine: the 0.2 s limit is always what stops it
     with pytest.raises(PlannerTimeoutError, match=r"within the time limit of 0.2 s .*use Fast Downward"):
         solve(big, time_limit=0.2, heuristic="blind")
 
@@ -128,11 +135,11 @@ def test_fast_downward_optimal_plans(fd):
     ref = optimal_lengths()
     for i in (2, 101, 377, 500):
         prob = problem("blocksworld", i)
-        result = fd.solve(prob, time_limit=60)
+        result = fd.solve(prob, time_limit=None)
         assert result.cost == ref[i] and result.optimal and result.planner == "fast-downward astar(lmcut())"
         assert validate(prob, result.steps).valid
     obf = problem("obfuscated_deceptive_logistics", 3)  # written back without the empty sections
-    assert validate(obf, fd.solve(obf).steps).valid
+    assert validate(obf, fd.solve(obf, time_limit=None).steps).valid
 
 
 def test_fast_downward_unsolvable_and_errors(fd):
@@ -146,4 +153,4 @@ def test_fast_downward_unsolvable_and_errors(fd):
 def test_fast_downward_matches_on_all_generated_basic(fd):
     ref = optimal_lengths()
     for i in sorted(ref):
-        assert fd.solve(problem("blocksworld", i)).cost == ref[i], i
+        assert fd.solve(problem("blocksworld", i), time_limit=None).cost == ref[i], i

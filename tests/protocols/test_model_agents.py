@@ -13,13 +13,13 @@ from planprobe.suites.protocols import wrap_holistic
 
 from helpers import cases
 
-LIMITS = Limits(max_iterations=2, timeout_s=600)
+LIMITS = Limits(max_iterations=2, timeout_s=10 ** 6)  # out of reach: a loaded machine only takes longer
 
 
 def test_tools_and_react_agents_plan_without_crashing(llama_server, tmp_path):
     suite = [wrap_holistic(cases(1, seed=4, actions=(2, 2))[0])]
     model = make_model("openai:smollm2", ModelOptions(base_url=llama_server, tool_result_role="user", cache=False,
-                                                       request_timeout=300))
+                                                       request_timeout=100000))
     params = ChatParams(max_tokens=32)
     for agent in (ToolsAgent(model, params), ReactAgent(model, params)):
         out = tmp_path / agent.name

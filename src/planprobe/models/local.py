@@ -12,6 +12,10 @@ JSON object, ``{"tool": NAME, "arguments": {...}}`` or ``{"answer": TEXT}``.
 Tool results go back to the model as user turns ("Result of NAME: ..."), a
 form it is sure to see, because small chat templates often drop tool roles.
 
+A conversation that no longer fits the context window (``--ctx``) raises
+``ContextLimitError``, as a server's "context length exceeded" does; any other
+failure inside llama.cpp is the model's, not the agent's: ``InfrastructureError``.
+
 A 135M model is here to exercise the pipeline offline, not to plan well.
 """
 
@@ -26,11 +30,12 @@ import threading
 from pathlib import Path
 from typing import Any, Optional
 
-from ..errors import PlanprobeError
+from ..errors import ContextLimitError, InfrastructureError, PlanprobeError
 from ..schema import Message, ToolSpec, Usage
 from .base import ChatParams, ChatResult, tool_call
 
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+PROMPT_FORMAT = "chatml+grammar/1"  # bump when render_chatml or tool_grammar change what the model sees
 
 TOOL_INSTRUCTIONS = (
     "You can use these tools. To call a tool, reply with only a JSON object "
@@ -174,10 +179,19 @@ class LocalModel:
         self._grammar_cls = LlamaGrammar
         self.path = path
         self.name = f"local:{path.stem}"
-        self.llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads or os.cpu_count() or 1,
-                         verbose=verbose)
+        self.n_ctx = n_ctx
+        try:
+            self.llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads or os.cpu_count() or 1,
+                             verbose=verbose)
+        except ValueError as exc:  # llama.cpp could not load it: not a GGUF model, or a damaged one
+            raise PlanprobeError(f"{path}: not a model llama.cpp can load ({exc})") from None
         self._lock = threading.Lock()  # llama.cpp contexts are not thread-safe: one call at a time
         self._grammars: dict[tuple, Any] = {}
+
+    def identity(self) -> dict[str, str]:
+        """What decides the answers besides the request: part of the cache key, which
+        adds the file's content hash (two GGUFs of the same name never share answers)."""
+        return {"backend": "local", "model_file": str(self.path.resolve()), "prompt_format": PROMPT_FORMAT}
 
     def _grammar(self, tools: list[ToolSpec], allow_answer: bool):
         key = (tuple(t.name for t in tools), allow_answer)
@@ -188,11 +202,22 @@ class LocalModel:
 
     def _complete(self, prompt: str, grammar, params: ChatParams) -> dict:
         with self._lock:
-            return self.llm.create_completion(
-                prompt, max_tokens=params.max_tokens, temperature=params.temperature,
-                seed=params.seed if params.seed is not None else 0, grammar=grammar,
-                stop=["<|im_end|>", *params.stop],
-            )
+            tokens = len(self.llm.tokenize(prompt.encode("utf-8"), special=True))
+            if tokens >= self.n_ctx:
+                raise ContextLimitError(f"the conversation exceeds the model's context window "
+                                        f"({tokens} prompt tokens, --ctx {self.n_ctx})")
+            try:
+                return self.llm.create_completion(
+                    prompt, max_tokens=params.max_tokens, temperature=params.temperature,
+                    seed=params.seed if params.seed is not None else 0, grammar=grammar,
+                    stop=["<|im_end|>", *params.stop],
+                )
+            except ValueError as exc:
+                if "context window" in str(exc):
+                    raise ContextLimitError(f"the conversation exceeds the model's context window ({exc})") from None
+                raise InfrastructureError(f"the embedded model failed: {exc}") from None
+            except RuntimeError as exc:
+                raise InfrastructureError(f"the embedded model failed: {exc}") from None
 
     async def chat(self, messages: list[Message], tools: Optional[list[ToolSpec]], params: ChatParams) -> ChatResult:
         use_tools = bool(tools) and params.tool_choice != "none"

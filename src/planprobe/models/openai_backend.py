@@ -2,9 +2,26 @@
 
 One backend for OpenAI, vLLM, Ollama, llama.cpp's server, LiteLLM proxies and
 others. The API key is read from an environment variable at call time and
-never written anywhere (not to traces, caches or run metadata). The client's
-own retries are off: planprobe's ``with_retries`` handles them with a bounded
-budget and keeps service failures apart from planning failures.
+never written anywhere (not to traces, caches or run metadata); a server that
+echoes it back is redacted (``redact.py``). The client's own retries are off:
+planprobe's ``with_retries`` handles them with a bounded budget and keeps
+service failures apart from planning failures.
+
+How a failed call ends (docs/models.md, "Failures"):
+
+* ``ServiceUnusableError`` — the run stops at once: HTTP 401/403/404/405, or
+  nothing listening at the base URL (no host, connection refused) before the
+  endpoint has given one valid reply — later, a refused connection is an outage,
+  retried like any other.
+* ``ContextLimitError`` — the server says the conversation exceeds its context
+  window (the episode ends as ``context_limit``, as with the embedded model).
+* ``InfrastructureError`` — any other failure, after retries: the case is
+  recorded as ``infra`` and re-run on resume.
+
+Each request has a deadline for the whole reply (``request_timeout``), not only
+between reads, so a server that drips a byte a second is cut off and retried.
+Replies are checked field by field (``reply.py``); a malformed one is retried
+like a dropped connection.
 
 Two server quirks can be switched on: ``tool_result_role="user"`` sends tool
 results as user messages, for servers whose chat format drops ``role: tool``
@@ -14,18 +31,43 @@ tool calls always carry ``content: ""`` (some servers reject null).
 
 from __future__ import annotations
 
-import json
+import asyncio
 import os
+import re
+import socket
 from typing import Any, Optional
+from urllib.parse import urlsplit
 
 from ..environment import INFRA_PENDING, current_trace
-from ..errors import InfrastructureError, PlanprobeError
-from ..schema import Message, ToolSpec, TraceError, Usage
-from .base import ChatParams, ChatResult, Prices, tool_call
+from ..errors import ContextLimitError, InfrastructureError, PlanprobeError, ServiceUnusableError
+from ..schema import Message, ToolSpec, TraceError
+from .base import ChatParams, ChatResult, Prices
+from .redact import public_url, redact, register_secret
+from .reply import parse_chat_reply
 from .retry import RetryPolicy, Retryable, parse_retry_after, with_retries
 
 RETRYABLE_STATUS = {408, 409, 425, 429}
+FATAL_STATUS = {401: "check the API key", 403: "check the API key and its permissions",
+                404: "check --base-url and the model name", 405: "check --base-url"}
+CONTEXT_OVERFLOW = re.compile(r"context[_ ]length|context window|maximum context|context size|exceed_context|"
+                              r"too many tokens|prompt is too long", re.I)
 CLIENT_POOLS = 8
+
+
+def check_base_url(base_url: Optional[str]) -> Optional[str]:
+    """An http(s) URL with a host and a valid port, or a one-line error naming it."""
+    if base_url is None:
+        return None
+    try:
+        parts = urlsplit(base_url)
+        port = parts.port
+    except ValueError as exc:
+        raise PlanprobeError(f"--base-url {public_url(base_url)!r} is not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise PlanprobeError(f"--base-url {public_url(base_url)!r} is not an http(s) URL with a host, "
+                             "e.g. http://127.0.0.1:8000/v1")
+    del port
+    return base_url
 
 
 class OpenAIModel:
@@ -44,22 +86,33 @@ class OpenAIModel:
         self._openai = openai
         self.name = f"openai:{model}"
         self.model = model
-        self.base_url = base_url
+        self.base_url = check_base_url(base_url)
         key = os.environ.get(api_key_env)
         if not key and base_url is None:
             raise PlanprobeError(
                 f"no API key: set the environment variable {api_key_env} (or pass --base-url for a local server)"
             )
+        register_secret(key)
+        self.api_key_env = api_key_env
+        self.request_timeout = request_timeout
         # several clients, used in turn: httpcore's pool scans all of its connections on every
         # request, so one pool serving 64 concurrent calls costs more than 8 pools serving 8
         self.clients = [
             openai.AsyncOpenAI(api_key=key or "not-needed", base_url=base_url, timeout=request_timeout, max_retries=0)
             for _ in range(CLIENT_POOLS)
         ]
+        self.url = public_url(str(self.clients[0].base_url)).rstrip("/")  # as shown: no credentials, no query
+        self.endpoint = self.url + "/chat/completions"
         self._next = 0
+        self._answered = False  # a valid reply came back: from now on, failures are per case
         self.retry = retry
         self.prices = prices
         self.tool_result_role = tool_result_role
+
+    def identity(self) -> dict[str, str]:
+        """What decides the answers besides the request: part of the cache key."""
+        return {"backend": "openai", "endpoint": self.url, "model": self.model,
+                "tool_result_role": self.tool_result_role}
 
     async def aclose(self) -> None:
         for client in self.clients:
@@ -94,47 +147,81 @@ class OpenAIModel:
             request["tools"] = [t.to_openai() for t in tools]
             request["tool_choice"] = params.tool_choice
         result = await with_retries(lambda: self._once(request), self.retry, on_retry=_log_retry)
-        _clear_pending()
+        _clear_pending()  # only on success: a time limit hit mid-retry must still see the trouble
         return result
 
     async def _once(self, request: dict[str, Any]) -> ChatResult:
         oa = self._openai
+        self._next = (self._next + 1) % len(self.clients)
         try:
             # client.post sends the body as is: create() would first walk every message and
             # tool schema to "transform" it, which costs more than the rest of the call
-            self._next = (self._next + 1) % len(self.clients)
-            text = await self.clients[self._next].post("/chat/completions", body=request, cast_to=str)
+            post = self.clients[self._next].post("/chat/completions", body=request, cast_to=str)
+            text = await asyncio.wait_for(post, self.request_timeout)  # the deadline covers the whole reply
+        except asyncio.TimeoutError:
+            raise Retryable(f"no complete reply from {self.endpoint} within {self.request_timeout:g} s "
+                            "(--request-timeout)") from None
         except oa.APIStatusError as exc:
-            status = exc.status_code
-            if status in RETRYABLE_STATUS or status >= 500:
-                raise Retryable(f"HTTP {status}", parse_retry_after(exc.response.headers.get("retry-after"))) from None
-            raise InfrastructureError(f"HTTP {status} from the model service: {_short(exc)}") from None
-        except (oa.APITimeoutError, oa.APIConnectionError) as exc:
-            raise Retryable(type(exc).__name__) from None
-        try:
-            data = json.loads(text)
-            choice = data["choices"][0]
-            msg = choice["message"]
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise Retryable(f"unreadable response ({type(exc).__name__})") from None
-        calls = None
-        if msg.get("tool_calls"):
-            calls = [tool_call(tc.get("id") or f"call_{i}", tc["function"]["name"], tc["function"].get("arguments") or "")
-                     for i, tc in enumerate(msg["tool_calls"])]
-        usage = Usage(model_calls=1)
-        u = data.get("usage") or {}
-        usage.prompt_tokens = u.get("prompt_tokens") or 0
-        usage.completion_tokens = u.get("completion_tokens") or 0
+            raise self._status_error(exc) from None
+        except oa.APITimeoutError:
+            raise Retryable(f"no reply from {self.endpoint} within {self.request_timeout:g} s "
+                            "(--request-timeout)") from None
+        except oa.APIConnectionError as exc:
+            reason, connecting = _connection_failure(exc)
+            if connecting and not self._answered:
+                raise ServiceUnusableError(f"cannot reach the model service at {self.url}: {reason}; "
+                                           "is the server running, and is --base-url right?") from None
+            raise Retryable(f"{reason} ({self.url})") from None
+        message, usage, finish = parse_chat_reply(text, self.endpoint)
+        self._answered = True
         if self.prices is not None:
             usage.cost_usd = self.prices.cost(usage)
-        return ChatResult(
-            message=Message(role="assistant", content=msg.get("content"), tool_calls=calls),
-            usage=usage, finish_reason=choice.get("finish_reason"),
-        )
+        return ChatResult(message=message, usage=usage, finish_reason=finish)
+
+    def _status_error(self, exc) -> Exception:
+        status = exc.status_code
+        body = redact(_body(exc))
+        cause = f"HTTP {status} from {self.endpoint}" + (f": {body}" if body else "")
+        if status in FATAL_STATUS:
+            hint = FATAL_STATUS[status] + (f" in ${self.api_key_env}" if status in (401, 403) else "")
+            return ServiceUnusableError(f"{cause} — {hint}")
+        if status in (400, 413, 422) and CONTEXT_OVERFLOW.search(body):
+            return ContextLimitError(f"the conversation exceeds the model's context window ({cause})")
+        if status in RETRYABLE_STATUS or status >= 500:
+            return Retryable(cause, parse_retry_after(exc.response.headers.get("retry-after")))
+        return InfrastructureError(cause)
 
 
-def _short(exc: Exception) -> str:
-    return str(exc).replace("\n", " ")[:300]
+def _body(exc) -> str:
+    """The error's text as the server sent it, on one line and short."""
+    try:
+        text = exc.response.text
+    except Exception:  # noqa: BLE001  (a body that cannot be read is no reason to fail differently)
+        text = str(exc)
+    return " ".join(str(text).split())[:300]
+
+
+def _connection_failure(exc: BaseException) -> tuple[str, bool]:
+    """(a short reason, whether no connection was made at all) for a transport error."""
+    seen, chain = set(), []
+    node: Optional[BaseException] = exc
+    while node is not None and id(node) not in seen:
+        seen.add(id(node))
+        chain.append(node)
+        node = node.__cause__ or node.__context__
+    names = {type(e).__name__ for e in chain}
+    for e in chain:
+        if isinstance(e, ConnectionRefusedError):
+            return "connection refused", True
+        if isinstance(e, socket.gaierror):
+            return f"host name not found ({e.strerror or e})", True
+    if "ConnectTimeout" in names:
+        return "connection timed out", True
+    if "ConnectError" in names:
+        detail = next((str(e) for e in reversed(chain) if str(e)), "")
+        return f"cannot connect ({redact(detail)[:200]})", True
+    detail = next((str(e) for e in reversed(chain) if str(e) and str(e) != "Connection error."), "")
+    return f"connection dropped ({redact(detail)[:200] or type(chain[-1]).__name__})", False
 
 
 def _log_retry(attempt: int, exc: Retryable, delay: float) -> None:
@@ -150,3 +237,4 @@ def _clear_pending() -> None:
     trace = current_trace.get()
     if trace is not None:
         trace.meta.pop(INFRA_PENDING, None)
+

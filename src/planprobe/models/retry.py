@@ -41,7 +41,9 @@ class Retryable(Exception):
         self.retry_after = retry_after
 
 
-def parse_retry_after(value: Optional[str]) -> Optional[float]:
+def parse_retry_after(value: Optional[str], now: Optional[float] = None) -> Optional[float]:
+    """Seconds to wait from a Retry-After header: a number, or an HTTP date (relative to
+    ``now``, the epoch time, default the current time)."""
     if not value:
         return None
     try:
@@ -50,7 +52,7 @@ def parse_retry_after(value: Optional[str]) -> Optional[float]:
         pass
     try:
         when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - time.time())
+        return max(0.0, when.timestamp() - (time.time() if now is None else now))
     except (TypeError, ValueError):
         return None
 
@@ -60,9 +62,14 @@ async def with_retries(
     policy: RetryPolicy,
     on_retry: Optional[Callable[[int, Retryable, float], None]] = None,
     rng: Optional[random.Random] = None,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    clock: Callable[[], float] = time.monotonic,
 ) -> T:
+    """``call()`` until it succeeds, raises something other than ``Retryable``, or the
+    policy's budget is spent (then ``InfrastructureError`` naming the last cause).
+    ``sleep`` and ``clock`` are injectable so that tests need no real waiting."""
     rng = rng or random.Random()
-    start = time.monotonic()
+    start = clock()
     last: Optional[Retryable] = None
     for attempt in range(policy.max_attempts):
         try:
@@ -74,13 +81,11 @@ async def with_retries(
             delay = policy.backoff(attempt, rng)
             if exc.retry_after is not None:
                 delay = max(delay, exc.retry_after)
-            remaining = policy.max_total_s - (time.monotonic() - start)
+            remaining = policy.max_total_s - (clock() - start)
             if delay >= remaining:
                 break
             if on_retry is not None:
                 on_retry(attempt + 1, exc, delay)
-            await asyncio.sleep(delay)
-    elapsed = time.monotonic() - start
-    raise InfrastructureError(
-        f"model call failed after {attempt + 1} attempt(s) over {elapsed:.1f} s: {last}"
-    )
+            await sleep(delay)
+    elapsed = clock() - start
+    raise InfrastructureError(f"{last} (failed after {attempt + 1} attempt(s) over {elapsed:.1f} s)")

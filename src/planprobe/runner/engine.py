@@ -1,11 +1,17 @@
 """Running a suite: agent × environment per case, judged, stored as it finishes.
 
 Cases run concurrently (asyncio, ``concurrency`` at a time) under per-episode
-limits. An agent that exceeds its time or iterations gets a Timeout; an agent
-that raises gets an agent_crash; a model service that keeps failing after the
-backend's retries gets ``infra``, which never counts as a planning failure.
-Every finished case is committed to the run store at once, so a killed run
-resumes with the same ``--out`` and runs each remaining case exactly once.
+limits. An agent that exceeds its time, iterations or the model's context
+window gets a Timeout; an agent that raises gets an agent_crash; a model service
+that keeps failing after the backend's retries gets ``infra``, which never
+counts as a planning failure. A service that cannot serve the run at all
+(``ServiceUnusableError``) stops it at once, recording nothing for the cases in
+flight. Every finished case is committed to the run store at once, so a killed
+run resumes with the same ``--out`` and runs each remaining case exactly once.
+
+On resume, an ``infra`` result counts as not done: its (case, trial) runs again,
+up to ``infra_attempts`` attempts in all; the new result replaces it and records
+its attempt number and the earlier causes in ``trace.meta``.
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ from typing import Callable, Optional
 from .. import __version__
 from ..agents.base import Agent
 from ..environment import INFRA_PENDING, IterationLimitExceeded, Limits, current_trace
-from ..errors import InfrastructureError, PlanprobeError
+from ..errors import ContextLimitError, InfrastructureError, PlanprobeError, ServiceUnusableError
+from ..models.redact import redact
 from ..schema import Case, Trace, TraceError, TraceStatus, Verdict
 from ..suites.registry import get_family
 from .store import STORE_FORMAT, RunStore, suite_digest
@@ -35,6 +42,7 @@ class RunConfig:
     limits: Limits = field(default_factory=Limits)
     seed: int = 0
     model_params: str = ""  # e.g. temperature and max tokens, as they affect results
+    infra_attempts: int = 3  # attempts per (case, trial) whose result is infra, counting resumes
 
     def identity(self) -> dict[str, object]:
         """What must match for a run directory to be resumed."""
@@ -66,9 +74,14 @@ async def run_episode(case: Case, agent: Agent, limits: Limits, trial: int = 0, 
     except IterationLimitExceeded as exc:
         trace.status = TraceStatus.ITERATION_LIMIT
         trace.errors.append(TraceError(kind="iteration_limit", message=str(exc), t=env.elapsed()))
+    except ContextLimitError as exc:
+        trace.status = TraceStatus.CONTEXT_LIMIT
+        trace.errors.append(TraceError(kind="context_limit", message=str(exc), t=env.elapsed()))
     except InfrastructureError as exc:
         trace.status = TraceStatus.INFRA_ERROR
         trace.errors.append(TraceError(kind="infra", message=str(exc), t=env.elapsed()))
+    except ServiceUnusableError:
+        raise  # the whole run stops; nothing is recorded for this case
     except Exception as exc:  # the agent's own bug: recorded, judged as a crash, never fatal
         trace.status = TraceStatus.AGENT_ERROR
         tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
@@ -76,6 +89,8 @@ async def run_episode(case: Case, agent: Agent, limits: Limits, trial: int = 0, 
     finally:
         current_trace.reset(token)
     trace.meta.pop(INFRA_PENDING, None)
+    for error in trace.errors:  # a key a server echoed into an exception must not be stored
+        error.message = redact(error.message)
     trace.wall_time_s = round(time.monotonic() - t0, 6)
     return trace
 
@@ -118,6 +133,17 @@ def open_run(out: Path, cases: list[Case], config: RunConfig, suite_name: str = 
     return store
 
 
+def pending_work(store: RunStore, cases: list[Case], config: RunConfig
+                 ) -> tuple[list[tuple[Case, int]], dict[tuple[str, int], tuple[int, list[str]]]]:
+    """The (case, trial) pairs still to run — never run, or infra with attempts left —
+    and, for the infra ones, (attempts so far, their causes)."""
+    done = store.done_keys()
+    earlier = {(cid, trial): (attempts, causes) for cid, trial, attempts, causes in store.infra_rows()
+               if attempts < config.infra_attempts}
+    pending = [(c, t) for c in cases for t in range(config.trials) if (c.id, t) not in done or (c.id, t) in earlier]
+    return pending, earlier
+
+
 async def run_pending(
     store: RunStore,
     cases: list[Case],
@@ -125,9 +151,9 @@ async def run_pending(
     config: RunConfig,
     on_result: Optional[OnResult] = None,
 ) -> int:
-    """Run every (case, trial) the store does not have yet; returns how many ran."""
-    done = store.done_keys()
-    pending = [(c, t) for c in cases for t in range(config.trials) if (c.id, t) not in done]
+    """Run every (case, trial) the store does not have yet, and every infra one with
+    attempts left; returns how many ran."""
+    pending, earlier = pending_work(store, cases, config)
     queue: asyncio.Queue = asyncio.Queue()
     for item in pending:
         queue.put_nowait(item)
@@ -139,6 +165,10 @@ async def run_pending(
             except asyncio.QueueEmpty:
                 return
             trace = await run_episode(case, agent, config.limits, trial, config.model)
+            if (case.id, trial) in earlier:
+                attempts, causes = earlier[(case.id, trial)]
+                trace.meta["attempt"] = attempts + 1
+                trace.meta["earlier_infra"] = causes
             verdict = get_family(case.family).check(case, trace)
             store.add_result(trace, verdict)
             if trial == config.trials - 1:

@@ -152,9 +152,24 @@ class RunStore:
     def done_keys(self) -> set[tuple[str, int]]:
         return {(r[0], r[1]) for r in self.db.execute("SELECT case_id, trial FROM results")}
 
+    def infra_rows(self) -> list[tuple[str, int, int, list[str]]]:
+        """(case_id, trial, attempts, causes) of every infra result, the first finished
+        first: the runner re-runs those with attempts left, the CLI names the first cause."""
+        out = []
+        rows = self.db.execute("SELECT case_id, trial, trace FROM results WHERE infra = 1 ORDER BY finished_at, rowid")
+        for case_id, trial, raw in rows:
+            trace = json.loads(raw)
+            meta = trace.get("meta") or {}
+            last = [e.get("message", "") for e in trace.get("errors") or [] if e.get("kind") == "infra"][-1:]
+            out.append((case_id, trial, int(meta.get("attempt", 1)), list(meta.get("earlier_infra", [])) + last))
+        return out
+
     def add_result(self, trace: Trace, verdict: Verdict) -> None:
+        """Store a result; it may replace an infra result of the same (case, trial), never another."""
         u = trace.usage
         with self.db:
+            self.db.execute("DELETE FROM results WHERE case_id = ? AND trial = ? AND infra = 1",
+                            (trace.case_id, trace.trial))
             self.db.execute(
                 "INSERT INTO results (case_id, trial, status, passed, primary_error, infra, wall_time, model_calls, "
                 "cached_calls, prompt_tokens, completion_tokens, cost_usd, trace, verdict, finished_at) "

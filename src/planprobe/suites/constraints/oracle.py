@@ -152,6 +152,8 @@ def _status_verdict(case: Case, trace: Trace) -> Verdict:
         error, text = E.AGENT_CRASH, "The agent raised an error."
     elif status == TraceStatus.TIMEOUT:
         error, text = E.TIMEOUT, "The agent ran out of time before finishing."
+    elif status == TraceStatus.CONTEXT_LIMIT:
+        error, text = E.TIMEOUT, "The conversation outgrew the model's context window before finishing."
     else:
         error, text = E.TIMEOUT, "The agent used up its iterations before finishing."
     detail = "; ".join(e.message for e in trace.errors[-1:])

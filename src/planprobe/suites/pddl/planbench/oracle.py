@@ -63,6 +63,7 @@ _STATUS = {
     TraceStatus.AGENT_ERROR: (E.AGENT_CRASH, "The agent raised an error."),
     TraceStatus.TIMEOUT: (E.TIMEOUT, "The agent ran out of time before answering."),
     TraceStatus.ITERATION_LIMIT: (E.TIMEOUT, "The agent used up its iterations before answering."),
+    TraceStatus.CONTEXT_LIMIT: (E.TIMEOUT, "The conversation outgrew the model's context window before answering."),
 }
 
 

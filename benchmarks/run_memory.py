@@ -55,7 +55,7 @@ def main() -> None:
 
             async def go():
                 try:
-                    await run_pending(store, cases, ToolsAgent(model), config, on_result)
+                    await run_pending(store, ToolsAgent(model), config, on_result)
                 finally:
                     await model.aclose()
 

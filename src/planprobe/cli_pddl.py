@@ -20,8 +20,8 @@ from .errors import PlanprobeError
 pddl_app = typer.Typer(help="PDDL problems: validate plans (VAL-style, with PlanBench's relaxations) and plan "
                             "optimally.", no_args_is_help=True)
 
-_out = Console(highlight=False, soft_wrap=True)
-_err = Console(stderr=True, highlight=False, soft_wrap=True)
+_out = Console(highlight=False, soft_wrap=True, emoji=False, markup=False)
+_err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False, markup=False)
 _RELAX = ("none", "delete", "precondition", "both")
 _PLANNERS = ("builtin", "fast-downward")
 

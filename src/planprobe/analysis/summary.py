@@ -2,7 +2,9 @@
 
 Infrastructure failures are counted apart and excluded from every rate; cases
 not yet run are "pending". Error counts use each failed result's primary class
-(the first in ``ErrorClass`` order), so they add up to the failures.
+(the first in ``ErrorClass`` order), so they add up to the failures. The
+``timeout`` class covers two limits; which one ended each episode (the time
+limit or the iteration limit) is counted apart, from the trace's status.
 """
 
 from __future__ import annotations
@@ -15,18 +17,31 @@ from ..runner.store import RunStore
 from .stats import wilson_interval
 
 
+# a trace status -> which limit a ``timeout`` failure hit
+TIMEOUT_LIMITS = {"timeout": "time_limit", "iteration_limit": "iteration_limit"}
+
+
+def timeout_limit(error: str | None, status: str | None) -> str | None:
+    """"time_limit" or "iteration_limit" for a timeout failure, else None."""
+    return TIMEOUT_LIMITS.get(status or "") if error == "timeout" else None
+
+
 @dataclass
 class Tally:
     cases: int = 0
     passed: int = 0
     errors: Counter = field(default_factory=Counter)
+    timeouts: Counter = field(default_factory=Counter)  # "time_limit" / "iteration_limit" among timeout failures
 
-    def add(self, passed: bool, error: str | None) -> None:
+    def add(self, passed: bool, error: str | None, status: str | None = None) -> None:
         self.cases += 1
         if passed:
             self.passed += 1
         elif error:
             self.errors[error] += 1
+            limit = timeout_limit(error, status)
+            if limit is not None:
+                self.timeouts[limit] += 1
 
     def to_json(self) -> dict[str, Any]:
         lo, hi = wilson_interval(self.passed, self.cases)
@@ -36,6 +51,7 @@ class Tally:
             "pass_rate": round(self.passed / self.cases, 6) if self.cases else None,
             "ci95": [round(lo, 6), round(hi, 6)],
             "errors": dict(sorted(self.errors.items())),
+            **({"timeouts": dict(sorted(self.timeouts.items()))} if self.timeouts else {}),
         }
 
 
@@ -90,13 +106,13 @@ def summarize(store: RunStore) -> RunSummary:
         if row.infra:
             infra += 1
             continue
-        overall.add(row.passed, row.primary_error)
+        overall.add(row.passed, row.primary_error, row.status)
         m = metas.get(row.case_id)
         if m is not None:
             if "actions" in m.difficulty:
-                by_actions[int(m.difficulty["actions"])].add(row.passed, row.primary_error)
+                by_actions[int(m.difficulty["actions"])].add(row.passed, row.primary_error, row.status)
             if m.topic:
-                by_topic[m.topic].add(row.passed, row.primary_error)
+                by_topic[m.topic].add(row.passed, row.primary_error, row.status)
     return RunSummary(
         meta=meta, suite_cases=len(metas), trials=trials, overall=overall, infra=infra,
         pending=len(metas) * trials - done, by_actions=dict(by_actions), by_topic=dict(by_topic), usage=usage,

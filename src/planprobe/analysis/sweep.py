@@ -77,7 +77,7 @@ def run_sweep(out: Path, agent, config: RunConfig, *, extended: bool = False, k:
         cases = load_suite(path)
         store = open_run(out / "runs" / f"n{n}", cases, config, suite_name=str(path))
         try:
-            asyncio.run(run_pending(store, cases, agent, config, on_result))
+            asyncio.run(run_pending(store, agent, config, on_result))
             s = summarize(store)
         finally:
             store.close()

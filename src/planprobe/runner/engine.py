@@ -11,11 +11,12 @@ resumes with the same ``--out`` and runs each remaining case exactly once.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional
 
 from .. import __version__
 from ..agents.base import Agent
@@ -80,76 +81,94 @@ async def run_episode(case: Case, agent: Agent, limits: Limits, trial: int = 0, 
     return trace
 
 
-def open_run(out: Path, cases: list[Case], config: RunConfig, suite_name: str = "") -> RunStore:
-    """Create a run directory, or reopen one for resuming after checking it holds
-    the same suite and agent."""
-    store = RunStore(out, create=True)
-    digest = suite_digest(cases)
-    meta = store.meta()
-    if store.has_cases():
-        if meta.get("suite_sha256") != digest:
-            store.close()
+# the command-line option that sets each resumable setting, for the refusal message
+_OPTION = {"agent": "--agent", "model": "--model", "seed": "--seed", "model_params": "--temperature/--max-tokens",
+           "max_iterations": "--max-iterations", "timeout_s": "--timeout"}
+
+
+def _num(value: object) -> str:
+    return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
+
+
+def _check_same_settings(out: Path, meta: dict[str, str], config: RunConfig) -> None:
+    """Resuming must not mix results made under different settings: refuse, naming the first that differs."""
+    stored_limits: dict = {}
+    try:
+        stored_limits = json.loads(meta.get("limits") or "{}")
+    except ValueError:
+        pass
+    want_limits = {"max_iterations": config.limits.max_iterations, "timeout_s": config.limits.timeout_s}
+    checks = [(k, meta.get(k), v if isinstance(v, str) else str(v)) for k, v in config.identity().items()]
+    checks += [(k, None if stored_limits.get(k) is None else _num(stored_limits[k]), _num(v))
+               for k, v in want_limits.items()]
+    for key, stored, want in checks:
+        if stored is not None and stored != want:
             raise PlanprobeError(
-                f"{out} already holds a run of a different suite; use a new --out directory to start a new run"
+                f"{out} holds a run with {key}={stored}, not {want}; resume it with the same options "
+                f"({_OPTION.get(key, key)}) or use a new --out directory"
             )
-        for key, value in config.identity().items():
-            stored = meta.get(key)
-            want = value if isinstance(value, str) else str(value)
-            if stored is not None and stored != want:
-                store.close()
+
+
+def open_run(out: Path, cases: Iterable[Case], config: RunConfig, suite_name: str = "",
+             digest: Optional[str] = None) -> RunStore:
+    """Create a run directory, or reopen one for resuming after checking it holds the
+    same suite and settings. The cases stream into the store with the settings in one
+    transaction. ``digest`` is the suite's fingerprint when the caller already read it
+    (then resuming does not read the cases again, and a suite that changed between the
+    two readings is refused). Holds the directory's lock until the store is closed."""
+    store = RunStore(out, create=True)
+    try:
+        if store.has_cases():
+            meta = store.meta()
+            if meta.get("suite_sha256") != (digest or suite_digest(cases)):
                 raise PlanprobeError(
-                    f"{out} holds a run with {key}={stored}, not {want}; resume it with the same options "
-                    "or use a new --out directory"
+                    f"{out} already holds a run of a different suite; use a new --out directory to start a new run"
                 )
-        if config.trials > int(meta.get("trials", "1")):
-            store.set_meta({"trials": str(config.trials)})
-        return store
-    store.add_cases(cases)
-    store.set_meta({
-        "format": str(STORE_FORMAT),
-        "planprobe": __version__,
-        "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "suite": suite_name,
-        "suite_sha256": digest,
-        "limits": {"max_iterations": config.limits.max_iterations, "timeout_s": config.limits.timeout_s},
-        "trials": str(config.trials),
-        **{k: (v if isinstance(v, str) else str(v)) for k, v in config.identity().items()},
-    })
+            _check_same_settings(Path(out), meta, config)
+            if config.trials > int(meta.get("trials", "1")):
+                store.set_meta({"trials": str(config.trials)})
+            return store
+        store.initialize(cases, {
+            "format": str(STORE_FORMAT),
+            "planprobe": __version__,
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "suite": suite_name,
+            "limits": {"max_iterations": config.limits.max_iterations, "timeout_s": config.limits.timeout_s},
+            "trials": str(config.trials),
+            **{k: (v if isinstance(v, str) else str(v)) for k, v in config.identity().items()},
+        }, expect_digest=digest)
+    except BaseException:
+        store.discard()
+        raise
     return store
 
 
 async def run_pending(
     store: RunStore,
-    cases: list[Case],
     agent: Agent,
     config: RunConfig,
     on_result: Optional[OnResult] = None,
 ) -> int:
-    """Run every (case, trial) the store does not have yet; returns how many ran."""
-    done = store.done_keys()
-    pending = [(c, t) for c in cases for t in range(config.trials) if (c.id, t) not in done]
-    queue: asyncio.Queue = asyncio.Queue()
-    for item in pending:
-        queue.put_nowait(item)
+    """Run every (case, trial) the store does not have yet; returns how many ran.
+
+    The work list streams from the store (``RunStore.pending``), a page of cases at a
+    time, so memory stays flat however large the suite: the workers share one iterator.
+    """
+    count = store.pending_count(config.trials)
+    pending = store.pending(config.trials)
 
     async def worker() -> None:
-        while True:
-            try:
-                case, trial = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                return
+        for case, trial in pending:  # next() never awaits, so each item goes to exactly one worker
             trace = await run_episode(case, agent, config.limits, trial, config.model)
             verdict = get_family(case.family).check(case, trace)
             store.add_result(trace, verdict)
-            if trial == config.trials - 1:
-                case.forget_derived()  # keeps a long run's memory flat
             if on_result is not None:
                 on_result(trace, verdict)
 
-    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(config.concurrency, len(pending))))]
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(config.concurrency, count)))]
     try:
         await asyncio.gather(*workers)
     finally:
         for w in workers:
             w.cancel()
-    return len(pending)
+    return count

@@ -13,6 +13,7 @@ the target.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,18 +31,49 @@ def _umask() -> int:
 def describe_os_error(path: Path | str, exc: OSError, verb: str = "write") -> str:
     """One line for an OSError while touching ``path``: what failed and why."""
     reason = exc.strerror or str(exc)
-    if isinstance(exc, IsADirectoryError) or (Path(path).is_dir() and not isinstance(exc, FileNotFoundError)):
+    if isinstance(exc, IsADirectoryError) or (not isinstance(exc, FileNotFoundError) and Path(path).is_dir()):
         reason = "it is a directory"
     return f"cannot {verb} {path}: {reason}"
 
 
+def _is_stream(path: Path) -> bool:
+    """A target that is not a file to replace but a stream to write into: a device, a
+    FIFO or a socket (``-o /dev/stdout``, a named pipe), or anything under /dev."""
+    if str(path.absolute()).startswith("/dev/"):
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISBLK(mode)
+
+
+@contextmanager
+def _stream_writer(path: Path, binary: bool) -> Iterator[IO]:
+    try:
+        handle = open(path, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"}))
+    except OSError as exc:
+        raise PlanprobeError(describe_os_error(path, exc)) from None
+    try:
+        with handle:
+            yield handle
+    except OSError as exc:
+        raise PlanprobeError(describe_os_error(path, exc)) from None
+
+
 @contextmanager
 def atomic_writer(path: Path | str, binary: bool = False) -> Iterator[IO]:
-    """``with atomic_writer(p) as f: f.write(...)`` — ``p`` appears complete or not at all."""
+    """``with atomic_writer(p) as f: f.write(...)`` — ``p`` appears complete or not at all.
+    A symlink at ``p`` is replaced, not written through; a device or pipe is written
+    into directly (there is nothing to replace atomically)."""
     path = Path(path)
     parent = path.parent
     if path.is_dir():
         raise PlanprobeError(f"cannot write {path}: it is a directory")
+    if _is_stream(path):
+        with _stream_writer(path, binary) as handle:
+            yield handle
+        return
     try:
         parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)

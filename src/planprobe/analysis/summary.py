@@ -9,6 +9,7 @@ limit or the iteration limit) is counted apart, from the trace's status.
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,15 +90,17 @@ class RunSummary:
 
 
 def summarize(store: RunStore) -> RunSummary:
+    """Streams the results (with each case's topic and difficulty) from the store, so a
+    100,000-case run is summarised in flat memory."""
     meta = store.meta()
-    metas = store.case_metas()
+    suite_cases = store.case_count()
     trials = int(meta.get("trials", "1"))
     overall = Tally()
     by_actions: dict[int, Tally] = defaultdict(Tally)
     by_topic: dict[str, Tally] = defaultdict(Tally)
     infra = done = 0
     usage = {"model_calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None}
-    for row in store.rows():
+    for row, meta_json in store.rows_with_meta():
         done += 1
         for key in ("model_calls", "cached_calls", "prompt_tokens", "completion_tokens"):
             usage[key] += getattr(row, key)
@@ -107,25 +110,29 @@ def summarize(store: RunStore) -> RunSummary:
             infra += 1
             continue
         overall.add(row.passed, row.primary_error, row.status)
-        m = metas.get(row.case_id)
-        if m is not None:
-            if "actions" in m.difficulty:
-                by_actions[int(m.difficulty["actions"])].add(row.passed, row.primary_error, row.status)
-            if m.topic:
-                by_topic[m.topic].add(row.passed, row.primary_error, row.status)
+        try:
+            m = json.loads(meta_json)
+        except ValueError:
+            m = {}
+        difficulty = m.get("difficulty") or {}
+        if isinstance(difficulty, dict) and isinstance(difficulty.get("actions"), (int, float)):
+            by_actions[int(difficulty["actions"])].add(row.passed, row.primary_error, row.status)
+        if m.get("topic"):
+            by_topic[str(m["topic"])].add(row.passed, row.primary_error, row.status)
     return RunSummary(
-        meta=meta, suite_cases=len(metas), trials=trials, overall=overall, infra=infra,
-        pending=len(metas) * trials - done, by_actions=dict(by_actions), by_topic=dict(by_topic), usage=usage,
-        difficulty=_difficulty_means(metas.values()),
+        meta=meta, suite_cases=suite_cases, trials=trials, overall=overall, infra=infra,
+        pending=suite_cases * trials - done, by_actions=dict(by_actions), by_topic=dict(by_topic), usage=usage,
+        difficulty=_difficulty_means(store.case_difficulties()),
     )
 
 
-def _difficulty_means(metas) -> dict[int, dict[str, float]]:
+def _difficulty_means(difficulties) -> dict[int, dict[str, float]]:
+    """Per action count, the mean of each other difficulty measure; ``difficulties`` is
+    streamed (one dict per case), so a large suite is never held."""
     sums: dict[int, Counter] = defaultdict(Counter)
     counts: Counter = Counter()
-    for m in metas:
-        d = m.difficulty
-        if "actions" not in d:
+    for d in difficulties:
+        if not isinstance(d, dict) or not isinstance(d.get("actions"), (int, float)):
             continue
         n = int(d["actions"])
         counts[n] += 1

@@ -355,6 +355,15 @@ class RunStore:
         rows = self.db.execute("SELECT case_id, meta FROM cases ORDER BY ordinal")
         return {cid: CaseMeta.model_validate_json(meta) for cid, meta in rows}
 
+    def case_difficulties(self) -> Iterator[dict]:
+        """Each case's ``meta.difficulty`` in suite order, from a cursor (flat memory)."""
+        for (raw,) in self.db.execute("SELECT json_extract(meta, '$.difficulty') FROM cases ORDER BY ordinal"):
+            try:
+                value = json.loads(raw) if raw else {}
+            except ValueError:
+                value = {}
+            yield value if isinstance(value, dict) else {}
+
     def case_count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM cases").fetchone()[0]
 
@@ -413,6 +422,17 @@ class RunStore:
                     u.completion_tokens, u.cost_usd, trace.model_dump_json(), verdict.model_dump_json(), time.time(),
                 ),
             )
+
+    def rows_with_meta(self) -> Iterator[tuple[ResultRow, str]]:
+        """(result row, its case's meta JSON) in suite order, from a cursor: summaries of
+        any size without holding every row or every case's metadata."""
+        cur = self.db.execute(
+            "SELECT r.case_id, r.trial, r.status, r.passed, r.primary_error, r.infra, r.wall_time, r.model_calls, "
+            "r.cached_calls, r.prompt_tokens, r.completion_tokens, r.cost_usd, c.meta "
+            "FROM results r JOIN cases c ON c.case_id = r.case_id ORDER BY c.ordinal, r.trial"
+        )
+        for r in cur:
+            yield ResultRow(r[0], r[1], r[2], bool(r[3]), r[4], bool(r[5]), *r[6:12]), r[12]
 
     def rows(self) -> list[ResultRow]:
         cur = self.db.execute(

@@ -258,7 +258,8 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
                 f"interrupted: {saved}/{total} results are saved in {out}; "
                 f"resume by running the same command again", highlight=False, soft_wrap=True,
             )
-            raise typer.Exit(130)
+            _interrupt_reported.append(True)
+            raise typer.Exit(EXIT_INTERRUPTED)
         finally:
             store.close()
     show_run(out, as_json=False)
@@ -729,13 +730,13 @@ from . import cli_generate_planbench  # noqa: E402,F401  (registers 'generate pl
 from . import cli_planbench  # noqa: E402,F401  (registers 'import planbench-results')
 
 
-# Exit codes (docs/format.md): 0 done; 1 a check failed (gate); 2 an error the user can fix
-# (bad input or option, a file or disk problem, a run directory in use); 70 an internal
-# error (a bug: please report it); 130 interrupted (Ctrl-C); 141 output pipe closed.
+# Exit codes (docs/format.md): 0 done; 1 a check failed (gate) or the output pipe closed;
+# 2 an error the user can fix (bad input or option, a file or disk problem, a run directory
+# in use); 70 an internal error (a bug: please report it); 130 interrupted (Ctrl-C).
 EXIT_ERROR = 2
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
-EXIT_PIPE = 141
+_interrupt_reported: list[bool] = []  # a command that said what Ctrl-C kept (run) sets this
 
 
 def _fail(message: str, code: int = EXIT_ERROR) -> None:
@@ -754,6 +755,10 @@ def main() -> None:
 
     try:
         app()
+    except SystemExit as exc:  # typer turns Ctrl-C into a silent exit 130: say it, once
+        if exc.code == EXIT_INTERRUPTED and not _interrupt_reported:
+            labelled("error:", "interrupted", style="red")
+        raise
     except PlanprobeError as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
@@ -763,7 +768,7 @@ def main() -> None:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         except OSError:
             pass
-        sys.exit(EXIT_PIPE)
+        sys.exit(1)
     except OSError as exc:
         where = exc.filename if exc.filename is not None else "a file"
         _fail(describe_os_error(where, exc, verb="use"))

@@ -89,10 +89,9 @@ def plan_cmd(
     else:
         result = fast_downward.solve(prob, time_limit=time_limit)
     if output is not None:
-        try:
-            output.write_text(result.text(), encoding="utf-8")
-        except OSError as exc:
-            raise PlanprobeError(f"{output}: cannot write the plan: {exc.strerror or exc}") from None
+        from .atomic import write_text_atomic
+
+        write_text_atomic(output, result.text())
     else:
         _out.print(result.text(), end="", markup=False)
     stats = f", {result.expanded:,} states expanded" if result.expanded else ""

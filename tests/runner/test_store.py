@@ -196,3 +196,38 @@ def test_pending_work_streams_in_pages_and_resumes_exactly_once(tmp_path, monkey
     assert len(keys) == 46 == len(set(keys))
     assert asyncio.run(run_pending(store, agent, config)) == 0
     store.close()
+
+
+INTERRUPTING_AGENT = """
+import os, signal
+from planprobe.agents import make_agent
+
+_oracle = make_agent("oracle")
+_seen = []
+
+
+async def agent(case, env):
+    _seen.append(case.id)
+    if len(_seen) == 5:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C in the middle of the run, at a known point
+    return await _oracle(case, env)
+"""
+
+
+def test_ctrl_c_keeps_finished_results_says_so_in_one_line_and_resumes_exactly_once(tmp_path):
+    write_suite(cases(30, seed=6), tmp_path / "s.jsonl")
+    (tmp_path / "agent.py").write_text(INTERRUPTING_AGENT)
+    args = ("run", tmp_path / "s.jsonl", "--agent", f"python:{tmp_path / 'agent.py'}:agent", "--out", tmp_path / "r",
+            "-q", "--concurrency", "1")
+    r = pp(*args)
+    assert r.returncode == 130 and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "results are saved in" in r.stderr, r.stderr
+    kept = len(RunStore(tmp_path / "r").rows())
+    assert 4 <= kept < 30
+    r = pp(*args)  # the agent interrupts again after 5 more cases; the third run finishes
+    r = pp(*args)
+    r = pp(*args)
+    r = pp(*args)
+    r = pp(*args)
+    rows = RunStore(tmp_path / "r").rows()
+    assert len(rows) == 30 == len({x.case_id for x in rows}) and all(x.passed for x in rows)

@@ -11,7 +11,6 @@ resumes with the same ``--out`` and runs each remaining case exactly once.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from ..environment import INFRA_PENDING, IterationLimitExceeded, Limits, current
 from ..errors import InfrastructureError, PlanprobeError
 from ..schema import Case, Trace, TraceError, TraceStatus, Verdict
 from ..suites.registry import get_family
+from .resume import check_same_settings
 from .store import STORE_FORMAT, RunStore, suite_digest
 
 
@@ -81,34 +81,6 @@ async def run_episode(case: Case, agent: Agent, limits: Limits, trial: int = 0, 
     return trace
 
 
-# the command-line option that sets each resumable setting, for the refusal message
-_OPTION = {"agent": "--agent", "model": "--model", "seed": "--seed", "model_params": "--temperature/--max-tokens",
-           "max_iterations": "--max-iterations", "timeout_s": "--timeout"}
-
-
-def _num(value: object) -> str:
-    return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
-
-
-def _check_same_settings(out: Path, meta: dict[str, str], config: RunConfig) -> None:
-    """Resuming must not mix results made under different settings: refuse, naming the first that differs."""
-    stored_limits: dict = {}
-    try:
-        stored_limits = json.loads(meta.get("limits") or "{}")
-    except ValueError:
-        pass
-    want_limits = {"max_iterations": config.limits.max_iterations, "timeout_s": config.limits.timeout_s}
-    checks = [(k, meta.get(k), v if isinstance(v, str) else str(v)) for k, v in config.identity().items()]
-    checks += [(k, None if stored_limits.get(k) is None else _num(stored_limits[k]), _num(v))
-               for k, v in want_limits.items()]
-    for key, stored, want in checks:
-        if stored is not None and stored != want:
-            raise PlanprobeError(
-                f"{out} holds a run with {key}={stored}, not {want}; resume it with the same options "
-                f"({_OPTION.get(key, key)}) or use a new --out directory"
-            )
-
-
 def open_run(out: Path, cases: Iterable[Case], config: RunConfig, suite_name: str = "",
              digest: Optional[str] = None) -> RunStore:
     """Create a run directory, or reopen one for resuming after checking it holds the
@@ -124,7 +96,7 @@ def open_run(out: Path, cases: Iterable[Case], config: RunConfig, suite_name: st
                 raise PlanprobeError(
                     f"{out} already holds a run of a different suite; use a new --out directory to start a new run"
                 )
-            _check_same_settings(Path(out), meta, config)
+            check_same_settings(Path(out), meta, config.identity(), config.limits)
             if config.trials > int(meta.get("trials", "1")):
                 store.set_meta({"trials": str(config.trials)})
             return store
@@ -141,6 +113,12 @@ def open_run(out: Path, cases: Iterable[Case], config: RunConfig, suite_name: st
         store.discard()
         raise
     return store
+
+
+def _cancel_requested() -> bool:
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)  # Python 3.11+
+    return bool(cancelling and cancelling())
 
 
 async def run_pending(
@@ -164,6 +142,9 @@ async def run_pending(
             store.add_result(trace, verdict)
             if on_result is not None:
                 on_result(trace, verdict)
+            await asyncio.sleep(0)  # a point where Ctrl-C lands even when no agent ever waits (reference agents)
+            if _cancel_requested():  # ... and where it is honoured if wait_for swallowed it (Python < 3.12)
+                raise asyncio.CancelledError
 
     workers = [asyncio.create_task(worker()) for _ in range(max(1, min(config.concurrency, count)))]
     try:

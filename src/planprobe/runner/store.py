@@ -200,6 +200,11 @@ class RunStore:
                 db.execute("PRAGMA synchronous=NORMAL")
                 db.executescript(_SCHEMA)
                 return db
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise PlanprobeError(f"{self.path}: another process has kept the run database busy for 30 s "
+                                         "(a long report?); run again when it is done") from None
+                raise PlanprobeError(f"{self.path}: cannot open the run database for writing ({exc})") from None
             except sqlite3.Error as exc:
                 raise PlanprobeError(f"{self.path}: cannot open the run database for writing ({exc})") from None
         # Read-only: never creates or changes a file. A finished run (a single file, no

@@ -98,6 +98,8 @@ def test_out_of_range_generate_and_analysis_options_are_refused(tmp_path):
     assert not (tmp_path / "s.jsonl").exists()
     one_line_error(pp("demo", "--n", "-3", "--model", "none", "--out", tmp_path / "d"), "--n -3")
     one_line_error(pp("anatomy", tmp_path, "--top", "0"), "--top 0")
+    one_line_error(pp("sweep", "--out", tmp_path / "sw", "--timeout", "nan"), "--timeout nan")
+    assert not (tmp_path / "sw").exists()
 
 
 # -- item 11: one line for every failure path ---------------------------------------

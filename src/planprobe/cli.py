@@ -562,6 +562,8 @@ def sweep(
 
     if not 0 <= threshold <= 1 or k < 1 or cap < 1 or start < 2:
         raise PlanprobeError("--threshold must be in [0, 1], --k and --cap at least 1, --start at least 2")
+    check_limits(concurrency, max_iterations, timeout)
+    check_sampling(temperature, max_tokens)
     params = ChatParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
     options = ModelOptions(base_url=base_url, api_key_env=api_key_env, tool_result_role=tool_results_as, cache=cache)
     agent_name, agent_obj, model_obj = prepare_agent(agent, model, options, params, seed)
@@ -620,6 +622,10 @@ def dissect(
     from .runner.engine import RunConfig
     from .runner.store import RunStore
 
+    check_limits(1, max_iterations, timeout)
+    check_sampling(temperature, max_tokens)
+    check("--k", k, at_least=1)
+    check("--limit", limit, at_least=1)
     store = RunStore(run_dir)
     meta = store.meta()
     store.close()

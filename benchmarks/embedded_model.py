@@ -49,7 +49,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = open_run(Path(tmp) / "run", cases, config)
         t0 = time.perf_counter()
-        asyncio.run(run_pending(store, cases, ToolsAgent(model, ChatParams(max_tokens=256)), config, on_result))
+        asyncio.run(run_pending(store, ToolsAgent(model, ChatParams(max_tokens=256)), config, on_result))
         dt = time.perf_counter() - t0
         store.close()
 

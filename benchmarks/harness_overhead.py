@@ -72,7 +72,7 @@ def run(url: str, cases, concurrency: int) -> tuple[float, int]:
 
         async def go():
             try:
-                await run_pending(store, cases, agent, config, on_result)
+                await run_pending(store, agent, config, on_result)
             finally:
                 await model.aclose()
 

@@ -89,7 +89,7 @@ async def main_async(args) -> dict:
             if done[0] % 10 == 0:
                 print(f"  {done[0]} more cases run", flush=True)
 
-        ran = await run_pending(store, cases, ToolsAgent(model, params), config, progress)
+        ran = await run_pending(store, ToolsAgent(model, params), config, progress)
         store.close()
         figures["run_s"] = round(time.perf_counter() - t0, 1) if ran else None
 
@@ -98,7 +98,7 @@ async def main_async(args) -> dict:
             control_cases = cases[: args.control]
             ctrl_config = RunConfig(agent="control", concurrency=1, seed=0)
             store = open_run(out / "control", control_cases, ctrl_config, suite_name="judge_agreement_control")
-            await run_pending(store, control_cases, ControlAgent(control_cases), ctrl_config)
+            await run_pending(store, ControlAgent(control_cases), ctrl_config)
             store.close()
             runs.append(("control", out / "control"))
 

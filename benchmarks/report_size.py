@@ -44,7 +44,7 @@ def make_runs(cases, root: Path) -> dict[str, Path]:
                     ("random", make_agent("random"), RunConfig(agent="random", concurrency=16, limits=Limits())),
                 ):
                     store = open_run(root / name, cases, config)
-                    await run_pending(store, cases, agent, config, lambda t, v: None)
+                    await run_pending(store, agent, config, lambda t, v: None)
                     store.close()
                     runs[name] = root / name
             finally:

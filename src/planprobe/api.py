@@ -42,7 +42,7 @@ def run_suite(
     cases = list(cases)
     store = open_run(Path(out), cases, config, suite_name)
     try:
-        asyncio.run(run_pending(store, cases, agent_obj, config))
+        asyncio.run(run_pending(store, agent_obj, config))
         return summarize(store)
     finally:
         store.close()

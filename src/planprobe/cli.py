@@ -1,7 +1,10 @@
 """The ``planprobe`` command: a thin layer that parses options and calls the library.
 
 Every problem a user can cause ends in one line on stderr naming the file, line
-or option, and a non-zero exit — never a traceback.
+or option, and a non-zero exit — never a traceback (``main`` turns file-system,
+database and other failures into that line too; exit codes are in docs/format.md).
+The consoles print text as it is: user text (file names, run names, model output)
+is never read as rich markup or emoji codes.
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from . import __version__
 from .errors import ContextLimitError, InfrastructureError, PlanprobeError
+from .atomic import write_text_atomic
+from .option_checks import check, check_limits, check_sampling
 
 app = typer.Typer(
     help="planprobe: test, benchmark and diagnose the planning of LLM agents with exact oracles.",
@@ -32,8 +36,15 @@ app.add_typer(generate_app, name="generate")
 from .cli_pddl import pddl_app  # noqa: E402
 app.add_typer(pddl_app, name="pddl")
 
-err_console = Console(stderr=True)
-out_console = Console()
+err_console = Console(stderr=True, markup=False, emoji=False)
+out_console = Console(markup=False, emoji=False)
+
+
+def labelled(label: str, text: str, style: str = "yellow", console: Optional[Console] = None) -> None:
+    """``label: text`` with only the label styled; the text is printed as is."""
+    from rich.text import Text
+
+    (console or err_console).print(Text.assemble((label, style), " ", text), highlight=False, soft_wrap=True)
 
 
 def _progress(quiet: bool, *extra) -> Progress:
@@ -114,6 +125,7 @@ def generate_constraints(
         synthesis=SynthesisOptions(max_sentences=max_sentences, max_iterations=max_iterations),
     )
     opts.check()
+    check("--workers", workers, at_least=1)
     with _progress(quiet or n < 2000) as progress:
         task = progress.add_task("generating", total=n)
         lines = generate_lines(opts, workers)
@@ -152,7 +164,12 @@ def prepare_agent(agent_name: Optional[str], model_spec: Optional[str], model_op
     if uses_model:
         from .models import make_model
 
-        model = make_model(model_spec, model_options)  # loading a local model takes a moment: after the checks
+        try:
+            model = make_model(model_spec, model_options)  # loading a local model takes a moment: after the checks
+        except ValueError as exc:  # llama.cpp refuses a file that is not a GGUF model with a ValueError
+            path = getattr(model_options, "model_path", None)
+            raise PlanprobeError(f"cannot load the model{f' {path}' if path else ''}: "
+                                 f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
         agent = make_agent(agent_name, seed, model=model, params=params)
     return agent_name, agent, model
 
@@ -168,32 +185,51 @@ def effective_concurrency(model_spec: Optional[str], concurrency: int) -> int:
     return concurrency
 
 
+def read_suite_for_run(suite: Path) -> tuple[int, str]:
+    """Check every case of the suite (streaming) and fingerprint it: (cases, digest)."""
+    from .runner.store import SuiteDigest
+    from .suites.io import stream_suite
+
+    digest = SuiteDigest()
+    for case in stream_suite(suite):
+        digest.update(case)
+    return digest.count, digest.hexdigest()
+
+
 def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency: int, trials: int,
                   max_iterations: int, timeout: float, seed: int, quiet: bool, model_spec: Optional[str] = None,
                   model_options=None, params=None, infra_attempts: int = 3) -> None:
     from .environment import Limits
-    from .runner.engine import RunConfig, open_run, pending_work, run_pending
-    from .suites.io import load_suite
+    from .runner.engine import RunConfig, open_run, pending_total, run_pending
+    from .suites.io import iter_suite
 
-    if concurrency < 1 or trials < 1 or max_iterations < 1 or timeout <= 0 or infra_attempts < 1:
-        raise PlanprobeError("--concurrency, --trials, --max-iterations and --infra-attempts must be at least 1, "
-                             "--timeout above 0")
+    check_limits(concurrency, max_iterations, timeout, trials)
+    if infra_attempts < 1:
+        raise PlanprobeError("--infra-attempts must be at least 1")
     if model_spec and model_spec.startswith("openai:") and model_options.request_timeout >= timeout:
         raise PlanprobeError(f"--request-timeout ({model_options.request_timeout:g} s) must be below --timeout "
                              f"({timeout:g} s), so that a stalled request is cut and retried before the case's "
                              "time runs out")
-    loaded: list = []
+    checked: list[tuple[int, str]] = []
+    # the suite is checked (streaming, nothing kept) before a model is loaded; the run then
+    # streams it into the store, and runs the cases from there a page at a time
     agent_name, agent, model = prepare_agent(agent_name, model_spec, model_options, params, seed,
-                                             check_first=lambda: loaded.extend(load_suite(suite)))
-    cases = loaded
+                                             check_first=lambda: checked.append(read_suite_for_run(suite)))
+    _count, digest = checked[0]
     concurrency = effective_concurrency(model_spec, concurrency)
     config = RunConfig(agent=agent_name, model=model.name if model else None, trials=trials, concurrency=concurrency,
                        limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed,
-                       model_params=_params_identity(params) if model else "", infra_attempts=infra_attempts)
-    store = open_run(out, cases, config, suite_name=str(suite))
+                       model_params=_params_identity(params, model_options) if model else "",
+                       infra_attempts=infra_attempts)
+    try:
+        store = open_run(out, iter_suite(suite), config, suite_name=str(suite), digest=digest)
+    except BaseException:
+        if model is not None:
+            asyncio.run(model.aclose())
+        raise
     record_model_path(store, model_spec, model_options)
-    total = len(cases) * trials
-    done_before = total - len(pending_work(store, cases, config)[0])
+    total = store.case_count() * trials
+    done_before = total - pending_total(store, config)
     tally = {"passed": 0, "judged": 0, "tokens": 0, "cost": None}
 
     with _progress(quiet, TextColumn("pass {task.fields[rate]}"), TextColumn("{task.fields[usage]}")) as progress:
@@ -215,22 +251,25 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
 
         async def go() -> None:
             try:
-                await run_pending(store, cases, agent, config, on_result)
+                await run_pending(store, agent, config, on_result)
             finally:
                 if model is not None:
                     await model.aclose()
 
         try:
             asyncio.run(go())
+            infra = store.infra_rows()
         except KeyboardInterrupt:
             progress.stop()
+            saved = store.result_count(trials)
             err_console.print(
-                f"interrupted: {len(store.done_keys())}/{total} results are saved in {out}; "
-                f"resume by running the same command again"
+                f"interrupted: {saved}/{total} results are saved in {out}; "
+                f"resume by running the same command again", highlight=False, soft_wrap=True,
             )
-            raise typer.Exit(130)
-    infra = store.infra_rows()
-    store.close()
+            _interrupt_reported.append(True)
+            raise typer.Exit(EXIT_INTERRUPTED)
+        finally:
+            store.close()
     show_run(out, as_json=False, infra_note=False)
     if infra:
         retry_left = sum(1 for _, _, attempts, _ in infra if attempts < infra_attempts)
@@ -261,8 +300,15 @@ def record_model_path(store, model_spec: Optional[str], model_options) -> None:
         store.set_meta({MODEL_PATH_META: str(Path(path).resolve())})
 
 
-def _params_identity(params) -> str:
-    return "" if params is None else f"temperature={params.temperature},max_tokens={params.max_tokens}"
+def _params_identity(params, options=None) -> str:
+    """The model settings that change results, as stored with a run (resuming must match them).
+    Sending tool results as user messages changes every prompt after the first tool call."""
+    if params is None:
+        return ""
+    text = f"temperature={params.temperature},max_tokens={params.max_tokens}"
+    if getattr(options, "tool_result_role", "tool") != "tool":
+        text += f",tool_results_as={options.tool_result_role}"
+    return text
 
 
 @app.command()
@@ -308,6 +354,15 @@ def run(
 
     if tool_results_as not in ("tool", "user"):
         raise PlanprobeError("--tool-results-as must be 'tool' or 'user'")
+    check_limits(concurrency, max_iterations, timeout, trials)
+    check_sampling(temperature, max_tokens)
+    check("--request-timeout", request_timeout, above=0)
+    check("--retries", retries, at_least=0)
+    check("--retry-budget", retry_budget, at_least=0)
+    check("--price-in", price_in, at_least=0)
+    check("--price-out", price_out, at_least=0)
+    check("--threads", threads, at_least=1)
+    check("--ctx", ctx, at_least=1)
     prices = Prices(price_in or 0.0, price_out or 0.0) if (price_in is not None or price_out is not None) else None
     options = ModelOptions(
         base_url=base_url, api_key_env=api_key_env, request_timeout=request_timeout,
@@ -417,7 +472,7 @@ def compare(
         print(json.dumps(c.to_json(), indent=2, sort_keys=True))
         return
     for note in c.notes:
-        err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
+        labelled("note:", note)
     lo, hi = c.diff_ci
     out_console.print(f"{c.pairs} paired results over {c.shared_cases} cases")
     out_console.print(f"A {run_a}: {100 * c.rate_a:.1f}%   B {run_b}: {100 * c.rate_b:.1f}%")
@@ -448,10 +503,9 @@ def gate(
         run_store.close()
         base_store.close()
     for note in result.comparison.notes:
-        err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
+        labelled("note:", note)
     if junit is not None:
-        junit.parent.mkdir(parents=True, exist_ok=True)
-        junit.write_text(junit_xml(result), encoding="utf-8")
+        write_text_atomic(junit, junit_xml(result))
     out_console.print(result.reason)
     if not result.passed:
         raise typer.Exit(1)
@@ -470,8 +524,11 @@ def anatomy(
     from .analysis.anatomy import anatomy as build
     from .runner.store import RunStore
 
-    stores = [(str(d), RunStore(d)) for d in run_dirs]
+    check("--top", top, at_least=1)
+    stores: list = []
     try:
+        for d in run_dirs:
+            stores.append((str(d), RunStore(d)))
         result = build(stores)
     finally:
         for _, st in stores:
@@ -488,25 +545,30 @@ def anatomy(
         t.add_row(r["run"], str(r["cases"]), str(r["cases"] - r["passed"]),
                   *[f"{100 * r['error_distribution'].get(k, 0):.1f}%" for k in classes])
     out_console.print(t)
-    t = Table(title=f"topics with the most failures (top {top})", title_justify="left")
-    for col in ("topic", "cases", "failed", "pass rate"):
-        t.add_column(col, justify="left" if col == "topic" else "right")
-    topics = sorted(data["by_topic"].items(), key=lambda kv: (-(kv[1]["cases"] - kv[1]["passed"]), kv[0]))
-    for name, v in topics[:top]:
-        t.add_row(name, str(v["cases"]), str(v["cases"] - v["passed"]), f"{100 * (v['pass_rate'] or 0):.1f}%")
+    t = Table(title=f"topics with the most failures (top {top} per run)", title_justify="left")
+    for col in ("run", "topic", "cases", "failed", "pass rate"):
+        t.add_column(col, justify="left" if col in ("run", "topic") else "right")
+    for r in data["runs"]:
+        topics = sorted(r["by_topic"].items(), key=lambda kv: (-(kv[1]["cases"] - kv[1]["passed"]), kv[0]))
+        for k, (name, v) in enumerate(topics[:top]):
+            t.add_row(r["run"] if k == 0 else "", name, str(v["cases"]), str(v["cases"] - v["passed"]),
+                      f"{100 * (v['pass_rate'] or 0):.1f}%", end_section=k == min(top, len(topics)) - 1)
     out_console.print(t)
-    t = Table(title="by number of actions", title_justify="left")
-    for col in ("actions", "cases", "pass rate", "failures by primary class"):
+    t = Table(title="by number of actions (per run)", title_justify="left")
+    for col in ("run", "actions", "cases", "pass rate", "failures by primary class"):
         t.add_column(col)
-    for k, v in data["by_actions"].items():
-        t.add_row(k, str(v["cases"]), f"{100 * (v['pass_rate'] or 0):.1f}%",
-                  ", ".join(f"{e} {n}" for e, n in v["errors"].items()) or "-")
+    for r in data["runs"]:
+        items = list(r["by_actions"].items())
+        for k, (n, v) in enumerate(items):
+            t.add_row(r["run"] if k == 0 else "", n, str(v["cases"]), f"{100 * (v['pass_rate'] or 0):.1f}%",
+                      ", ".join(f"{e} {c}" for e, c in v["errors"].items()) or "-", end_section=k == len(items) - 1)
     out_console.print(t)
-    t = Table(title=f"constraint phrasings violated most (top {top}; < before, > after)", title_justify="left")
+    t = Table(title=f"constraint phrasings violated most (top {top}, all runs; < before, > after)",
+              title_justify="left")
     for col in ("shape", "stated", "violated", "violation rate"):
         t.add_column(col, justify="left" if col == "shape" else "right")
     for row in data["constraint_shapes"][:top]:
-        t.add_row(escape(row["shape"]), str(row["stated"]), str(row["violated"]), f"{100 * row['violation_rate']:.1f}%")
+        t.add_row(row["shape"], str(row["stated"]), str(row["violated"]), f"{100 * row['violation_rate']:.1f}%")
     out_console.print(t)
 
 
@@ -550,8 +612,8 @@ def sweep(
         raise PlanprobeError("--threshold must be in [0, 1], --k and --cap at least 1, --start at least 2")
     if stop is not None and stop < start:
         raise PlanprobeError(f"--stop {stop}: below --start {start}")
-    if concurrency < 1 or max_iterations < 1 or timeout <= 0:
-        raise PlanprobeError("--concurrency and --max-iterations must be at least 1, --timeout above 0")
+    check_limits(concurrency, max_iterations, timeout)
+    check_sampling(temperature, max_tokens)
     params = ChatParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
     options = ModelOptions(base_url=base_url, api_key_env=api_key_env, tool_result_role=tool_results_as, cache=cache,
                            model_path=model_path)
@@ -559,7 +621,7 @@ def sweep(
     concurrency = effective_concurrency(model, concurrency)
     config = RunConfig(agent=agent_name, model=model_obj.name if model_obj else None, concurrency=concurrency,
                        limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed,
-                       model_params=_params_identity(params) if model_obj else "")
+                       model_params=_params_identity(params, options) if model_obj else "")
 
     def on_point(p) -> None:
         if not quiet:
@@ -630,8 +692,12 @@ def dissect(
     from .runner.engine import RunConfig
     from .runner.store import RunStore
 
-    if k < 1 or sample < 1 or (max_actions is not None and max_actions < 2):
-        raise PlanprobeError("--k and --sample must be at least 1, --max-actions at least 2")
+    check_limits(1, max_iterations, timeout)
+    check_sampling(temperature, max_tokens)
+    check("--k", k, at_least=1)
+    check("--sample", sample, at_least=1)
+    if max_actions is not None and max_actions < 2:
+        raise PlanprobeError(f"--max-actions {max_actions}: must be at least 2")
     first_run = path
     if (path / SWEEP_FILE).exists():
         from .analysis.sweep import read_sweep
@@ -732,12 +798,9 @@ def report(
     runs = [load_run(p, name) for p, name in zip(run_dirs, names)]
     for i, run in enumerate(runs):
         for note in run.notes:
-            err_console.print(f"[yellow]note:[/yellow] {escape(run.name)}: {escape(note)}", highlight=False)
+            labelled("note:", f"{run.name}: {note}")
     html = render_report(runs, title)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(out)
+    write_text_atomic(out, html)
     out_console.print(f"wrote {out} ({len(html.encode('utf-8')) / 1e6:.2f} MB, {sum(len(r.rows) for r in runs)} results)")
     if plots is not None:
         for path in export_figures(runs, plots, plot_format):
@@ -782,18 +845,64 @@ from . import cli_generate_planbench  # noqa: E402,F401  (registers 'generate pl
 from . import cli_planbench  # noqa: E402,F401  (registers 'import planbench-results')
 
 
+# Exit codes (docs/format.md): 0 done; 1 a check failed (gate) or the output pipe closed;
+# 2 an error the user can fix (bad input or option, a file or disk problem, a run directory
+# in use); 70 an internal error (a bug: please report it); 130 interrupted (Ctrl-C).
+EXIT_ERROR = 2
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+_interrupt_reported: list[bool] = []  # a command that said what Ctrl-C kept (run) sets this
+
+
+def _fail(message: str, code: int = EXIT_ERROR) -> None:
+    labelled("error:", message, style="red")
+    sys.exit(code)
+
+
 def main() -> None:
-    """Entry point: typer reports usage errors itself; our own errors become one line."""
+    """Entry point: typer reports usage errors itself; every other failure becomes one
+    line on stderr and a non-zero exit. PLANPROBE_TRACEBACK=1 shows the traceback of an
+    unexpected error."""
+    import os
+    import sqlite3
+
+    from .atomic import describe_os_error
+
     try:
         app()
+    except SystemExit as exc:  # typer turns Ctrl-C into a silent exit 130: say it, once
+        if exc.code == EXIT_INTERRUPTED and not _interrupt_reported:
+            labelled("error:", "interrupted", style="red")
+        raise
     except (PlanprobeError, InfrastructureError, ContextLimitError) as exc:
         # a model failure that escapes a command (e.g. the judge's) is one line too: exit 3 for the
         # service, 2 for a prompt that does not fit the context window
         from .models.redact import redact
 
-        code = getattr(exc, "exit_code", EXIT_INFRA if isinstance(exc, InfrastructureError) else 2)
-        err_console.print(f"[red]error:[/red] {escape(redact(str(exc)))}", highlight=False, soft_wrap=True)
-        sys.exit(code)
+        code = getattr(exc, "exit_code", EXIT_INFRA if isinstance(exc, InfrastructureError) else EXIT_ERROR)
+        _fail(redact(str(exc)), code)
+    except KeyboardInterrupt:
+        _fail("interrupted", EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        try:  # the reader went away (planprobe show … | head): nothing left to say
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        except OSError:
+            pass
+        sys.exit(1)
+    except OSError as exc:
+        where = exc.filename if exc.filename is not None else "a file"
+        _fail(describe_os_error(where, exc, verb="use"))
+    except sqlite3.Error as exc:
+        _fail(f"run database: {exc}")
+    except RecursionError:
+        _fail("the input is nested too deeply to read")
+    except MemoryError:
+        _fail("out of memory")
+    except Exception as exc:
+        if os.environ.get("PLANPROBE_TRACEBACK"):
+            raise
+        _fail(f"internal error ({type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else '-'}); "
+              "please report it — PLANPROBE_TRACEBACK=1 shows where", EXIT_INTERNAL)
 
 
 if __name__ == "__main__":

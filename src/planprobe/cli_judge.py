@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.markup import escape
 from rich.progress import TextColumn
 from rich.table import Table
 
-from .cli import _progress, app, err_console, out_console
+from .cli import _progress, app, err_console, labelled, out_console
 from .errors import PlanprobeError
 
 import_app = typer.Typer(help="Import an existing dataset as a planprobe suite (JSONL).", no_args_is_help=True)
@@ -35,7 +34,7 @@ def import_apb_cmd(
 
     def on_skip(message: str) -> None:
         skipped.append(message)
-        err_console.print(f"[yellow]skipped:[/yellow] {escape(message)}", highlight=False, soft_wrap=True)
+        labelled("skipped:", message)
 
     count = import_apb(file, output, split or None, skip_invalid, on_skip)
     err_console.print(f"wrote {count} judged cases to {output}" + (f" ({len(skipped)} rows skipped)" if skipped else ""))
@@ -139,7 +138,7 @@ def _report(rows: list[dict[str, Any]], identity: dict[str, Any], as_json: bool)
         return
     s = summary
     lo, hi = s["pass_rate_ci95"]
-    out_console.print(f"judged {s['judged']} traces with {escape(identity['judge_model'])} "
+    out_console.print(f"judged {s['judged']} traces with {identity['judge_model']} "
                       f"({identity['samples']} samples, threshold {identity['threshold']:g}, {identity['format']})")
     mean = f"{s['mean_score']:.2f}" if s["mean_score"] is not None else "-"
     out_console.print(f"judged pass rate {100 * (s['pass_rate'] or 0):.1f}% [{100 * lo:.1f}-{100 * hi:.1f}], "

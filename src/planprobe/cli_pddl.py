@@ -20,8 +20,8 @@ from .errors import PlanprobeError
 pddl_app = typer.Typer(help="PDDL problems: validate plans (VAL-style, with PlanBench's relaxations) and plan "
                             "optimally.", no_args_is_help=True)
 
-_out = Console(highlight=False, soft_wrap=True)
-_err = Console(stderr=True, highlight=False, soft_wrap=True)
+_out = Console(highlight=False, soft_wrap=True, emoji=False, markup=False)
+_err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False, markup=False)
 _RELAX = ("none", "delete", "precondition", "both")
 _PLANNERS = ("builtin", "fast-downward")
 
@@ -89,10 +89,9 @@ def plan_cmd(
     else:
         result = fast_downward.solve(prob, time_limit=time_limit)
     if output is not None:
-        try:
-            output.write_text(result.text(), encoding="utf-8")
-        except OSError as exc:
-            raise PlanprobeError(f"{output}: cannot write the plan: {exc.strerror or exc}") from None
+        from .atomic import write_text_atomic
+
+        write_text_atomic(output, result.text())
     else:
         _out.print(result.text(), end="", markup=False)
     stats = f", {result.expanded:,} states expanded" if result.expanded else ""

@@ -14,7 +14,6 @@ import json
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from .cli import err_console, out_console
@@ -46,7 +45,7 @@ def import_planbench_results_cmd(
         return
     pct = 100.0 * report.agreement
     out_console.print(
-        f"{escape(str(file))}: {report.task or '-'} on {escape(report.domain or '-')}, {report.instances} instances; "
+        f"{file}: {report.task or '-'} on {report.domain or '-'}, {report.instances} instances; "
         f"planprobe agrees with PlanBench on {report.agree}/{report.compared} ({pct:.1f}%); correct per "
         f"planprobe {sum(r.planprobe for r in report.results)}, per PlanBench "
         f"{sum(bool(r.planbench) for r in report.results)}", highlight=False, soft_wrap=True)
@@ -58,7 +57,7 @@ def import_planbench_results_cmd(
     if rows:
         table = Table("instance", "PlanBench", "planprobe", "why", show_lines=False)
         for r in rows[:show]:
-            table.add_row(str(r.instance_id), _yes(r.planbench), _yes(r.planprobe), escape(r.reason))
+            table.add_row(str(r.instance_id), _yes(r.planbench), _yes(r.planprobe), r.reason)
         out_console.print(table)
         if len(rows) > show:
             err_console.print(f"… {len(rows) - show} more (use --show or --json)")

@@ -26,7 +26,8 @@ from .report.table import comparison_table
 from .runner.engine import RunConfig, open_run, run_pending
 from .schema import Case
 from .suites.constraints.generator import ConstraintSuiteOptions, generate_cases
-from .suites.io import load_suite, write_suite
+from .atomic import write_text_atomic
+from .suites.io import load_suite
 
 REFERENCE_AGENTS = ("oracle", "random", "faulty:swap")
 MODEL_ITERATIONS = 8  # plenty for 2-3 actions; keeps the demo to a few minutes on 2 cores
@@ -35,19 +36,40 @@ MODEL_ITERATIONS = 8  # plenty for 2-3 actions; keeps the demo to a few minutes 
 def _run(cases: list[Case], agent, config: RunConfig, run_dir: Path, suite: Path) -> RunSummary:
     store = open_run(run_dir, cases, config, suite_name=str(suite))
     try:
-        asyncio.run(run_pending(store, cases, agent, config))
+        asyncio.run(run_pending(store, agent, config))
         return summarize(store)
     finally:
         store.close()
 
 
+def _place_suite(cases: list[Case], path: Path) -> None:
+    """Write the demo's suite, unless ``path`` already holds it. An existing demo of other
+    cases (another --n or --seed) is refused before anything is written, so its suite
+    and runs stay as they were."""
+    text = "".join(c.model_dump_json() + "\n" for c in cases)
+    if path.exists():
+        try:
+            same = path.read_text(encoding="utf-8") == text
+        except (OSError, UnicodeDecodeError):
+            same = False
+        if not same:
+            raise PlanprobeError(
+                f"{path.parent.parent} holds a demo of other cases (another --n or --seed); "
+                "use another --out directory, or remove it to start over"
+            )
+        return
+    write_text_atomic(path, text)
+
+
 def run_demo(out: Path, n: int, seed: int, console: Console, err_console: Console,
              model_spec: Optional[str] = "local") -> None:
     out = Path(out)
+    if n < 1:
+        raise PlanprobeError(f"--n {n}: the demo needs at least 1 case")
     opts = ConstraintSuiteOptions(actions=(2, 3), n=n, seed=seed)
     opts.check()
     path = out / "suites" / "constraints-basic.jsonl"
-    write_suite(generate_cases(opts), path)
+    _place_suite(list(generate_cases(opts)), path)
     cases = load_suite(path)
     rows: list[tuple[str, RunSummary]] = []
 
@@ -56,7 +78,10 @@ def run_demo(out: Path, n: int, seed: int, console: Console, err_console: Consol
         try:
             model = make_model(model_spec, ModelOptions())
         except PlanprobeError as exc:
-            err_console.print(f"[yellow]embedded model unavailable:[/yellow] {exc}. Running the reference agents only.")
+            from rich.text import Text
+
+            err_console.print(Text.assemble(("embedded model unavailable:", "yellow"),
+                                            f" {exc}. Running the reference agents only."), soft_wrap=True)
     if model is not None:
         limits = Limits(max_iterations=MODEL_ITERATIONS)
         for agent_name in ("tools", "react"):

@@ -6,7 +6,7 @@ from planprobe.analysis.anatomy import anatomy
 from planprobe.runner.store import RunStore
 from planprobe.suites.constraints.grammar import sentence_from_json, shaped_atoms
 
-from helpers import cases, planprobe_cmd
+from helpers import cases, planprobe_cmd, subprocess_env
 
 
 def test_anatomy_of_an_oracle_run_and_a_faulty_run(tmp_path):
@@ -21,7 +21,13 @@ def test_anatomy_of_an_oracle_run_and_a_faulty_run(tmp_path):
     stated = sum(len(shaped_atoms(p)) for c in suite for s in c.spec["skeleton"] for p in sentence_from_json(s).parts)
     assert sum(r["stated"] for r in a["constraint_shapes"]) == 2 * stated
     assert sum(r["violated"] for r in a["constraint_shapes"]) >= 80  # each swap violates at least one
-    assert sum(t["cases"] for t in a["by_actions"].values()) == 160
+    # by number of actions is per run: an oracle run and a failing run are never added together
+    assert "by_actions" not in a
+    for name, passed in (("oracle", 80), ("swap", 0)):
+        actions = by_run[name]["by_actions"]
+        assert sum(t["cases"] for t in actions.values()) == 80
+        assert sum(t["passed"] for t in actions.values()) == passed
+        assert set(actions) == {"3", "4", "5"}
 
 
 def test_anatomy_cli(tmp_path):
@@ -32,3 +38,16 @@ def test_anatomy_cli(tmp_path):
     assert data["runs"][0]["cases"] == 20 and data["constraint_shapes"]
     text = subprocess.run(planprobe_cmd() + ["anatomy", str(tmp_path / "r")], capture_output=True, text=True)
     assert text.returncode == 0 and "constraint phrasings" in text.stdout
+
+
+def test_anatomy_tables_keep_runs_apart(tmp_path):
+    suite = cases(12, seed=3, actions=(3, 4))
+    run_suite(suite, "oracle", tmp_path / "good")
+    run_suite(suite, "faulty:drop", tmp_path / "bad")
+    r = subprocess.run(planprobe_cmd() + ["anatomy", str(tmp_path / "good"), str(tmp_path / "bad")],
+                       capture_output=True, text=True, env=subprocess_env())
+    assert r.returncode == 0, r.stderr
+    table = r.stdout[r.stdout.index("by number of actions"):r.stdout.index("constraint phrasings")]
+    rates = [line.split("│")[4].strip() for line in table.splitlines() if line.count("│") >= 5]
+    # each run has its own rows per action count: 100% for the oracle, 0% for the faulty run, nothing in between
+    assert sorted(set(rates)) == ["0.0%", "100.0%"] and len(rates) == 4, table

@@ -206,7 +206,7 @@ def test_half_finished_run_is_reported_with_a_note(two_runs, tmp_path):
     _, a, _ = two_runs
     half = tmp_path / "half"
     shutil.copytree(a, half)
-    store = RunStore(half)
+    store = RunStore(half, write=True)
     with store.db:
         store.db.execute("DELETE FROM results WHERE rowid % 2 = 0")
     store.close()
@@ -221,7 +221,7 @@ def test_older_format_and_missing_runs_get_one_line_errors(two_runs, tmp_path):
     _, a, _ = two_runs
     old = tmp_path / "old"
     shutil.copytree(a, old)
-    store = RunStore(old)
+    store = RunStore(old, write=True)
     store.set_meta({"format": "0"})
     store.close()
     for target, expected in ((old, "older"), (tmp_path / "nope", "not found")):

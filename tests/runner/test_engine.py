@@ -20,7 +20,7 @@ from helpers import cases
 
 
 def _run(store, suite, agent, config):
-    return asyncio.run(run_pending(store, suite, agent, config))
+    return asyncio.run(run_pending(store, agent, config))
 
 
 def test_a_run_stores_every_case_once_and_resuming_runs_nothing(tmp_path):
@@ -123,7 +123,7 @@ KILL_SCRIPT = textwrap.dedent("""
     suite = list(generate_cases(ConstraintSuiteOptions(n=300, seed=9)))
     config = RunConfig(agent="oracle", concurrency=4)
     store = open_run(sys.argv[1], suite, config)
-    asyncio.run(run_pending(store, suite, Paced(), config))
+    asyncio.run(run_pending(store, Paced(), config))
 """)
 
 

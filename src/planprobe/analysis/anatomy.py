@@ -1,7 +1,8 @@
 """Error anatomy (seed PDoctor Tables 3, 5, 6): where and how planning fails.
 
-Per run (agent/model): the distribution of primary error classes among failures.
-Per topic and per difficulty: failures and pass rates. Per constraint shape — the
+Per run (agent/model): the distribution of primary error classes among failures,
+and failures and pass rates per topic and per difficulty — always per run, since
+adding an oracle run to a model's run would describe neither. Per constraint shape — the
 grammar production that stated a constraint, e.g. "P< O, S VP0" — how often it
 was stated in the cases run and how often an agent violated it: which phrasings
 trip agents up.
@@ -14,6 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import PlanprobeError
 from ..runner.store import RunStore
 from ..schema import Case
 from ..suites.registry import get_family
@@ -21,22 +23,32 @@ from .summary import Tally
 
 
 @dataclass
-class Anatomy:
-    runs: list[tuple[str, Tally]] = field(default_factory=list)
+class RunAnatomy:
+    name: str
+    overall: Tally = field(default_factory=Tally)
     by_topic: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     by_actions: dict[int, Tally] = field(default_factory=lambda: defaultdict(Tally))
-    shape_total: Counter = field(default_factory=Counter)
+
+    def to_json(self) -> dict[str, Any]:
+        t = self.overall
+        failed = t.cases - t.passed
+        dist = {k: round(v / failed, 6) for k, v in sorted(t.errors.items())} if failed else {}
+        return {
+            "run": self.name, **t.to_json(), "error_distribution": dist,
+            "by_topic": {k: v.to_json() for k, v in sorted(self.by_topic.items())},
+            "by_actions": {str(k): v.to_json() for k, v in sorted(self.by_actions.items())},
+        }
+
+
+@dataclass
+class Anatomy:
+    runs: list[RunAnatomy] = field(default_factory=list)
+    shape_total: Counter = field(default_factory=Counter)  # over all runs: how often each phrasing was stated
     shape_violated: Counter = field(default_factory=Counter)
 
     def to_json(self) -> dict[str, Any]:
-        def dist(t: Tally) -> dict[str, float]:
-            failed = t.cases - t.passed
-            return {k: round(v / failed, 6) for k, v in sorted(t.errors.items())} if failed else {}
-
         return {
-            "runs": [{"run": name, **t.to_json(), "error_distribution": dist(t)} for name, t in self.runs],
-            "by_topic": {k: t.to_json() for k, t in sorted(self.by_topic.items())},
-            "by_actions": {str(k): t.to_json() for k, t in sorted(self.by_actions.items())},
+            "runs": [r.to_json() for r in self.runs],
             "constraint_shapes": [
                 {"shape": s, "stated": n, "violated": self.shape_violated[s],
                  "violation_rate": round(self.shape_violated[s] / n, 6)}
@@ -48,25 +60,29 @@ class Anatomy:
 def anatomy(stores: list[tuple[str, RunStore]]) -> Anatomy:
     out = Anatomy()
     for name, store in stores:
-        tally = Tally()
+        run = RunAnatomy(name)
         cases = {cid: Case.model_validate_json(raw) for cid, raw in store.db.execute("SELECT case_id, json FROM cases")}
         shapes_of: dict[str, dict[str, list[str]]] = {}
-        rows = store.db.execute("SELECT case_id, passed, primary_error, infra, verdict FROM results")
-        for cid, passed, primary, infra, verdict_json in rows:
+        rows = store.db.execute("SELECT case_id, passed, primary_error, infra, verdict, status FROM results")
+        for cid, passed, primary, infra, verdict_json, status in rows:
             if infra or cid not in cases:
                 continue
             case = cases[cid]
-            tally.add(bool(passed), primary)
+            run.overall.add(bool(passed), primary, status)
             if case.meta.topic:
-                out.by_topic[case.meta.topic].add(bool(passed), primary)
+                run.by_topic[case.meta.topic].add(bool(passed), primary, status)
             if "actions" in case.meta.difficulty:
-                out.by_actions[int(case.meta.difficulty["actions"])].add(bool(passed), primary)
+                run.by_actions[int(case.meta.difficulty["actions"])].add(bool(passed), primary, status)
             family = get_family(case.family)
             if not hasattr(family, "constraint_shapes"):
                 continue
             shapes = shapes_of.get(cid)
             if shapes is None:
-                shapes = shapes_of[cid] = family.constraint_shapes(case)
+                try:  # a run stored before suites were checked on load may hold a malformed skeleton
+                    shapes = shapes_of[cid] = family.constraint_shapes(case)
+                except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+                    raise PlanprobeError(f"{name}: case {cid!r}: malformed 'spec.skeleton' "
+                                         f"({type(exc).__name__}: {str(exc)[:160]})") from None
             for cid_shapes in shapes.values():
                 out.shape_total.update(cid_shapes)
             if not passed:
@@ -75,5 +91,5 @@ def anatomy(stores: list[tuple[str, RunStore]]) -> Anatomy:
                             for c in ev.get("constraint_ids", [])}
                 for c in violated:
                     out.shape_violated.update(shapes.get(c, []))
-        out.runs.append((name, tally))
+        out.runs.append(run)
     return out

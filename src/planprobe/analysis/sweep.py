@@ -183,7 +183,7 @@ def run_sweep(out: Path, agent, config: RunConfig, *, extended: bool = False, k:
         store = open_run(run_dir(out, n), cases, config, suite_name=str(path))
         try:
             on_store(store)
-            asyncio.run(run_pending(store, cases, agent, config, on_result))
+            asyncio.run(run_pending(store, agent, config, on_result))
             s = summarize(store)
         finally:
             store.close()

@@ -19,7 +19,7 @@ from typing import Any, Optional
 from ..analysis.dissect import CAUSES, read_rows
 from ..analysis.robustness import robustness, robustness_lines
 from ..analysis.stats import wilson_interval
-from ..analysis.summary import RunSummary, Tally, summarize
+from ..analysis.summary import RunSummary, Tally, summarize, timeout_limit
 from ..runner.store import RunStore
 from ..errors import PlanprobeError
 from ..schema import ErrorClass
@@ -69,6 +69,12 @@ class RunData:
             "infra": s["infra"], "pending": s["pending"], "suite_cases": s["suite_cases"], "trials": s["trials"],
             "usage": s["usage"],
         }
+
+
+def error_label(error: str, status: str) -> str:
+    """The error class as the distribution shows it: a timeout says which limit ended it."""
+    limit = timeout_limit(error, status)
+    return f"{error} ({limit.replace('_', ' ')})" if limit else error
 
 
 def _highlights(case: dict[str, Any], verdict: dict[str, Any]) -> list[list[int]]:
@@ -208,7 +214,8 @@ def load_run(run_dir: Path, name: Optional[str] = None) -> RunData:
         notes.append(f"{summary.infra} results failed for infrastructure reasons and are left out of every rate")
     if not rows:
         notes.append("the run has no finished results yet")
-    errors = Counter(r["error"] for r in rows if not r["passed"] and not r["infra"] and r["error"])
+    errors = Counter(error_label(r["error"], r["status"]) for r in rows
+                     if not r["passed"] and not r["infra"] and r["error"])
     root, baseline = root_cause_tables(run_dir)
     return RunData(
         name=name or Path(run_dir).name or str(run_dir), directory=str(run_dir), summary=summary,

@@ -119,15 +119,16 @@ def _slug(text: str) -> str:
 
 
 def export_figures(runs: list[RunData], directory: Path, formats: Iterable[str]) -> list[Path]:
+    from ..atomic import write_bytes_atomic
+
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     written = []
     for fmt in formats:
         if fmt not in ("png", "svg"):
             raise PlanprobeError(f"--plots format {fmt!r}: use png or svg")
         for key, data in figures(runs, fmt).items():
             path = directory / f"{key}.{fmt}"
-            path.write_bytes(data)
+            write_bytes_atomic(path, data)
             written.append(path)
     return written
 

@@ -17,8 +17,18 @@ def _rate(t: Tally) -> str:
     return f"{100 * t.passed / t.cases:5.1f}%  [{100 * lo:.0f}-{100 * hi:.0f}]"
 
 
+LIMIT_WORDS = {"time_limit": "time limit", "iteration_limit": "iteration limit"}
+
+
+def _error_text(t: Tally, error: str, count: int) -> str:
+    text = f"{error} {count}"
+    if error == "timeout" and t.timeouts:
+        text += " (" + ", ".join(f"{LIMIT_WORDS.get(k, k)} {n}" for k, n in sorted(t.timeouts.items())) + ")"
+    return text
+
+
 def _errors(t: Tally) -> str:
-    return ", ".join(f"{k} {v}" for k, v in t.errors.most_common()) or "-"
+    return ", ".join(_error_text(t, k, v) for k, v in t.errors.most_common()) or "-"
 
 
 # difficulty measures shown per action count (means over the suite's cases), when the family records them

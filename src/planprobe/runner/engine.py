@@ -21,7 +21,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional
 
 from .. import __version__
 from ..agents.base import Agent
@@ -30,6 +30,7 @@ from ..errors import ContextLimitError, InfrastructureError, PlanprobeError, Ser
 from ..models.redact import redact
 from ..schema import Case, Trace, TraceError, TraceStatus, Verdict
 from ..suites.registry import get_family
+from .resume import check_same_settings
 from .store import STORE_FORMAT, RunStore, suite_digest
 
 
@@ -95,75 +96,75 @@ async def run_episode(case: Case, agent: Agent, limits: Limits, trial: int = 0, 
     return trace
 
 
-def open_run(out: Path, cases: list[Case], config: RunConfig, suite_name: str = "") -> RunStore:
-    """Create a run directory, or reopen one for resuming after checking it holds
-    the same suite and agent."""
+def open_run(out: Path, cases: Iterable[Case], config: RunConfig, suite_name: str = "",
+             digest: Optional[str] = None) -> RunStore:
+    """Create a run directory, or reopen one for resuming after checking it holds the
+    same suite and settings. The cases stream into the store with the settings in one
+    transaction. ``digest`` is the suite's fingerprint when the caller already read it
+    (then resuming does not read the cases again, and a suite that changed between the
+    two readings is refused). Holds the directory's lock until the store is closed."""
     store = RunStore(out, create=True)
-    digest = suite_digest(cases)
-    meta = store.meta()
-    if store.has_cases():
-        if meta.get("suite_sha256") != digest:
-            store.close()
-            raise PlanprobeError(
-                f"{out} already holds a run of a different suite; use a new --out directory to start a new run"
-            )
-        for key, value in config.identity().items():
-            stored = meta.get(key)
-            want = value if isinstance(value, str) else str(value)
-            if stored is not None and stored != want:
-                store.close()
+    try:
+        if store.has_cases():
+            meta = store.meta()
+            if meta.get("suite_sha256") != (digest or suite_digest(cases)):
                 raise PlanprobeError(
-                    f"{out} holds a run with {key}={stored}, not {want}; resume it with the same options "
-                    "or use a new --out directory"
+                    f"{out} already holds a run of a different suite; use a new --out directory to start a new run"
                 )
-        if config.trials > int(meta.get("trials", "1")):
-            store.set_meta({"trials": str(config.trials)})
-        return store
-    store.add_cases(cases)
-    store.set_meta({
-        "format": str(STORE_FORMAT),
-        "planprobe": __version__,
-        "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "suite": suite_name,
-        "suite_sha256": digest,
-        "limits": {"max_iterations": config.limits.max_iterations, "timeout_s": config.limits.timeout_s},
-        "trials": str(config.trials),
-        **{k: (v if isinstance(v, str) else str(v)) for k, v in config.identity().items()},
-    })
+            check_same_settings(Path(out), meta, config.identity(), config.limits)
+            if config.trials > int(meta.get("trials", "1")):
+                store.set_meta({"trials": str(config.trials)})
+            return store
+        store.initialize(cases, {
+            "format": str(STORE_FORMAT),
+            "planprobe": __version__,
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "suite": suite_name,
+            "limits": {"max_iterations": config.limits.max_iterations, "timeout_s": config.limits.timeout_s},
+            "trials": str(config.trials),
+            **{k: (v if isinstance(v, str) else str(v)) for k, v in config.identity().items()},
+        }, expect_digest=digest)
+    except BaseException:
+        store.discard()
+        raise
     return store
 
 
-def pending_work(store: RunStore, cases: list[Case], config: RunConfig
-                 ) -> tuple[list[tuple[Case, int]], dict[tuple[str, int], tuple[int, list[str]]]]:
-    """The (case, trial) pairs still to run — never run, or infra with attempts left —
-    and, for the infra ones, (attempts so far, their causes)."""
-    done = store.done_keys()
-    earlier = {(cid, trial): (attempts, causes) for cid, trial, attempts, causes in store.infra_rows()
-               if attempts < config.infra_attempts}
-    pending = [(c, t) for c in cases for t in range(config.trials) if (c.id, t) not in done or (c.id, t) in earlier]
-    return pending, earlier
+def infra_retries(store: RunStore, config: RunConfig) -> dict[tuple[str, int], tuple[int, list[str]]]:
+    """(case_id, trial) -> (attempts so far, their causes) of every infra result with attempts left."""
+    return {(cid, trial): (attempts, causes) for cid, trial, attempts, causes in store.infra_rows()
+            if attempts < config.infra_attempts}
+
+
+def pending_total(store: RunStore, config: RunConfig) -> int:
+    """How many (case, trial) pairs a run would still run: never run, or infra with attempts left."""
+    return store.pending_count(config.trials) + len(infra_retries(store, config))
+
+
+def _cancel_requested() -> bool:
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)  # Python 3.11+
+    return bool(cancelling and cancelling())
 
 
 async def run_pending(
     store: RunStore,
-    cases: list[Case],
     agent: Agent,
     config: RunConfig,
     on_result: Optional[OnResult] = None,
 ) -> int:
     """Run every (case, trial) the store does not have yet, and every infra one with
-    attempts left; returns how many ran."""
-    pending, earlier = pending_work(store, cases, config)
-    queue: asyncio.Queue = asyncio.Queue()
-    for item in pending:
-        queue.put_nowait(item)
+    attempts left; returns how many ran.
+
+    The work list streams from the store (``RunStore.pending``), a page of cases at a
+    time, so memory stays flat however large the suite: the workers share one iterator.
+    """
+    earlier = infra_retries(store, config)
+    count = store.pending_count(config.trials) + len(earlier)
+    pending = store.pending(config.trials, retry=frozenset(earlier))
 
     async def worker() -> None:
-        while True:
-            try:
-                case, trial = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                return
+        for case, trial in pending:  # next() never awaits, so each item goes to exactly one worker
             trace = await run_episode(case, agent, config.limits, trial, config.model)
             if (case.id, trial) in earlier:
                 attempts, causes = earlier[(case.id, trial)]
@@ -171,15 +172,16 @@ async def run_pending(
                 trace.meta["earlier_infra"] = causes
             verdict = get_family(case.family).check(case, trace)
             store.add_result(trace, verdict)
-            if trial == config.trials - 1:
-                case.forget_derived()  # keeps a long run's memory flat
             if on_result is not None:
                 on_result(trace, verdict)
+            await asyncio.sleep(0)  # a point where Ctrl-C lands even when no agent ever waits (reference agents)
+            if _cancel_requested():  # ... and where it is honoured if wait_for swallowed it (Python < 3.12)
+                raise asyncio.CancelledError
 
-    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(config.concurrency, len(pending))))]
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(config.concurrency, count)))]
     try:
         await asyncio.gather(*workers)
     finally:
         for w in workers:
             w.cancel()
-    return len(pending)
+    return count

@@ -5,14 +5,30 @@ reported without the suite file. Each result (trace + verdict) is committed
 the moment its case finishes; with WAL journaling a killed process loses at
 most the cases that were still running, and ``(case_id, trial)`` is the
 primary key, so a resumed run can never record a case twice.
+
+One writer per directory: a writer holds an exclusive ``flock`` on
+``RUN_DIR/run.lock`` for as long as it is open (the kernel drops it when the
+process dies, even by SIGKILL), so a second ``planprobe run`` on the same
+directory is refused at once instead of racing the first. Readers (``show``,
+``report``, ``compare`` …) take no lock and open the database read-only: they
+work beside a running writer and on read-only media. A writer closes by
+switching the journal back to a single file (``journal_mode=DELETE``), so a
+finished run directory is one self-contained ``run.sqlite``.
+
+Cases are read back in pages (``pending``), never all at once, so a run's
+memory does not grow with the size of its suite.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import hashlib
 import json
+import os
 import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
@@ -22,6 +38,8 @@ from ..schema import Case, CaseMeta, Trace, Verdict
 
 STORE_FORMAT = 1
 DB_NAME = "run.sqlite"
+LOCK_NAME = "run.lock"
+PAGE = 256  # cases read back per query while running
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -69,31 +87,156 @@ class ResultRow:
     cost_usd: Optional[float] = None
 
 
+class SuiteDigest:
+    """SHA-256 over the cases' canonical JSON, one per line: what identifies a suite.
+    Incremental, so a suite can be fingerprinted while it streams past."""
+
+    def __init__(self) -> None:
+        self._h = hashlib.sha256()
+        self.count = 0
+
+    def update(self, case: Case) -> None:
+        self._h.update(case.model_dump_json().encode())
+        self._h.update(b"\n")
+        self.count += 1
+
+    def hexdigest(self) -> str:
+        return self._h.hexdigest()
+
+
 def suite_digest(cases: Iterable[Case]) -> str:
-    h = hashlib.sha256()
+    digest = SuiteDigest()
     for case in cases:
-        h.update(case.model_dump_json().encode())
-        h.update(b"\n")
-    return h.hexdigest()
+        digest.update(case)
+    return digest.hexdigest()
+
+
+def _lock_holder(handle) -> str:
+    try:
+        handle.seek(0)
+        pid = handle.read().strip()
+    except OSError:
+        pid = ""
+    return f" (process {pid})" if pid.isdigit() else ""
 
 
 class RunStore:
-    def __init__(self, directory: Path, create: bool = False):
+    """A run directory's database. ``RunStore(d)`` opens an existing run read-only;
+    ``create=True`` (make it if needed) or ``write=True`` opens it for writing, which
+    takes the directory's lock or fails with one line."""
+
+    def __init__(self, directory: Path, create: bool = False, write: bool = False):
         self.directory = Path(directory)
         self.path = self.directory / DB_NAME
+        self.writable = create or write
+        self.created = False  # this store made the database file (open_run removes it if it fails)
+        self.made_directory = False
+        self._lock = None
+        if self.directory.exists() and not self.directory.is_dir():
+            raise PlanprobeError(f"{self.directory} is a file, not a run directory")
         if not self.path.exists():
             if not create:
                 if not self.directory.exists():
                     raise PlanprobeError(f"run directory not found: {self.directory}")
                 raise PlanprobeError(f"{self.directory} is not a planprobe run directory (no {DB_NAME})")
-            self.directory.mkdir(parents=True, exist_ok=True)
+            try:
+                self.made_directory = not self.directory.exists()
+                self.directory.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise PlanprobeError(f"cannot create run directory {self.directory}: {exc.strerror or exc}") from None
+        if self.writable:
+            self._acquire_lock()
+            self.created = not self.path.exists()
         try:
-            self.db = sqlite3.connect(self.path, timeout=30)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(_SCHEMA)
+            self.db = self._connect()
+        except BaseException:
+            self._release_lock()
+            raise
+        try:
+            self._check_format()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- opening ------------------------------------------------------------
+
+    def _acquire_lock(self) -> None:
+        path = self.directory / LOCK_NAME
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as exc:
+            raise PlanprobeError(f"cannot write to run directory {self.directory}: {exc.strerror or exc}") from None
+        handle = os.fdopen(fd, "r+", encoding="ascii", errors="replace")
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = _lock_holder(handle)
+            handle.close()
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise PlanprobeError(
+                    f"{self.directory} is in use by another planprobe run{holder}; wait for it to finish "
+                    "or use another --out directory"
+                ) from None
+            raise PlanprobeError(f"cannot lock run directory {self.directory}: {exc.strerror or exc}") from None
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(str(os.getpid()))
+            handle.flush()
+        except OSError:
+            pass  # the pid is only for the message a second writer prints
+        self._lock = handle
+
+    def _release_lock(self) -> None:
+        if self._lock is not None:
+            self._lock.close()  # closing the descriptor drops the flock
+            self._lock = None
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.writable:
+            try:
+                db = sqlite3.connect(self.path, timeout=30)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.executescript(_SCHEMA)
+                return db
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise PlanprobeError(f"{self.path}: another process has kept the run database busy for 30 s "
+                                         "(a long report?); run again when it is done") from None
+                raise PlanprobeError(f"{self.path}: cannot open the run database for writing ({exc})") from None
+            except sqlite3.Error as exc:
+                raise PlanprobeError(f"{self.path}: cannot open the run database for writing ({exc})") from None
+        # Read-only: never creates or changes a file. A finished run (a single file, no
+        # WAL) opens with mode=ro on any media; a run whose WAL is still there needs its
+        # shared-memory file, so on read-only media with no -shm it opens immutable
+        # (there is then no other process that could be writing).
+        uri = "file:" + _quote_path(self.path)
+        try:
+            db = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=30)
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        except sqlite3.OperationalError as ro_exc:
+            wal = Path(str(self.path) + "-wal")
+            if wal.exists() and wal.stat().st_size > 0:
+                raise PlanprobeError(
+                    f"{self.path}: cannot read the run database ({ro_exc}); its last results are still in "
+                    f"{wal.name} — open it once where it is writable (e.g. 'planprobe show' on a copy)"
+                ) from None
+            try:
+                db = sqlite3.connect(uri + "?immutable=1", uri=True)
+                db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            except sqlite3.Error as exc:
+                raise PlanprobeError(f"{self.path}: not a readable run database ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise PlanprobeError(f"{self.path}: not a readable run database ({exc})") from None
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        missing = {"meta", "cases", "results"} - tables
+        if missing:
+            db.close()
+            raise PlanprobeError(f"{self.path}: not a planprobe run database (no {', '.join(sorted(missing))} table)")
+        return db
+
+    def _check_format(self) -> None:
         version = self.meta().get("format")
         if version is not None and not version.isdigit():
             raise PlanprobeError(f"{self.path}: meta 'format' is {version!r}, not a format version number")
@@ -108,8 +251,47 @@ class RunStore:
                 f"understands ({STORE_FORMAT}); upgrade planprobe"
             )
 
+    def discard(self) -> None:
+        """Close and remove what this store created (a run that failed before it began)."""
+        self.close()
+        if self.created:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(str(self.path) + suffix).unlink(missing_ok=True)
+            if self.made_directory:
+                (self.directory / LOCK_NAME).unlink(missing_ok=True)
+                try:
+                    self.directory.rmdir()
+                except OSError:
+                    pass  # something else is in it now: leave it
+
     def close(self) -> None:
-        self.db.close()
+        db, self.db = getattr(self, "db", None), None
+        if db is not None:
+            if self.writable:
+                try:  # leave one self-contained file behind (readable from read-only media)
+                    db.execute("PRAGMA busy_timeout = 200")  # a reader has it open: keep the WAL, don't wait
+                    db.execute("PRAGMA journal_mode=DELETE")
+                except sqlite3.Error:
+                    pass  # the WAL stays, which SQLite handles
+            db.close()
+        self._release_lock()
+
+    def __enter__(self) -> "RunStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def _writing(self, what: str):
+        """A write transaction; a database error becomes one line naming the run."""
+        if not self.writable:
+            raise PlanprobeError(f"{self.directory}: opened read-only, cannot {what}")
+        try:
+            with self.db:
+                yield self.db
+        except sqlite3.Error as exc:
+            raise PlanprobeError(f"{self.path}: cannot {what} ({exc})") from None
 
     # -- meta ---------------------------------------------------------------
 
@@ -117,35 +299,94 @@ class RunStore:
         return dict(self.db.execute("SELECT key, value FROM meta"))
 
     def set_meta(self, values: dict[str, object]) -> None:
-        with self.db:
-            self.db.executemany(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                [(k, v if isinstance(v, str) else json.dumps(v, sort_keys=True)) for k, v in values.items()],
-            )
+        with self._writing("store the run's settings") as db:
+            self._put_meta(db, values)
+
+    @staticmethod
+    def _put_meta(db: sqlite3.Connection, values: dict[str, object]) -> None:
+        db.executemany(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+            [(k, v if isinstance(v, str) else json.dumps(v, sort_keys=True)) for k, v in values.items()],
+        )
 
     # -- cases --------------------------------------------------------------
 
     def has_cases(self) -> bool:
         return self.db.execute("SELECT 1 FROM cases LIMIT 1").fetchone() is not None
 
-    def add_cases(self, cases: list[Case]) -> None:
-        with self.db:
-            self.db.executemany(
-                "INSERT INTO cases (ordinal, case_id, family, meta, json) VALUES (?, ?, ?, ?, ?)",
-                [(i, c.id, c.family, c.meta.model_dump_json(), c.model_dump_json()) for i, c in enumerate(cases)],
-            )
+    def add_cases(self, cases: Iterable[Case]) -> None:
+        with self._writing("store the cases") as db:
+            self._put_cases(db, cases)
+
+    @staticmethod
+    def _put_cases(db: sqlite3.Connection, cases: Iterable[Case], digest: Optional[SuiteDigest] = None) -> None:
+        def rows():
+            for i, c in enumerate(cases):
+                if digest is not None:
+                    digest.update(c)
+                yield i, c.id, c.family, c.meta.model_dump_json(), c.model_dump_json()
+
+        try:
+            db.executemany("INSERT INTO cases (ordinal, case_id, family, meta, json) VALUES (?, ?, ?, ?, ?)", rows())
+        except sqlite3.IntegrityError as exc:
+            raise PlanprobeError(f"the suite repeats a case id ({exc})") from None
+
+    def initialize(self, cases: Iterable[Case], meta: dict[str, object], expect_digest: Optional[str] = None) -> str:
+        """Store the suite's cases and the run's settings in one transaction, streaming
+        the cases; returns the suite's digest. A failure half-way (a bad case, a full
+        disk, Ctrl-C, a suite that is not the one ``expect_digest`` says was checked)
+        leaves no cases and no settings behind."""
+        digest = SuiteDigest()
+        with self._writing("store the cases and settings") as db:
+            self._put_cases(db, cases, digest)
+            if expect_digest is not None and digest.hexdigest() != expect_digest:
+                raise PlanprobeError(f"the suite changed while it was being read; run {self.directory} again")
+            if not digest.count:
+                raise PlanprobeError("the suite has no cases")
+            self._put_meta(db, {**meta, "suite_sha256": digest.hexdigest()})
+        return digest.hexdigest()
 
     def cases(self) -> list[Case]:
         rows = self.db.execute("SELECT json FROM cases ORDER BY ordinal")
         return [Case.model_validate_json(r[0]) for r in rows]
+
+    def iter_cases(self) -> Iterator[Case]:
+        """Every case in suite order, a page at a time (flat memory)."""
+        for _ordinal, raw, _done in self._case_pages(with_done=False):
+            yield Case.model_validate_json(raw)
 
     def case_metas(self) -> dict[str, CaseMeta]:
         """Each case's metadata (topic, difficulty) without loading whole cases."""
         rows = self.db.execute("SELECT case_id, meta FROM cases ORDER BY ordinal")
         return {cid: CaseMeta.model_validate_json(meta) for cid, meta in rows}
 
+    def case_difficulties(self) -> Iterator[dict]:
+        """Each case's ``meta.difficulty`` in suite order, from a cursor (flat memory)."""
+        for (raw,) in self.db.execute("SELECT json_extract(meta, '$.difficulty') FROM cases ORDER BY ordinal"):
+            try:
+                value = json.loads(raw) if raw else {}
+            except ValueError:
+                value = {}
+            yield value if isinstance(value, dict) else {}
+
     def case_count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM cases").fetchone()[0]
+
+    def _case_pages(self, with_done: bool) -> Iterator[tuple[int, str, str]]:
+        """(ordinal, case JSON, done trials as "0,2,…") in suite order. Each page is
+        fetched whole before it is handed out, so no cursor stays open while results
+        are committed between pages."""
+        done = "(SELECT group_concat(r.trial) FROM results r WHERE r.case_id = c.case_id)" if with_done else "''"
+        last = -1
+        while True:
+            page = self.db.execute(
+                f"SELECT c.ordinal, c.json, {done} FROM cases c WHERE c.ordinal > ? ORDER BY c.ordinal LIMIT ?",
+                (last, PAGE),
+            ).fetchall()
+            if not page:
+                return
+            yield from page
+            last = page[-1][0]
 
     # -- results ------------------------------------------------------------
 
@@ -157,20 +398,45 @@ class RunStore:
         first: the runner re-runs those with attempts left, the CLI names the first cause."""
         out = []
         rows = self.db.execute("SELECT case_id, trial, trace FROM results WHERE infra = 1 ORDER BY finished_at, rowid")
-        for case_id, trial, raw in rows:
+        for case_id, trial, raw in rows.fetchall():
             trace = json.loads(raw)
             meta = trace.get("meta") or {}
             last = [e.get("message", "") for e in trace.get("errors") or [] if e.get("kind") == "infra"][-1:]
             out.append((case_id, trial, int(meta.get("attempt", 1)), list(meta.get("earlier_infra", [])) + last))
         return out
 
+    def result_count(self, trials: Optional[int] = None) -> int:
+        """Finished results (of trials 0..trials-1 when given)."""
+        if trials is None:
+            return self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        return self.db.execute("SELECT COUNT(*) FROM results WHERE trial < ?", (trials,)).fetchone()[0]
+
+    def pending_count(self, trials: int) -> int:
+        """Results never stored (infra results to retry are counted by the runner)."""
+        return self.case_count() * trials - self.result_count(trials)
+
+    def pending(self, trials: int, retry: frozenset = frozenset()) -> Iterator[tuple[Case, int]]:
+        """(case, trial) for every result still missing, and every (case_id, trial) in
+        ``retry`` (infra results to run again), in suite order, read page by page: the
+        runner's work list, never held in memory as a whole."""
+        retry_ids = {cid for cid, _ in retry}
+        for _ordinal, raw, done in self._case_pages(with_done=True):
+            finished = {int(t) for t in done.split(",")} if done else set()
+            complete = len(finished) >= trials and all(t in finished for t in range(trials))
+            if complete and not retry_ids:
+                continue
+            case = Case.model_validate_json(raw)
+            for trial in range(trials):
+                if trial not in finished or (case.id, trial) in retry:
+                    yield case, trial
+
     def add_result(self, trace: Trace, verdict: Verdict) -> None:
         """Store a result; it may replace an infra result of the same (case, trial), never another."""
         u = trace.usage
-        with self.db:
-            self.db.execute("DELETE FROM results WHERE case_id = ? AND trial = ? AND infra = 1",
-                            (trace.case_id, trace.trial))
-            self.db.execute(
+        with self._writing(f"store the result of case {trace.case_id!r}") as db:
+            db.execute("DELETE FROM results WHERE case_id = ? AND trial = ? AND infra = 1",
+                       (trace.case_id, trace.trial))
+            db.execute(
                 "INSERT INTO results (case_id, trial, status, passed, primary_error, infra, wall_time, model_calls, "
                 "cached_calls, prompt_tokens, completion_tokens, cost_usd, trace, verdict, finished_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -180,6 +446,17 @@ class RunStore:
                     u.completion_tokens, u.cost_usd, trace.model_dump_json(), verdict.model_dump_json(), time.time(),
                 ),
             )
+
+    def rows_with_meta(self) -> Iterator[tuple[ResultRow, str]]:
+        """(result row, its case's meta JSON) in suite order, from a cursor: summaries of
+        any size without holding every row or every case's metadata."""
+        cur = self.db.execute(
+            "SELECT r.case_id, r.trial, r.status, r.passed, r.primary_error, r.infra, r.wall_time, r.model_calls, "
+            "r.cached_calls, r.prompt_tokens, r.completion_tokens, r.cost_usd, c.meta "
+            "FROM results r JOIN cases c ON c.case_id = r.case_id ORDER BY c.ordinal, r.trial"
+        )
+        for r in cur:
+            yield ResultRow(r[0], r[1], r[2], bool(r[3]), r[4], bool(r[5]), *r[6:12]), r[12]
 
     def rows(self) -> list[ResultRow]:
         cur = self.db.execute(
@@ -207,3 +484,10 @@ class RunStore:
 
     def raw_cases(self) -> Iterator[str]:
         yield from (r[0] for r in self.db.execute("SELECT json FROM cases ORDER BY ordinal"))
+
+
+def _quote_path(path: Path) -> str:
+    """A filesystem path as the path part of an SQLite URI."""
+    from urllib.parse import quote
+
+    return quote(str(Path(path).resolve()), safe="/")

@@ -1,19 +1,21 @@
 """Suites on disk: JSONL, one case per line.
 
-Writing streams to a temporary file and renames it at the end, so memory stays
-flat for any suite size and an interrupted write never leaves a half suite
-under the real name. Reading names the file and line of every problem.
+Writing streams to a temporary file and renames it at the end (``atomic``), so
+memory stays flat for any suite size and an interrupted write never leaves a
+half suite under the real name. Reading names the file and line of every
+problem, and checks each case with its family as it is read (``stream_suite``),
+so a suite that loads is a suite every later command can use.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
 from pydantic import ValidationError
 
+from ..atomic import write_lines_atomic
 from ..errors import FormatVersionError, PlanprobeError
 from ..schema import SCHEMA_VERSION, Case
 
@@ -32,24 +34,7 @@ def write_suite(cases: Iterable[Case], path: Path, on_case=None) -> int:
 
 def write_suite_lines(lines: Iterable[str], path: Path, on_line=None) -> int:
     """Write already-serialized cases, one per line, streaming through a temporary file."""
-    path = Path(path)
-    if path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    count = 0
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as out:
-            for line in lines:
-                out.write(line)
-                out.write("\n")
-                count += 1
-                if on_line is not None:
-                    on_line(line)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return count
+    return write_lines_atomic(path, lines, on_line)
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -59,15 +44,33 @@ def describe_validation_error(exc: ValidationError) -> str:
     return f"field '{loc}': {err.get('msg', 'invalid')}{more}"
 
 
-def parse_case_line(line: str, where: str) -> Case:
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_json_line(line: str, where: str):
+    """One line of JSON, strictly: no NaN/Infinity (Python's json would accept them)
+    and no nesting deep enough to exhaust the stack; errors name ``where``."""
     try:
-        data = json.loads(line.strip())
+        return json.loads(line.strip(), parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise PlanprobeError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:
+        raise PlanprobeError(f"{where}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise PlanprobeError(f"{where}: JSON nested too deeply to read") from None
+
+
+def parse_case_line(line: str, where: str) -> Case:
+    data = parse_json_line(line, where)
     if not isinstance(data, dict):
         raise PlanprobeError(f"{where}: expected a JSON object (a case), got {type(data).__name__}")
     version = data.get("schema_version", SCHEMA_VERSION)
-    if isinstance(version, int) and version > SCHEMA_VERSION:
+    if type(version) is not int:  # bool is an int to Python, "1" to pydantic's lax mode: neither is a version
+        raise PlanprobeError(f"{where}: field 'schema_version': expected a whole number, got {json.dumps(version)}")
+    if version < 1:
+        raise PlanprobeError(f"{where}: field 'schema_version': {version} is not a format version (1 or more)")
+    if version > SCHEMA_VERSION:
         raise FormatVersionError(
             f"{where}: case format version {version} is newer than this planprobe understands "
             f"({SCHEMA_VERSION}); upgrade planprobe"
@@ -76,47 +79,82 @@ def parse_case_line(line: str, where: str) -> Case:
         return Case.model_validate(data)
     except ValidationError as exc:
         raise PlanprobeError(f"{where}: {describe_validation_error(exc)}") from None
+    except RecursionError:
+        raise PlanprobeError(f"{where}: the case is nested too deeply to read") from None
 
 
-def iter_suite(path: Path) -> Iterator[Case]:
-    """Cases one by one, with the file and line named in every error."""
+def _read_cases(path: Path) -> Iterator[tuple[str, Case]]:
+    """(``file:line``, case) one by one, with the file and line named in every error."""
     path = Path(path)
     try:
         handle = open(path, encoding="utf-8")
     except FileNotFoundError:
         raise PlanprobeError(f"suite file not found: {path}") from None
+    except IsADirectoryError:
+        raise PlanprobeError(f"{path} is a directory, not a suite file") from None
     except OSError as exc:
         raise PlanprobeError(f"cannot read suite {path}: {exc.strerror}") from None
     seen: dict[str, int] = {}
+    lineno = 0
     with handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
+        try:
+            for lineno, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                where = f"{path}:{lineno}"
                 case = parse_case_line(line, where)
-            except UnicodeDecodeError:
-                raise PlanprobeError(f"{where}: not UTF-8 text") from None
-            first: Optional[int] = seen.get(case.id)
-            if first is not None:
-                raise PlanprobeError(f"{where}: duplicate case id {case.id!r} (first on line {first})")
-            seen[case.id] = lineno
-            yield case
+                first: Optional[int] = seen.get(case.id)
+                if first is not None:
+                    raise PlanprobeError(f"{where}: duplicate case id {case.id!r} (first on line {first})")
+                seen[case.id] = lineno
+                yield where, case
+        except UnicodeDecodeError:
+            raise PlanprobeError(f"{path}:{lineno + 1}: not UTF-8 text") from None
+        except OSError as exc:
+            raise PlanprobeError(f"cannot read suite {path}: {exc.strerror or exc}") from None
+
+
+def iter_suite(path: Path) -> Iterator[Case]:
+    """Cases one by one, with the file and line named in every error."""
+    for _, case in _read_cases(path):
+        yield case
+
+
+def validate_case(case: Case, where: str) -> None:
+    """The family's own check of a case (its hidden spec), as one line naming ``where``.
+    A family that trips over malformed data with a Python error (a KeyError on a
+    hand-edited spec) is reported the same way, never as a traceback."""
+    from .registry import get_family
+
+    try:
+        get_family(case.family).validate(case)
+    except PlanprobeError as exc:
+        raise PlanprobeError(f"{where}: case {case.id!r}: {exc}") from None
+    except RecursionError:
+        raise PlanprobeError(f"{where}: case {case.id!r}: the spec is nested too deeply to read") from None
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        raise PlanprobeError(f"{where}: case {case.id!r}: malformed spec "
+                             f"({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+def stream_suite(path: Path) -> Iterator[Case]:
+    """Cases one by one, each checked by its family as it is read; refuses an empty
+    suite. Memory stays flat, so a 100,000-case suite can be checked and stored
+    without holding it."""
+    count = 0
+    for where, case in _read_cases(path):
+        validate_case(case, where)
+        count += 1
+        yield case
+    if not count:
+        raise PlanprobeError(f"{path}: the suite has no cases")
+
+
+def check_suite(path: Path) -> int:
+    """Read and check every case without keeping them; returns how many there are."""
+    return sum(1 for _ in stream_suite(path))
 
 
 def load_suite(path: Path) -> list[Case]:
     """All cases of a suite, each checked by its family before anything runs."""
-    from .registry import get_family
-
-    try:
-        cases = list(iter_suite(path))
-    except UnicodeDecodeError:
-        raise PlanprobeError(f"{path}: not a UTF-8 text file") from None
-    if not cases:
-        raise PlanprobeError(f"{path}: the suite has no cases")
-    for case in cases:
-        try:
-            get_family(case.family).validate(case)
-        except PlanprobeError as exc:
-            raise PlanprobeError(f"{path}: case {case.id!r}: {exc}") from None
-    return cases
+    return list(stream_suite(path))

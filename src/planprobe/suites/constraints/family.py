@@ -12,6 +12,7 @@ from . import oracle, plans
 from .compiled import compiled
 from .environment import ConstraintEnvironment
 from .grammar import sentence_from_json, shaped_atoms
+from .skeleton_check import check_skeleton
 from .spec import FAMILY, check_spec, parse_spec
 
 
@@ -24,7 +25,9 @@ class ConstraintFamily:
         return (plans.PAPER_FAULTS if compiled(case).paper else plans.FAULTS).get(fault)
 
     def validate(self, case: Case) -> None:
-        check_spec(case, parse_spec(case))
+        spec = parse_spec(case)
+        check_spec(case, spec)
+        check_skeleton(case, spec)
 
     def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = "") -> Environment:
         return ConstraintEnvironment(case, limits, trial, agent)

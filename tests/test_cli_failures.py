@@ -156,7 +156,7 @@ def test_a_file_that_is_not_a_model_is_one_line(tmp_path):
     (tmp_path / "fake.gguf").write_text("not a model")
     r = pp("run", tmp_path / "s.jsonl", "--model", "local", "--model-path", tmp_path / "fake.gguf",
            "--out", tmp_path / "r")
-    one_line_error(r, "cannot load the model", "fake.gguf")
+    one_line_error(r, "not a model llama.cpp can load", "fake.gguf")
 
 
 def test_user_text_is_never_read_as_markup_or_emoji(tmp_path):

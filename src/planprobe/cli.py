@@ -343,7 +343,8 @@ def run(
     concurrency: int = typer.Option(8, help="Cases run at the same time (1 with the embedded model, which "
                                             "serves one call at a time)."),
     trials: int = typer.Option(1, help="Runs per case (for pass@k / pass^k)."),
-    max_iterations: int = typer.Option(50, help="Per-case iteration limit (seed default 50)."),
+    max_iterations: int = typer.Option(50, "--max-iterations", "--iteration-limit",
+                                       help="Per-case iteration limit (seed default 50)."),
     timeout: float = typer.Option(180.0, help="Per-case time limit in seconds (seed default 180)."),
     seed: int = typer.Option(0, help="Seed passed to the agent and the model."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
@@ -593,8 +594,16 @@ def sweep(
     stop: Optional[int] = typer.Option(None, help="Last action count to try (default 20; 12 extended)."),
     concurrency: int = typer.Option(8, help="Cases run at the same time (1 with the embedded model, which "
                                             "serves one call at a time)."),
-    max_iterations: int = typer.Option(50, help="Per-case iteration limit."),
+    iteration_limit: int = typer.Option(50, "--iteration-limit", help="Per-case iteration limit (the agent's "
+                                                                      "steps; 'run --max-iterations')."),
     timeout: float = typer.Option(180.0, help="Per-case time limit in seconds."),
+    max_sentences: Optional[int] = typer.Option(None, help="Suites: max sentences per requirement (N in Alg. 1; "
+                                                           "default grows with |A|, see 'generate constraints')."),
+    max_iterations: int = typer.Option(20, help="Suites: candidate sentences per sentence (K in Alg. 1)."),
+    allow_unconstrained: bool = typer.Option(False, help="Suites: keep requirements that leave an action "
+                                                         "unconstrained."),
+    style: str = typer.Option("planprobe", help="Suites: planprobe | paper (PDoctor's own templates, tools "
+                                                "and error classes)."),
     seed: int = typer.Option(0, help="Seed for the suites (n uses seed*1000+n), agent and model."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress output."),
@@ -612,15 +621,20 @@ def sweep(
         raise PlanprobeError("--threshold must be in [0, 1], --k and --cap at least 1, --start at least 2")
     if stop is not None and stop < start:
         raise PlanprobeError(f"--stop {stop}: below --start {start}")
-    check_limits(concurrency, max_iterations, timeout)
+    check_limits(concurrency, iteration_limit, timeout)
     check_sampling(temperature, max_tokens)
+    from .suites.constraints.generator import ConstraintSuiteOptions
+    from .suites.constraints.synthesis import SynthesisOptions
+
+    synthesis = SynthesisOptions(max_sentences=max_sentences, max_iterations=max_iterations)
+    ConstraintSuiteOptions(style=style, synthesis=synthesis).check()  # one line naming a bad option
     params = ChatParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
     options = ModelOptions(base_url=base_url, api_key_env=api_key_env, tool_result_role=tool_results_as, cache=cache,
                            model_path=model_path)
     agent_name, agent_obj, model_obj = prepare_agent(agent, model, options, params, seed)
     concurrency = effective_concurrency(model, concurrency)
     config = RunConfig(agent=agent_name, model=model_obj.name if model_obj else None, concurrency=concurrency,
-                       limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed,
+                       limits=Limits(max_iterations=iteration_limit, timeout_s=timeout), seed=seed,
                        model_params=_params_identity(params, options) if model_obj else "")
 
     def on_point(p) -> None:
@@ -632,6 +646,7 @@ def sweep(
 
     try:
         result = run_sweep(out, agent_obj, config, extended=extended, k=k, cap=cap, threshold=threshold, start=start,
+                           synthesis=synthesis, style=style, allow_unconstrained=allow_unconstrained,
                            stop=stop, seed=seed, on_point=on_point,
                            on_store=lambda store: record_model_path(store, model, options))
     finally:
@@ -640,10 +655,10 @@ def sweep(
     if as_json:
         print(json.dumps(result.to_json(), indent=2, sort_keys=True))
     else:
-        out_console.print(escape(result.describe()), highlight=False)
+        out_console.print(result.describe(), highlight=False)
     if result.infra_at is not None:
         if as_json:
-            err_console.print(escape(result.describe()), highlight=False)
+            err_console.print(result.describe(), highlight=False)
         raise typer.Exit(EXIT_INFRA)
 
 
@@ -674,7 +689,8 @@ def dissect(
     baseline: bool = typer.Option(True, help="Also measure the chance baseline (re-runs of the unchanged case in "
                                              "place of each mutation); --no-baseline halves the cost but leaves "
                                              "the shares without a yardstick."),
-    max_iterations: Optional[int] = typer.Option(None, help="Per-case iteration limit (default: the run's)."),
+    max_iterations: Optional[int] = typer.Option(None, "--max-iterations", "--iteration-limit",
+                                                 help="Per-case iteration limit (default: the run's)."),
     timeout: Optional[float] = typer.Option(None, help="Per-case time limit in seconds (default: the run's)."),
     seed: int = typer.Option(0, help="Seed for the sample, the mutations, the agent and the model."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
@@ -726,7 +742,7 @@ def dissect(
                        limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed)
     recorded = meta.get("model") or None
     if model_obj is not None and recorded and model_obj.name != recorded and not quiet:
-        err_console.print(f"note: the run used {escape(recorded)}; re-running with {escape(model_obj.name)}",
+        err_console.print(f"note: the run used {recorded}; re-running with {model_obj.name}",
                           highlight=False)
 
     def on_plan(population: int, todo: int) -> None:
@@ -738,14 +754,14 @@ def dissect(
         if not quiet and not as_json:
             base = f"; baseline {row['baseline_cause']}" if "baseline_cause" in row else ""
             runs = len(row["attempts"]) + len(row.get("baseline_attempts", []))
-            err_console.print(f"{escape(row['case_id'])}: {row['cause']}{base} ({runs} re-runs)", highlight=False)
+            err_console.print(f"{row['case_id']}: {row['cause']}{base} ({runs} re-runs)", highlight=False)
 
     try:
         report = dissect_run(path, agent_obj, config, k=k, sample=sample, seed=seed, baseline=baseline,
                              max_actions=max_actions, on_case=on_case, on_plan=on_plan)
     except DissectInfraError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(3)
+        labelled("error:", str(exc), style="red")
+        raise typer.Exit(EXIT_INFRA)
     finally:
         if model_obj is not None:
             asyncio.run(model_obj.aclose())
@@ -755,7 +771,7 @@ def dissect(
         return
     total, base = data["cases"], data["baseline"]
     out_console.print(f"root causes of {total} failures sampled from {data['failures_within_limit']} within the "
-                      f"limit ({escape(data['scope'])}; seed Alg. 2, Tables 4 and 7):", highlight=False)
+                      f"limit ({data['scope']}; seed Alg. 2, Tables 4 and 7):", highlight=False)
     out_console.print(f"  {'cause':<12} {'cases':>5}  {'share [95% CI]':<20}  chance baseline [95% CI]",
                       highlight=False)
     for c in CAUSES:

@@ -176,12 +176,12 @@ def test_a_stored_python_agent_is_never_imported_without_consent(tmp_path):
 
 def test_a_stored_model_file_is_honoured_or_the_command_refuses(tmp_path):
     run_suite(cases(2, seed=1), "random", tmp_path / "run")
-    store = RunStore(tmp_path / "run")
+    store = RunStore(tmp_path / "run", write=True)
     store.set_meta({"agent": "tools", "model": "local:my-finetune"})
     store.close()
     r = _dissect_raw(tmp_path / "run")
     assert r.returncode != 0 and "--model-path" in r.stderr and len(r.stderr.strip().splitlines()) == 1
-    store = RunStore(tmp_path / "run")
+    store = RunStore(tmp_path / "run", write=True)
     store.set_meta({MODEL_PATH_META: str(tmp_path / "gone.gguf")})
     store.close()
     r = _dissect_raw(tmp_path / "run")

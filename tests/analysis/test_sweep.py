@@ -100,3 +100,17 @@ def test_infrastructure_failures_leave_the_limit_unmeasured(tmp_path):
     data = json.loads((tmp_path / "sw" / "sweep.json").read_text())
     assert data["stopped_by_infra_at"] == 2 and data["planning_limit"] is None
     assert [p["actions"] for p in data["points"]] == [2]  # never counted as a success rate of 0
+
+
+def test_the_sweeps_suites_take_the_generators_options(tmp_path):
+    data = _sweep(tmp_path, "--agent", "oracle", "--k", "1", "--stop", "4", "--style", "paper", "--max-sentences", "2",
+                  "--max-iterations", "7", "--iteration-limit", "30")
+    settings = data["settings"]
+    assert (settings["style"], settings["max_sentences"], settings["max_iterations"]) == ("paper", 2, 7)
+    for n in (2, 3, 4):
+        for case in load_suite(tmp_path / "sw" / "suites" / f"n{n}.jsonl"):
+            assert case.spec["style"] == "paper" and case.meta.generator["max_sentences"] == 2
+            assert case.meta.generator["max_iterations"] == 7 and case.meta.difficulty["unconstrained"] == 0
+    r = subprocess.run(planprobe_cmd() + ["sweep", "--out", str(tmp_path / "bad"), "--style", "pdoctor"],
+                       capture_output=True, text=True, timeout=300, env=subprocess_env())
+    assert r.returncode == 2 and "--style 'pdoctor'" in r.stderr and len(r.stderr.strip().splitlines()) == 1

@@ -3,6 +3,14 @@
 crash, every fault must be handled as infrastructure, and the cases it did not
 break must come out exactly as without it.
 
+The server's replies are remembered by request body and shared between the runs: the
+real model answers every request the first time it is sent, and a request sent again
+gets the same answer. llama.cpp reuses the key-value cache of the previous prompt, so
+the same prompt evaluated after a different one can round differently and change a
+greedy token; without the memory the comparison would test the model's rounding, not
+the harness. With it, the check is stronger: the faulty runs must send exactly the
+requests of the clean run (every request a remembered one) and get its results.
+
 Nothing here races the clock: the request deadline and the cases' time limit are
 out of reach, so a loaded machine only makes the test slower. The fault that needs a
 deadline — a server that hangs or drips — is injected by a scripted server in
@@ -29,10 +37,13 @@ class FaultProxy:
     """Forwards to ``upstream``; request k is faulted when k % period < len(FAULTS),
     cycling through the faults, so the fault rate is len(FAULTS)/period."""
 
-    def __init__(self, upstream: str, period: int = 8):
+    def __init__(self, upstream: str, memo: dict, period: int = 8, inject: bool = True):
         up = urlparse(upstream)
         self.host, self.port = up.hostname, up.port
         self.period = period
+        self.inject = inject
+        self.memo = memo  # (path, body) -> the server's reply, shared between runs
+        self.new_requests = 0  # requests this proxy sent that no run had sent before
         self.count = 0
         self.injected: dict[str, int] = {f: 0 for f in FAULTS}
         self.lock = threading.Lock()
@@ -53,7 +64,7 @@ class FaultProxy:
                     k = proxy.count
                     proxy.count += 1
                     slot = k % proxy.period
-                    fault = FAULTS[slot] if slot < len(FAULTS) else None
+                    fault = FAULTS[slot] if proxy.inject and slot < len(FAULTS) else None
                     if fault:
                         proxy.injected[fault] += 1
                 if fault == "429":
@@ -89,6 +100,19 @@ class FaultProxy:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def upstream(self, method, path, body, headers):
+        if method == "POST":
+            with self.lock:
+                known = self.memo.get((path, body))
+            if known is None:
+                known = self._ask(method, path, body)
+                with self.lock:
+                    self.new_requests += 1
+                    self.memo.setdefault((path, body), known)
+                    known = self.memo[(path, body)]
+            return known
+        return self._ask(method, path, body)
+
+    def _ask(self, method, path, body):
         conn = http.client.HTTPConnection(self.host, self.port, timeout=UNREACHED)
         try:
             conn.request(method, path, body=body, headers={"Content-Type": "application/json"})
@@ -127,12 +151,16 @@ def _plan(trace):
 def test_service_faults_are_infrastructure_and_leave_other_cases_unchanged(llama_server, tmp_path):
     # the first call alone meets all four faults (requests 0-3) before its fifth attempt passes
     cases = list(generate_cases(ConstraintSuiteOptions(actions=(2, 2), n=3, seed=12)))
-    clean = _run(llama_server, tmp_path / "clean", cases, RetryPolicy(max_total_s=UNREACHED))
+    memo: dict = {}
+    with FaultProxy(llama_server, memo, inject=False) as proxy:
+        clean = _run(proxy.url, tmp_path / "clean", cases, RetryPolicy(max_total_s=UNREACHED))
+    assert proxy.new_requests > 0 and sum(proxy.injected.values()) == 0
 
-    with FaultProxy(llama_server) as proxy:  # faults at 4 in 8 requests; retries recover every call
+    with FaultProxy(llama_server, memo) as proxy:  # faults at 4 in 8 requests; retries recover every call
         faulty = _run(proxy.url, tmp_path / "faulty", cases, RetryPolicy(max_attempts=8, base_s=0.05, cap_s=0.2,
                                                                           max_total_s=UNREACHED))
     assert all(n > 0 for n in proxy.injected.values()), proxy.injected
+    assert proxy.new_requests == 0  # the harness sent exactly the clean run's requests
     retries = [e for t, _ in faulty.values() for e in t.errors if e.kind == "infra_retry"]
     assert len(retries) >= sum(proxy.injected.values()) - 1
     for cid, (trace, verdict) in faulty.items():
@@ -140,8 +168,9 @@ def test_service_faults_are_infrastructure_and_leave_other_cases_unchanged(llama
         assert not verdict.infra
         assert _plan(trace) == _plan(clean[cid][0]) and verdict.errors == clean[cid][1].errors
 
-    with FaultProxy(llama_server, period=2) as proxy:  # faults at 1 in 2 requests and no retries: some calls fail
+    with FaultProxy(llama_server, memo, period=2) as proxy:  # faults at 1 in 2 requests and no retries: some calls fail
         broken = _run(proxy.url, tmp_path / "broken", cases, RetryPolicy(max_attempts=1))
+    assert proxy.new_requests == 0
     statuses = {t.status.value for t, _ in broken.values()}
     assert "infra_error" in statuses and "agent_error" not in statuses
     summary = RunStore(tmp_path / "broken")

@@ -79,13 +79,19 @@ def test_context_overflow_is_a_limit_for_the_embedded_model_and_for_a_server(loc
     case = next(generate_cases(ConstraintSuiteOptions(n=1, actions=(2, 2), seed=1)))
     case = case.model_copy(update={"task": case.task + " Plan carefully." * 2000})  # ~8,000 tokens
     server = make_model("openai:smollm2", ModelOptions(base_url=llama_server, tool_result_role="user", cache=False))
-    for model in (local_model, server):
-        with pytest.raises(ContextLimitError, match="context window"):
-            asyncio.run(model.chat([Message(role="user", content=case.task)], None, ChatParams(max_tokens=8)))
-        trace = asyncio.run(run_episode(case, ToolsAgent(model, ChatParams(max_tokens=8)), Limits(timeout_s=10 ** 6)))
-        verdict = get_family(case.family).check(case, trace)
-        assert trace.status.value == "context_limit" and verdict.errors == ["timeout"], (model.name, trace.errors)
-    asyncio.run(server.aclose())
+
+    async def both() -> None:  # one event loop: the server's connections must close on the loop that opened them
+        try:
+            for model in (local_model, server):
+                with pytest.raises(ContextLimitError, match="context window"):
+                    await model.chat([Message(role="user", content=case.task)], None, ChatParams(max_tokens=8))
+                trace = await run_episode(case, ToolsAgent(model, ChatParams(max_tokens=8)), Limits(timeout_s=10 ** 6))
+                verdict = get_family(case.family).check(case, trace)
+                assert trace.status.value == "context_limit" and verdict.errors == ["timeout"], (model.name, trace.errors)
+        finally:
+            await server.aclose()
+
+    asyncio.run(both())
 
 
 def test_the_local_models_identity_names_its_file(local_model):

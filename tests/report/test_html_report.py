@@ -54,11 +54,12 @@ def rename_activity(case: Case, k: int, new: str) -> Case:
     spec = json.loads(json.dumps(case.spec))
     old = spec["actions"][k]["name"]
     task, spans, delta = case.task, spec["clauses"], len(new) - len(old)
-    pos = task.find(old)
-    while pos >= 0:
-        task = task[:pos] + new + task[pos + len(old):]
-        spans = [[s + delta if s > pos else s, e + delta if e > pos else e] for s, e in spans]
-        pos = task.find(old, pos + len(new))
+    for was, now in ((old, new), (old[:1].upper() + old[1:], new[:1].upper() + new[1:])):  # as sentences start
+        pos = task.find(was)
+        while pos >= 0:
+            task = task[:pos] + now + task[pos + len(was):]
+            spans = [[s + delta if s > pos else s, e + delta if e > pos else e] for s, e in spans]
+            pos = task.find(was, pos + len(now))
     spec["actions"][k]["name"], spec["clauses"] = new, spans
     tools = [t.model_copy(update={"description": t.description.replace(old, new)}) for t in case.tools]
     return case.model_copy(update={"task": task, "spec": spec, "tools": tools})

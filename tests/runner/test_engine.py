@@ -169,7 +169,7 @@ def test_resume_reruns_infra_results_only_and_never_replaces_another_result(tmp_
     assert len(rows) == 5 and not any(r.infra for r in rows) and all(r.passed for r in rows)
     trace, verdict = next(store.results())
     assert trace.meta["attempt"] == 2 and trace.meta["earlier_infra"] == ["HTTP 503 from http://x/v1/chat/completions"]
-    with pytest.raises(sqlite3.IntegrityError):  # a result that is not infra is final
+    with pytest.raises(PlanprobeError, match="UNIQUE constraint"):  # a result that is not infra is final
         store.add_result(trace, verdict)
 
 

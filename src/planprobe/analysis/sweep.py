@@ -35,6 +35,7 @@ from typing import Any, Callable, Optional
 from ..errors import PlanprobeError
 from ..runner.engine import RunConfig, open_run, run_pending
 from ..suites.constraints.generator import ConstraintSuiteOptions, generate_cases
+from ..suites.constraints.synthesis import SynthesisOptions
 from ..suites.io import load_suite, write_suite
 from .summary import summarize
 
@@ -163,19 +164,25 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 def run_sweep(out: Path, agent, config: RunConfig, *, extended: bool = False, k: int = 20, cap: int = 300,
               threshold: float = 0.2, start: int = 2, stop: Optional[int] = None, seed: int = 0,
               on_point: Callable[[SweepPoint], None] = lambda p: None,
-              on_result=None, on_store: Callable[[Any], None] = lambda store: None) -> SweepResult:
+              on_result=None, on_store: Callable[[Any], None] = lambda store: None,
+              synthesis: Optional[SynthesisOptions] = None, style: str = "planprobe",
+              allow_unconstrained: bool = False) -> SweepResult:
     """Run the sweep into ``out``; ``on_store`` sees each run's store once it is open (to record
     settings beside the engine's)."""
     out = Path(out)
     stop = stop or (12 if extended else 20)
+    synthesis = synthesis or SynthesisOptions()
     settings = {"extended": extended, "k": k, "cap": cap, "start": start, "stop": stop, "seed": seed,
+                "style": style, "max_sentences": synthesis.max_sentences, "max_iterations": synthesis.max_iterations,
+                "allow_unconstrained": allow_unconstrained,
                 "agent": config.agent, "model": config.model,
                 "suite_seeds": {str(n): suite_seed(seed, n) for n in range(start, stop + 1)}}
     result = SweepResult(threshold=threshold, settings=settings)
     out.mkdir(parents=True, exist_ok=True)
     for n in range(start, stop + 1):
         opts = ConstraintSuiteOptions(actions=(n, n), n=cases_for(n, k, cap), seed=suite_seed(seed, n),
-                                      extended=extended)
+                                      extended=extended, style=style, allow_unconstrained=allow_unconstrained,
+                                      synthesis=synthesis)
         opts.check()
         path = out / "suites" / f"n{n}.jsonl"
         write_suite(generate_cases(opts), path)  # byte-identical on a resumed sweep

@@ -3,17 +3,24 @@
 Why built in: cost-optimal reference plans are needed for every generated
 case (PlanBench's t2 scores a plan against the optimum) and for small problems
 starting a Fast Downward process costs more than the search itself. For large
-problems use ``fast_downward.solve`` (the optional ``planner`` extra).
+problems use ``fast_downward.solve`` (the optional ``planner`` extra); see
+docs/pddl.md for when to switch.
 
 Heuristics (all admissible, so A* returns an optimal plan; actions have unit cost):
 
-* ``hmax`` (default) — the first layer of the delete-relaxed planning graph in
-  which all goal atoms appear; computed with bit masks.
-* ``lmcut`` — LM-cut: far better informed (Logistics), far more work per state
-  in Python; for problems where h_max expands too many states.
+* ``hmax`` (the library default, kept for reproducible reference plans) — the
+  first layer of the delete-relaxed planning graph in which all goal atoms
+  appear; computed with bit masks; cheapest per state, weakest.
+* ``lmcut`` (the CLI default) — LM-cut (``lmcut.py``), with landmarks inherited
+  from parent to child and states re-queued when their fresh estimate is higher
+  (see ``_Search``): the choice for IPC-style tasks (Depot, Elevators, Freecell).
 * ``blind`` — 0 at goal states, else 1 (breadth-first in effect).
 
-Limits: ``time_limit`` seconds and ``node_limit`` expansions; hitting one raises
+The search runs on ``SearchTask``: relevant actions only, states cut down to
+relevant atoms, an index of applicable actions.
+
+Limits: ``time_limit`` seconds for the whole call — grounding, set-up and search
+all check a ``Budget`` — and ``node_limit`` expansions; hitting one raises
 ``PlannerTimeoutError``. An exhausted search, or a goal unreachable even with
 delete effects ignored, raises ``UnsolvableError``.
 """
@@ -110,7 +117,6 @@ def solve(problem: Problem | GroundProblem, *, heuristic: str = "hmax", time_lim
     budget = Budget(time_limit, clock=clock)
     gp = problem if isinstance(problem, GroundProblem) else ground(problem)
     budget.label = gp.problem.filename
-    name = f"builtin astar({heuristic})"
     if gp.goal_impossible:
         raise UnsolvableError(f"{gp.problem.filename}: unsolvable: a goal equality is false "
                               f"({' '.join(str(lit) for lit in gp.unmet_goals(gp.init))})")
@@ -118,14 +124,15 @@ def solve(problem: Problem | GroundProblem, *, heuristic: str = "hmax", time_lim
     actions = gp.actions(budget)
     budget.stage = "preparing the search"
     budget.check()
-    if _relaxed_unreachable_goals(gp, actions, budget):
-        raise UnsolvableError(f"{gp.problem.filename}: unsolvable: the goal {_relaxed_unreachable_goals(gp, actions)} "
-                              "cannot be reached even with delete effects ignored")
+    missing = _relaxed_unreachable_goals(gp, actions, budget)
+    if missing:
+        raise UnsolvableError(f"{gp.problem.filename}: unsolvable: the goal {missing} cannot be reached even with "
+                              "delete effects ignored")
     task = SearchTask(gp, actions, budget)
     h = _MAKE[heuristic](task, budget)
     budget.stage = "searching"
     budget.check()
-    return _astar(task, h, name, budget, node_limit)
+    return _astar(task, h, heuristic, budget, node_limit)
 
 
 class _Search:
@@ -217,17 +224,17 @@ class _NodeLimit(Exception):
     pass
 
 
-def _astar(task: SearchTask, h: Callable[[State], float], name: str, budget: Budget,
+def _astar(task: SearchTask, h: Callable[[State], float], heuristic: str, budget: Budget,
            node_limit: int | None) -> PlanResult:
     gp, search = task.gp, _Search(task, h, budget)
     try:
         found = search.run(node_limit)
     except _NodeLimit:
         raise PlannerTimeoutError(_limit_message(gp, f"the node limit of {node_limit:,} expansions",
-                                                 search.expanded)) from None
+                                                 search.expanded, heuristic)) from None
     except PlannerTimeoutError:
         raise PlannerTimeoutError(_limit_message(gp, f"the time limit of {budget.time_limit:g} s",
-                                                 search.expanded)) from None
+                                                 search.expanded, heuristic)) from None
     if found is None:
         if search.expanded == 0:
             raise UnsolvableError(f"{gp.problem.filename}: unsolvable: the goal cannot be reached even with "
@@ -239,12 +246,14 @@ def _astar(task: SearchTask, h: Callable[[State], float], name: str, budget: Bud
     while state != task.init:
         state, n = parent[state]
         steps.append(str(task.actions[n]))
-    return PlanResult(tuple(reversed(steps)), name, True, search.expanded, search.generated, budget.elapsed())
+    return PlanResult(tuple(reversed(steps)), f"builtin astar({heuristic})", True, search.expanded, search.generated,
+                      budget.elapsed())
 
 
-def _limit_message(gp: GroundProblem, limit: str, expanded: int) -> str:
+def _limit_message(gp: GroundProblem, limit: str, expanded: int, heuristic: str = "lmcut") -> str:
+    other = "" if heuristic == "lmcut" else "try the lmcut heuristic (--heuristic lmcut), "
     return (f"{gp.problem.filename}: no plan found within {limit} ({expanded:,} states expanded); "
-            "raise the limit or use Fast Downward (--planner fast-downward)")
+            f"{other}raise the limit or use Fast Downward (--planner fast-downward)")
 
 
 def _relaxed_unreachable_goals(gp: GroundProblem, actions, budget: Budget | None = None) -> str:

@@ -168,6 +168,7 @@ class LMCut:
             return INF
 
         # ---- cuts -------------------------------------------------------------------
+        h_max = hc[goal_fact]  # the estimate never ends below h_max (see the return)
         zone = [0] * n_slots   # == round: in the goal zone
         free = [0] * n_slots   # number of free (zero-cost) achievers of each fact
         free[goal_fact] = 1
@@ -259,4 +260,7 @@ class LMCut:
                 work = 0
         if budget is not None:
             budget.tick(work)
-        return total
+        # A backward cut may hold two actions of one path, so in principle h_max could
+        # fall by 2 in a round; h_max itself is admissible under the remaining costs,
+        # so the larger of the two stays admissible and LM-cut keeps dominating h_max.
+        return max(total, inherited + h_max)

@@ -3,6 +3,7 @@
     python benchmarks/pddl_planner.py [--skip-fd] [--skip-blocksworld]
                                       [--ipc DIR] [--domains depot,elevators,freecell,zenotravel]
                                       [--tasks 5] [--time-limit 60] [--heuristic lmcut]
+                                      [--limit-check 10]
 
 Blocksworld: PlanBench's 501 instances (from ../shared/data), built-in h_max and
 LM-cut against Fast Downward's astar(lmcut()); plan lengths must agree.
@@ -100,6 +101,8 @@ def _run(label: str, fn) -> tuple[str, float, float]:
 
 
 def ipc(root: Path, domains: list[str], n: int, time_limit: float, heuristic: str, skip_fd: bool) -> None:
+    if n <= 0:
+        return
     use_fd = not skip_fd and fast_downward.available()
     print(f"\nIPC tasks from {root}: first {n} per domain, limit {time_limit:g} s wall clock each; "
           f"built-in astar({heuristic}){' vs Fast Downward astar(lmcut())' if use_fd else ''}")
@@ -139,6 +142,30 @@ def ipc(root: Path, domains: list[str], n: int, time_limit: float, heuristic: st
             print(row, flush=True)
 
 
+def limit_check(root: Path, domains: list[str], limit: float, skip_fd: bool) -> None:
+    """The largest task of each domain under a short limit: how long does a time-out really take?"""
+    use_fd = not skip_fd and fast_downward.available()
+    print(f"\nTime-limit check: the last task (by name) of each domain, limit {limit:g} s wall clock")
+    print("| domain | task | built-in outcome | wall s | FD outcome | wall s |")
+    print("|---|---|---|---|---|---|")
+    for name in domains:
+        files = sorted(p for p in (root / name).glob("*.pddl") if "domain" not in p.name)
+        if not files:
+            continue
+        task_path = files[-1]
+        domain_path = next((d for d in (root / name / f"domain_{task_path.name}", root / name / "domain.pddl")
+                            if d.is_file()), None)
+        if domain_path is None:
+            continue
+        b_out, b_wall, _ = _run("builtin", lambda: solve(load(domain_path, task_path), heuristic="lmcut",
+                                                           time_limit=limit))
+        row = f"| {name} | {task_path.name} | {b_out} | {b_wall:.2f} |"
+        if use_fd:
+            f_out, f_wall, _ = _run("fd", lambda: fast_downward.solve(load(domain_path, task_path), time_limit=limit))
+            row += f" {f_out} | {f_wall:.2f} |"
+        print(row, flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--skip-fd", action="store_true", help="do not run Fast Downward")
@@ -148,6 +175,8 @@ def main() -> None:
     ap.add_argument("--tasks", type=int, default=5, help="tasks per domain (the first by file name)")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per task and planner (wall clock)")
     ap.add_argument("--heuristic", default="lmcut", choices=("lmcut", "hmax", "blind"))
+    ap.add_argument("--limit-check", type=float, metavar="S",
+                    help="also run the largest task of each domain with this time limit and report the wall time")
     args = ap.parse_args()
     print(f"machine: {machine()}")
     if not args.skip_fd and not fast_downward.available():
@@ -157,8 +186,10 @@ def main() -> None:
     if args.ipc is not None:
         if not args.ipc.is_dir():
             sys.exit(f"--ipc {args.ipc}: not a directory")
-        ipc(args.ipc, [d for d in args.domains.split(",") if d], args.tasks, args.time_limit, args.heuristic,
-            args.skip_fd)
+        domains = [d for d in args.domains.split(",") if d]
+        ipc(args.ipc, domains, args.tasks, args.time_limit, args.heuristic, args.skip_fd)
+        if args.limit_check:
+            limit_check(args.ipc, domains, args.limit_check, args.skip_fd)
 
 
 if __name__ == "__main__":

@@ -4,10 +4,9 @@ breadth-first search and, when installed, with Fast Downward."""
 
 from __future__ import annotations
 
-import itertools
-from pathlib import Path
-
 import pytest
+from pddl_data import IPC_STYLE as DATA
+from pddl_data import freecell_deal
 
 from planprobe.suites.pddl import (
     PDDLSyntaxError,
@@ -27,9 +26,8 @@ from planprobe.suites.pddl import (
 from planprobe.suites.pddl.grounding import GroundProblem
 from planprobe.suites.pddl.model import ROOT_TYPE
 
-DATA = Path(__file__).resolve().parent / "data" / "ipc_style"
 TASKS = sorted((d.name, p.name) for d in DATA.iterdir() if d.is_dir() for p in d.glob("p*.pddl"))
-# optimal plan lengths, each confirmed by breadth-first search (test below) and by Fast Downward
+# optimal plan lengths, each confirmed by blind A* (breadth-first in effect, below) and by Fast Downward
 OPTIMAL = {("depot", "p01.pddl"): 10, ("depot", "p02.pddl"): 11, ("elevators", "p01.pddl"): 13,
            ("freecell", "p01.pddl"): 6, ("freecell", "p02.pddl"): 9, ("zenotravel", "p01.pddl"): 9}
 
@@ -118,33 +116,6 @@ def test_grounding_by_joins_equals_brute_force_in_the_same_order(name, problem):
     prob = task(name, problem)
     joined = [str(a) for a in GroundProblem(prob).actions()]
     assert joined == _naive_actions(GroundProblem(task(name, problem)))
-
-
-def freecell_deal(suits: int = 4, values: int = 13, columns: int = 8) -> str:
-    """A full freecell-style deal (4 x 13 cards in 8 columns) for the freecell-style domain."""
-    names = "hdcs"[:suits]
-    cards = [f"{s}{v}" for s in names for v in range(1, values + 1)]
-    deal = sorted(cards, key=lambda c: (int(c[1:]) * 7 + ord(c[0])) % len(cards))
-    cols = [deal[i::columns] for i in range(columns)]
-    init = [f"(home {s}0)" for s in names] + ["(cellspace n4)", "(colspace n0)"]
-    for col in cols:
-        init.append(f"(bottomcol {col[0]})")
-        init += [f"(on {upper} {lower})" for lower, upper in zip(col, col[1:])]
-        init.append(f"(clear {col[-1]})")
-    init += [f"(successor n{i + 1} n{i})" for i in range(values)]
-    for s in names:
-        init += [f"(suit {s}{v} suit-{s})" for v in range(values + 1)]
-        init += [f"(value {s}{v} n{v})" for v in range(values + 1)]
-    red = {"h", "d"}
-    for a in names:
-        for b in names:
-            if (a in red) != (b in red):
-                init += [f"(canstack {a}{v} {b}{v + 1})" for v in range(1, values)]
-    objects = [f"{s}{v}" for s in names for v in range(values + 1)] + [f"suit-{s}" for s in names] + \
-        [f"n{i}" for i in range(values + 1)]
-    goal = " ".join(f"(home {s}{values})" for s in names)
-    return (f"(define (problem deal) (:domain freecell-style) (:objects {' '.join(objects)}) "
-            f"(:init {' '.join(init)}) (:goal (and {goal})))")
 
 
 def test_grounding_a_full_untyped_deal_does_not_blow_up():

@@ -14,12 +14,12 @@ import signal
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
-from test_pddl_ipc_style import DATA, freecell_deal
+from pddl_data import IPC_STYLE as DATA
+from pddl_data import freecell_deal
 
-from planprobe.suites.pddl import PlannerTimeoutError, fast_downward, parse_domain, parse_problem, solve
+from planprobe.suites.pddl import PlannerTimeoutError, fast_downward, load, parse_domain, parse_problem, solve
 from planprobe.suites.pddl.budget import DEFAULT_STRIDE, Budget
 from planprobe.suites.pddl.grounding import GroundProblem
 from planprobe.suites.pddl.lmcut import LMCut
@@ -78,7 +78,6 @@ def test_grounding_reads_the_clock_as_it_works_and_stops_at_the_first_late_read(
 @pytest.mark.parametrize("heuristic", ["hmax", "lmcut", "blind"])
 def test_search_reads_the_clock_and_stops_at_the_first_late_read(heuristic):
     domain = DATA / "elevators" / "domain.pddl"
-    from planprobe.suites.pddl import load
 
     def problem():
         return load(domain, DATA / "elevators" / "p01.pddl")
@@ -145,8 +144,6 @@ def test_fast_downward_is_killed_with_its_children_at_the_limit(tmp_path, monkey
 
     def clock() -> float:  # time stands still until the driver and its child both run
         return 1e9 if pids.exists() else 0.0
-
-    from planprobe.suites.pddl import load
 
     prob = load(DATA / "depot" / "domain.pddl", DATA / "depot" / "p01.pddl")
     with pytest.raises(PlannerTimeoutError, match=r"p01.pddl: Fast Downward found no plan within the time limit "

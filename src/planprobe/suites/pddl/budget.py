@@ -3,7 +3,7 @@
 Why: a time limit is only a bound if each loop that can run long looks at the
 clock often enough. Reading the clock on every step costs more than the step,
 so long loops call ``tick(units)`` with a rough count of the work they did, and
-the clock is read once per ``stride`` units (a few milliseconds of Python work).
+the clock is read once per ``stride`` units (about a millisecond of Python work).
 The clock can be injected, so tests check *that* an operation honours its
 limit without measuring how fast the machine is.
 """
@@ -63,13 +63,7 @@ class Budget:
     def elapsed(self) -> float:
         return self.clock() - self.started
 
-    def message(self, detail: str = "") -> str:
+    def message(self) -> str:
         where = f"{self.label}: " if self.label else ""
-        extra = f"; {detail}" if detail else ""
-        return (f"{where}no plan found within the time limit of {self.time_limit:g} s (stopped while {self.stage}"
-                f"{extra}); raise the limit or use Fast Downward (--planner fast-downward)")
-
-
-def unlimited() -> Budget:
-    """A budget that never runs out (for callers that pass none)."""
-    return Budget(None)
+        return (f"{where}no plan found within the time limit of {self.time_limit:g} s (stopped while {self.stage}); "
+                "raise the limit or use Fast Downward (--planner fast-downward)")

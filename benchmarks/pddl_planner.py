@@ -1,15 +1,32 @@
-"""Optimal planning time: built-in A* vs Fast Downward on PlanBench's 501 Blocksworld instances.
+"""Optimal planning time: the built-in A* against Fast Downward, in one run.
 
-    python benchmarks/pddl_planner.py [--skip-fd]
+    python benchmarks/pddl_planner.py [--skip-fd] [--skip-blocksworld]
+                                      [--ipc DIR] [--domains depot,elevators,freecell,zenotravel]
+                                      [--tasks 5] [--time-limit 60] [--heuristic lmcut]
+                                      [--limit-check 10]
+
+Blocksworld: PlanBench's 501 instances (from ../shared/data), built-in h_max and
+LM-cut against Fast Downward's astar(lmcut()); plan lengths must agree.
+
+IPC (``--ipc DIR``): the first ``--tasks`` tasks (by file name) of each domain
+directory under DIR — a checkout of a public IPC collection, e.g. pyperplan's
+``benchmarks/`` (STRIPS, action costs removed) or aibasel/downward-benchmarks;
+nothing fetched is part of planprobe. A domain directory holds ``domain.pddl``
+and task files (``taskNN.pddl`` or ``pNN.pddl``), or one ``domain_<task>`` per
+task. Each task runs under the same wall-clock limit on both planners.
 
 Both planners start from the PDDL files: the built-in time includes parsing and
-grounding; Fast Downward's includes writing the files, starting the process,
-its translator and its search (astar(lmcut())). Plan lengths must agree.
+grounding; Fast Downward's includes writing the files, starting the process, its
+translator and its search. CPU seconds are printed too (this process's own for
+the built-in planner, and Fast Downward's processes once they exit — not after a
+time-out, when its search is killed as an orphan): on a loaded machine CPU
+seconds say more than wall time.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
 import time
@@ -18,41 +35,161 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine
 
-from planprobe.suites.pddl import fast_downward, load_domain, load_problem, solve
+from planprobe.errors import PlanprobeError
+from planprobe.suites.pddl import fast_downward, load, load_domain, load_problem, solve, validate
 
 BW = Path(__file__).resolve().parents[2] / "shared" / "data" / "planbench" / "instances" / "blocksworld"
 
 
-def run(planner) -> tuple[float, list[float], list[int]]:
-    per, lengths = [], []
-    t_all = time.perf_counter()
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def blocksworld(skip_fd: bool) -> None:
+    if not (BW / "generated_domain.pddl").is_file():
+        print(f"Blocksworld: {BW} not found; skipped")
+        return
     domain = load_domain(BW / "generated_domain.pddl")
-    for i in range(1, 502):
-        t0 = time.perf_counter()
-        prob = load_problem(BW / "generated_basic" / f"instance-{i}.pddl", domain)
-        lengths.append(planner(prob).cost)
-        per.append(time.perf_counter() - t0)
-    return time.perf_counter() - t_all, per, lengths
+    lengths: dict[str, list[int]] = {}
+    totals: dict[str, float] = {}
+    runs = [("builtin astar(hmax)", lambda p: solve(p, heuristic="hmax")),
+            ("builtin astar(lmcut)", lambda p: solve(p, heuristic="lmcut"))]
+    if not skip_fd and fast_downward.available():
+        runs.append(("fast-downward astar(lmcut())", lambda p: fast_downward.solve(p, time_limit=60)))
+    for name, planner in runs:
+        per = []
+        t_all = time.perf_counter()
+        lengths[name] = []
+        for i in range(1, 502):
+            t0 = time.perf_counter()
+            prob = load_problem(BW / "generated_basic" / f"instance-{i}.pddl", domain)
+            lengths[name].append(planner(prob).cost)
+            per.append(time.perf_counter() - t0)
+        totals[name] = time.perf_counter() - t_all
+        print(f"Blocksworld, {name}: 501 instances in {totals[name]:.2f} s (median {statistics.median(per) * 1e3:.2f} "
+              f"ms, max {max(per) * 1e3:.1f} ms per instance)", flush=True)
+    first = runs[0][0]
+    for name, _ in runs[1:]:
+        same = sum(a == b for a, b in zip(lengths[first], lengths[name]))
+        print(f"  same optimal length as {first} on {same}/501; {first} is {totals[name] / totals[first]:.1f}x "
+              f"faster than {name}")
+
+
+def _tasks(directory: Path, n: int) -> list[tuple[Path, Path]]:
+    files = sorted(p for p in directory.glob("*.pddl") if "domain" not in p.name)
+    out = []
+    for task in files[:n]:
+        for domain in (directory / f"domain_{task.name}", directory / f"{task.stem}-domain.pddl",
+                       directory / "domain.pddl"):
+            if domain.is_file():
+                out.append((domain, task))
+                break
+    return out
+
+
+def _run(label: str, fn) -> tuple[str, float, float]:
+    """'length' or the error kind, wall seconds, CPU seconds."""
+    c0, ch0, t0 = time.process_time(), _children_cpu(), time.perf_counter()
+    try:
+        result = fn()
+        outcome = str(result.cost)
+    except PlanprobeError as exc:
+        outcome = type(exc).__name__.replace("Error", "").replace("Planner", "") or "error"
+        outcome = {"Timeout": "time-out"}.get(outcome, outcome)
+    return outcome, time.perf_counter() - t0, time.process_time() - c0 + _children_cpu() - ch0
+
+
+def ipc(root: Path, domains: list[str], n: int, time_limit: float, heuristic: str, skip_fd: bool) -> None:
+    if n <= 0:
+        return
+    use_fd = not skip_fd and fast_downward.available()
+    print(f"\nIPC tasks from {root}: first {n} per domain, limit {time_limit:g} s wall clock each; "
+          f"built-in astar({heuristic}){' vs Fast Downward astar(lmcut())' if use_fd else ''}")
+    print("| domain | task | built-in length | wall s | CPU s | expanded | FD length | wall s | CPU s | "
+          "wall ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name in domains:
+        directory = root / name
+        tasks = _tasks(directory, n)
+        if not tasks:
+            print(f"| {name} | (no tasks in {directory}) |")
+            continue
+        for domain_path, task_path in tasks:
+            try:
+                prob = load(domain_path, task_path)
+            except PlanprobeError as exc:
+                print(f"| {name} | {task_path.name} | cannot read: {str(exc)[:90]} |")
+                continue
+            expanded = [0]
+
+            def builtin():
+                result = solve(load(domain_path, task_path), heuristic=heuristic, time_limit=time_limit)
+                assert validate(prob, result.steps).valid
+                expanded[0] = result.expanded
+                return result
+
+            b_out, b_wall, b_cpu = _run("builtin", builtin)
+            row = f"| {name} | {task_path.name} | {b_out} | {b_wall:.2f} | {b_cpu:.2f} | {expanded[0] or ''} |"
+            if use_fd:
+                f_out, f_wall, f_cpu = _run("fd", lambda: fast_downward.solve(prob, time_limit=time_limit))
+                ratio = f"{b_wall / f_wall:.1f}x" if b_out.isdigit() and f_out.isdigit() else ""
+                if b_out.isdigit() and f_out.isdigit() and b_out != f_out:
+                    ratio += " LENGTHS DIFFER"
+                # a killed search process is not our child when it dies: its CPU time is not counted
+                f_cpu_text = f"{f_cpu:.2f}" if f_out.isdigit() else "—"
+                row += f" {f_out} | {f_wall:.2f} | {f_cpu_text} | {ratio} |"
+            print(row, flush=True)
+
+
+def limit_check(root: Path, domains: list[str], limit: float, skip_fd: bool) -> None:
+    """The largest task of each domain under a short limit: how long does a time-out really take?"""
+    use_fd = not skip_fd and fast_downward.available()
+    print(f"\nTime-limit check: the last task (by name) of each domain, limit {limit:g} s wall clock")
+    print("| domain | task | built-in outcome | wall s | FD outcome | wall s |")
+    print("|---|---|---|---|---|---|")
+    for name in domains:
+        files = sorted(p for p in (root / name).glob("*.pddl") if "domain" not in p.name)
+        if not files:
+            continue
+        task_path = files[-1]
+        domain_path = next((d for d in (root / name / f"domain_{task_path.name}", root / name / "domain.pddl")
+                            if d.is_file()), None)
+        if domain_path is None:
+            continue
+        b_out, b_wall, _ = _run("builtin", lambda: solve(load(domain_path, task_path), heuristic="lmcut",
+                                                           time_limit=limit))
+        row = f"| {name} | {task_path.name} | {b_out} | {b_wall:.2f} |"
+        if use_fd:
+            f_out, f_wall, _ = _run("fd", lambda: fast_downward.solve(load(domain_path, task_path), time_limit=limit))
+            row += f" {f_out} | {f_wall:.2f} |"
+        print(row, flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--skip-fd", action="store_true")
+    ap.add_argument("--skip-fd", action="store_true", help="do not run Fast Downward")
+    ap.add_argument("--skip-blocksworld", action="store_true", help="skip PlanBench's 501 Blocksworld instances")
+    ap.add_argument("--ipc", type=Path, help="a directory of IPC domain directories (e.g. pyperplan's benchmarks/)")
+    ap.add_argument("--domains", default="depot,elevators,freecell,zenotravel")
+    ap.add_argument("--tasks", type=int, default=5, help="tasks per domain (the first by file name)")
+    ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per task and planner (wall clock)")
+    ap.add_argument("--heuristic", default="lmcut", choices=("lmcut", "hmax", "blind"))
+    ap.add_argument("--limit-check", type=float, metavar="S",
+                    help="also run the largest task of each domain with this time limit and report the wall time")
     args = ap.parse_args()
     print(f"machine: {machine()}")
-    total, per, builtin = run(lambda p: solve(p))
-    print(f"builtin astar(hmax): 501 instances in {total:.2f} s (median {statistics.median(per) * 1e3:.2f} ms, "
-          f"max {max(per) * 1e3:.1f} ms per instance)")
-    if args.skip_fd:
-        return
-    if not fast_downward.available():
+    if not args.skip_fd and not fast_downward.available():
         print(fast_downward.INSTALL_HINT)
-        return
-    total_fd, per_fd, fd = run(lambda p: fast_downward.solve(p, time_limit=60))
-    print(f"fast-downward astar(lmcut()): 501 instances in {total_fd:.2f} s (median {statistics.median(per_fd) * 1e3:.1f} "
-          f"ms, max {max(per_fd) * 1e3:.1f} ms per instance)")
-    print(f"same optimal length on {sum(a == b for a, b in zip(builtin, fd))}/501; built-in is "
-          f"{total_fd / total:.0f}x faster in total")
+    if not args.skip_blocksworld:
+        blocksworld(args.skip_fd)
+    if args.ipc is not None:
+        if not args.ipc.is_dir():
+            sys.exit(f"--ipc {args.ipc}: not a directory")
+        domains = [d for d in args.domains.split(",") if d]
+        ipc(args.ipc, domains, args.tasks, args.time_limit, args.heuristic, args.skip_fd)
+        if args.limit_check:
+            limit_check(args.ipc, domains, args.limit_check, args.skip_fd)
 
 
 if __name__ == "__main__":

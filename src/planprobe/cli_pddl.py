@@ -65,9 +65,11 @@ def plan_cmd(
     problem: Annotated[Path, typer.Argument(help="Problem file (PDDL).")],
     planner: Annotated[str, typer.Option(help="builtin (A*, optimal) | fast-downward (optimal astar(lmcut()); "
                                               "needs pip install 'planprobe\\[planner]').")] = "builtin",
-    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds before the planner gives up.")] = 60.0,
-    heuristic: Annotated[str, typer.Option(help="builtin planner: hmax | lmcut (stronger, slower per "
-                                                 "state) | blind; all admissible.")] = "hmax",
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds (wall clock) for the whole run, "
+                                                                   "grounding included; a hard bound.")] = 60.0,
+    heuristic: Annotated[str, typer.Option(help="builtin planner: lmcut (best informed; IPC-style tasks) | hmax "
+                                                 "(cheapest per state; small Blocksworld/Logistics) | blind; all "
+                                                 "admissible.")] = "lmcut",
     node_limit: Annotated[int, typer.Option("--node-limit", help="builtin planner: max states expanded "
                                                                  "(0: no limit).")] = 0,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the plan here "

@@ -1,4 +1,5 @@
-"""PlanBench instances for the PDDL tests (from ../shared; tests skip when it is absent)."""
+"""Data for the PDDL tests: PlanBench instances (from ../shared; tests skip when it is
+absent), the IPC-style tasks of data/ipc_style, and a generated Freecell-style deal."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from helpers import shared_path
 from planprobe.suites.pddl import Domain, Problem, load_domain, load_problem
 
 HERE = Path(__file__).resolve().parent
+IPC_STYLE = HERE / "data" / "ipc_style"
 _DOMAINS: dict[tuple[Path, str], Domain] = {}
 
 
@@ -42,3 +44,30 @@ def optimal_lengths() -> dict[int, int]:
     ships one (the even instances 2–500, checked in test_pddl_planner)."""
     data = json.loads((HERE / "data" / "blocksworld_generated_basic_optimal.json").read_text())
     return {int(k): v for k, v in data.items()}
+
+
+def freecell_deal(suits: int = 4, values: int = 13, columns: int = 8) -> str:
+    """A full freecell-style deal (4 x 13 cards in 8 columns) for the freecell-style domain."""
+    names = "hdcs"[:suits]
+    cards = [f"{s}{v}" for s in names for v in range(1, values + 1)]
+    deal = sorted(cards, key=lambda c: (int(c[1:]) * 7 + ord(c[0])) % len(cards))
+    cols = [deal[i::columns] for i in range(columns)]
+    init = [f"(home {s}0)" for s in names] + ["(cellspace n4)", "(colspace n0)"]
+    for col in cols:
+        init.append(f"(bottomcol {col[0]})")
+        init += [f"(on {upper} {lower})" for lower, upper in zip(col, col[1:])]
+        init.append(f"(clear {col[-1]})")
+    init += [f"(successor n{i + 1} n{i})" for i in range(values)]
+    for s in names:
+        init += [f"(suit {s}{v} suit-{s})" for v in range(values + 1)]
+        init += [f"(value {s}{v} n{v})" for v in range(values + 1)]
+    red = {"h", "d"}
+    for a in names:
+        for b in names:
+            if (a in red) != (b in red):
+                init += [f"(canstack {a}{v} {b}{v + 1})" for v in range(1, values)]
+    objects = [f"{s}{v}" for s in names for v in range(values + 1)] + [f"suit-{s}" for s in names] + \
+        [f"n{i}" for i in range(values + 1)]
+    goal = " ".join(f"(home {s}{values})" for s in names)
+    return (f"(define (problem deal) (:domain freecell-style) (:objects {' '.join(objects)}) "
+            f"(:init {' '.join(init)}) (:goal (and {goal})))")

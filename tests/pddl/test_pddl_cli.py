@@ -82,7 +82,7 @@ def test_plan_writes_an_optimal_plan_that_validates(bw):
     out = tmp / "plan.txt"
     proc = _run("plan", domain, problem, "-o", out)
     assert proc.returncode == 0, proc.stderr
-    assert "optimal plan of 4 steps by builtin astar(hmax)" in proc.stderr
+    assert "optimal plan of 4 steps by builtin astar(lmcut)" in proc.stderr
     assert out.read_text().splitlines()[-1] == "; cost = 4 (unit cost)"
     assert _run("validate", domain, problem, out).returncode == 0
 

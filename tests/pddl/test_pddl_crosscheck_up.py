@@ -2,9 +2,11 @@
 
 Plans: optimal ones, truncated, with a step dropped / swapped / replaced /
 inserted, random walks, and real GPT-4 plans from PlanBench, over Blocksworld and
-Logistics (the files unified-planning accepts as they are) and one obfuscated
-Logistics domain, fed to unified-planning through planprobe's writer because
-unified-planning rejects its empty ``(:types)`` section. Verdicts, failing steps,
+Logistics (the files unified-planning accepts as they are), one obfuscated
+Logistics domain and the IPC-style tasks of data/ipc_style (depot, elevators,
+freecell, zenotravel with ``either`` types), fed to unified-planning through
+planprobe's writer because unified-planning rejects empty ``(:types)`` sections
+and ``either`` predicate arguments. Verdicts, failing steps,
 unmet preconditions and unmet goals must agree.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 from pddl_data import gpt4_rows, instances, problem
@@ -20,11 +23,13 @@ from planprobe.suites.pddl import (
     Outcome,
     domain_to_pddl,
     ground,
+    load,
     problem_to_pddl,
     solve,
     validate,
 )
 
+IPC_STYLE = Path(__file__).resolve().parent / "data" / "ipc_style"
 up = pytest.importorskip("unified_planning")
 
 from unified_planning.engines import ValidationResultStatus
@@ -89,7 +94,10 @@ class _UP:
             prob_path = prob.filename
         else:  # through planprobe's writer (drops the empty sections unified-planning rejects)
             dom_path, prob_path = tmp_path / "domain.pddl", tmp_path / "problem.pddl"
-            dom_path.write_text(domain_to_pddl(prob.domain))
+            # unified-planning cannot read '(either …)' predicate arguments; the files were type-checked
+            # on reading, so 'object' there changes no verdict (action parameters keep their types)
+            assert not any(" " in p.type for a in prob.domain.actions for p in a.parameters)
+            dom_path.write_text(re.sub(r"\(either [^)]*\)", "object", domain_to_pddl(prob.domain)))
             prob_path.write_text(problem_to_pddl(prob))
         self.problem = PDDLReader().parse_problem(str(dom_path), str(prob_path))
         self.actions = {a.name.lower(): a for a in self.problem.actions}
@@ -145,6 +153,10 @@ def test_validator_agrees_with_unified_planning(tmp_path):
     for i in (1, 2, 3):
         prob = problem("obfuscated_deceptive_logistics", i)
         corpus.append((prob, _mutations(list(solve(prob).steps), ground(prob), rng, 20)))
+    for d in sorted(IPC_STYLE.iterdir()):  # depot-, elevators-, freecell-, zenotravel-style tasks
+        for path in sorted(d.glob("p*.pddl")):
+            prob = load(d / "domain.pddl", path)
+            corpus.append((prob, _mutations(list(solve(prob, heuristic="lmcut").steps), ground(prob), rng, 30)))
     gpt4 = {}
     for row in gpt4_rows("blocksworld", "task_1_plan_generation.jsonl.gz")[:40]:
         gpt4.setdefault(row["instance_id"], []).append(row["extracted_llm_plan"])

@@ -4,20 +4,25 @@ Fast Downward is GPL, so planprobe does not depend on it: it comes with the
 ``planner`` extra (``pip install planprobe[planner]``, which installs the
 ``up-fast-downward`` package). We only locate that package's
 ``downward/fast-downward.py`` driver (without importing it, which would pull in
-unified-planning) and run it as a **subprocess** with a time limit on PDDL we
-write ourselves, then read its ``sas_plan``. The default search,
-``astar(lmcut())``, is optimal.
+unified-planning) and run it as a **subprocess** in its own process group on
+PDDL we write ourselves, then read its ``sas_plan``. The time limit is wall
+clock for the whole call: the group is killed when it passes. The default
+search, ``astar(lmcut())``, is optimal.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from .budget import Budget
 from .errors import (
     PlannerError,
     PlannerTimeoutError,
@@ -25,7 +30,7 @@ from .errors import (
     UnsolvableError,
 )
 from .grounding import GroundProblem
-from .model import Problem
+from .model import Problem, type_members
 from .planner import PlanResult
 from .simulator import parse_plan
 from .writer import domain_to_pddl, problem_to_pddl
@@ -38,6 +43,7 @@ _UNSOLVABLE = {10, 11}
 _OUT_OF_TIME = {21, 23, 24}
 _OUT_OF_MEMORY = {20, 22}
 _INCOMPLETE = {12, 13}
+_POLL_SECONDS = 0.05  # how often the driver is checked against the time limit
 _ADMISSIBLE = {"astar(lmcut())", "astar(blind())", "astar(hmax())", "astar(ipdb())"}  # searches known optimal
 
 
@@ -61,18 +67,28 @@ def available() -> bool:
 
 
 def solve(problem: Problem | GroundProblem, *, time_limit: float | None = 60.0,
-          search: str = OPTIMAL_SEARCH, memory_limit_mb: int | None = None) -> PlanResult:
+          search: str = OPTIMAL_SEARCH, memory_limit_mb: int | None = None,
+          clock: Callable[[], float] = time.monotonic) -> PlanResult:
     """Run Fast Downward on ``problem``; optimal with the default ``search``.
 
-    Raises ``PlannerUnavailableError`` (with the install command) when the extra
-    is absent, ``UnsolvableError``, ``PlannerTimeoutError``, or ``PlannerError``
-    with Fast Downward's last output line for anything else."""
+    ``time_limit`` is a wall-clock bound on the whole call: Fast Downward's own
+    limit counts CPU time per component and let runs overshoot, so the driver is
+    also watched with ``clock`` and its whole process group (driver, translator,
+    search) is killed when the limit passes. Raises ``PlannerUnavailableError``
+    (with the install command) when the extra is absent, ``UnsolvableError``,
+    ``PlannerTimeoutError``, or ``PlannerError`` with Fast Downward's last output
+    line for anything else."""
     if isinstance(problem, GroundProblem):
         problem = problem.problem
     driver = driver_path()
     if driver is None:
         raise PlannerUnavailableError(INSTALL_HINT)
-    t0 = time.perf_counter()
+    for action in problem.domain.actions:
+        for param in action.parameters:
+            if len(type_members(param.type)) > 1:
+                raise PlannerError(f"{problem.domain.filename}: Fast Downward does not accept an 'either' type for "
+                                   f"an action parameter ({param.name} of {action.name!r}): use the built-in planner")
+    budget = Budget(time_limit, clock=clock, label=problem.filename)
     with tempfile.TemporaryDirectory(prefix="planprobe-fd-") as tmp:
         work = Path(tmp)
         (work / "domain.pddl").write_text(domain_to_pddl(problem.domain), encoding="utf-8")
@@ -84,17 +100,16 @@ def solve(problem: Problem | GroundProblem, *, time_limit: float | None = 60.0,
         if memory_limit_mb is not None:
             cmd += ["--overall-memory-limit", f"{memory_limit_mb}M"]
         cmd += [str(work / "domain.pddl"), str(work / "problem.pddl"), "--search", search]
-        try:
-            proc = subprocess.run(cmd, check=False, cwd=work, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                  timeout=None if time_limit is None else time_limit + 10)
-        except subprocess.TimeoutExpired:
-            raise PlannerTimeoutError(_timeout_message(problem, time_limit)) from None
+        code = _run_bounded(cmd, work, budget)
+        if code is None:
+            raise PlannerTimeoutError(_timeout_message(problem, time_limit))
         plan_file = work / "sas_plan"
-        code = proc.returncode
         if code in (0, 1, 2, 3) and plan_file.is_file():
             steps = tuple(parse_plan(plan_file.read_text(encoding="utf-8")))
             optimal = search.replace(" ", "") in _ADMISSIBLE
-            return PlanResult(steps, f"fast-downward {search}", optimal, seconds=time.perf_counter() - t0)
+            return PlanResult(steps, f"fast-downward {search}", optimal, seconds=budget.elapsed())
+        stdout = _read(work / "stdout.txt")
+        stderr = _read(work / "stderr.txt")
     if code in _UNSOLVABLE:
         raise UnsolvableError(f"{problem.filename}: unsolvable (Fast Downward proved that no plan exists)")
     if code in _OUT_OF_TIME:
@@ -104,8 +119,46 @@ def solve(problem: Problem | GroundProblem, *, time_limit: float | None = 60.0,
     if code in _INCOMPLETE:
         raise PlannerError(f"{problem.filename}: Fast Downward's search {search} stopped without a plan "
                            "(incomplete configuration)")
-    last = _last_line(proc.stderr) or _last_line(proc.stdout) or "no output"
+    last = _last_line(stderr) or _last_line(stdout) or "no output"
     raise PlannerError(f"{problem.filename}: Fast Downward failed (exit code {code}): {last}")
+
+
+def _run_bounded(cmd: list[str], work: Path, budget: Budget) -> int | None:
+    """Run ``cmd`` in a new process group, output to files in ``work``; its exit
+    code, or None after killing the group when ``budget`` runs out."""
+    with open(work / "stdout.txt", "wb") as out, open(work / "stderr.txt", "wb") as err:
+        proc = subprocess.Popen(cmd, cwd=work, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                start_new_session=True)
+        try:
+            while True:
+                try:
+                    return proc.wait(timeout=_POLL_SECONDS)
+                except subprocess.TimeoutExpired:
+                    pass
+                left = budget.remaining()
+                if left is not None and left <= 0:
+                    _kill_group(proc)
+                    return None
+        except BaseException:  # interrupted (Ctrl-C): leave nothing running
+            _kill_group(proc)
+            raise
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """Kill the driver and everything it started (translator, search). Called while the
+    driver is not yet reaped, so its process-group id cannot have been reused."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, AttributeError):  # AttributeError: no killpg (Windows)
+        proc.kill()
+    proc.wait()
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _timeout_message(problem: Problem, time_limit: float | None) -> str:
@@ -113,5 +166,10 @@ def _timeout_message(problem: Problem, time_limit: float | None) -> str:
 
 
 def _last_line(text: str) -> str:
+    """The last two lines that say something (not the driver's chatter): Fast Downward
+    puts its reason on the line before 'Usage error occurred.' or 'translate exit code'."""
+    noise = ("INFO", "Driver aborting", "translate exit code", "search exit code", "[t=", "Peak memory",
+             "Remove intermediate file")
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
-    return lines[-1][:300] if lines else ""
+    lines = [line for line in lines if not line.startswith(noise)]
+    return " ".join(lines[-2:])[:300]

@@ -11,18 +11,21 @@ Two ways to get ground actions:
   the action's parameter types and cached. This is what the validator uses: a
   plan touches a handful of actions, grounding all of them would be waste.
 * ``GroundProblem.actions()`` — all actions that can ever apply: bindings that
-  respect types and equality, pruned by static predicates (those no action
-  changes) and by delete-relaxed reachability from the initial state. This is
-  what the planner uses.
+  respect types and equality, whose static preconditions hold and whose other
+  positive preconditions are reachable from the initial state when delete
+  effects are ignored, found by joins (``reachability``). This is what the
+  planner uses.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 
+from .budget import Budget
 from .errors import PlanStepError
 from .model import ROOT_TYPE, Action, Atom, Literal, Problem
+from .reachability import GroundingStats, reachable_bindings
 
 __all__ = ["GroundAction", "GroundProblem", "State", "ground"]
 
@@ -109,6 +112,7 @@ class GroundProblem:
         self._types = {o.name: o.type for o in problem.all_objects}
         self._ground: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
         self._all: tuple[GroundAction, ...] | None = None
+        self.grounding_stats: GroundingStats | None = None  # set by actions(): what grounding cost
         self._schemas: dict[str, Action] = {a.name: a for a in self.domain.actions}
         self._templates: dict[str, _Template] = self.domain._index.setdefault("templates", {})
         self.step_cache: dict[str, GroundAction] = {}  # raw plan-step text → action (see simulator.ground_step)
@@ -247,76 +251,25 @@ class GroundProblem:
         names = list(self._types)
         return ", ".join(names[:20]) + (", …" if len(names) > 20 else "")
 
-    def actions(self) -> tuple[GroundAction, ...]:
+    def actions(self, budget: Budget | None = None) -> tuple[GroundAction, ...]:
         """Every ground action that can apply in some reachable state (an
-        over-approximation: delete-relaxed reachability from the initial state).
-        Computed once and cached."""
+        over-approximation: delete-relaxed reachability from the initial state,
+        found by joins — see ``reachability``). Computed once and cached;
+        ``budget`` bounds the time the first call may take."""
         if self._all is None:
-            candidates = [ga for schema in self.domain.actions for ga in self._bindings(schema)]
-            self._all = _relaxed_reachable(self.init, candidates)
+            stats = GroundingStats()
+            bindings = reachable_bindings(self.problem, budget, stats)
+            out = []
+            for n, (schema, args) in enumerate(bindings):
+                if budget is not None and n & 255 == 0:
+                    budget.tick(256)
+                ga = self._ground.get((schema.name, args))
+                if ga is None:
+                    ga = self._ground[(schema.name, args)] = self._instantiate(schema, args)
+                out.append(ga)
+            self.grounding_stats = stats
+            self._all = tuple(out)
         return self._all
-
-    def _bindings(self, schema: Action) -> Iterator[GroundAction]:
-        """Type-respecting bindings of ``schema`` whose static preconditions hold."""
-        static = self.domain.static_predicates
-        init_atoms = set(self.problem.init)
-        params = [p.name for p in schema.parameters]
-        depth_of = {p: i for i, p in enumerate(params)}
-        checks: list[list[Literal]] = [[] for _ in range(len(params) + 1)]
-        for lit in schema.precondition:
-            if lit.is_equality or lit.atom.predicate in static:
-                depth = max((depth_of[x] + 1 for x in lit.atom.args if x in depth_of), default=0)
-                checks[depth].append(lit)
-        domains = []
-        for p in schema.parameters:
-            objs = [o for o, t in self._types.items() if self.domain.is_subtype(t, p.type)]
-            for lit in checks[depth_of[p.name] + 1]:  # unary static filters applied up front
-                if not lit.is_equality and lit.atom.args == (p.name,):
-                    objs = [o for o in objs if (Atom(lit.atom.predicate, (o,)) in init_atoms) == lit.positive]
-            domains.append(objs)
-
-        def holds(lit: Literal, binding: dict[str, str]) -> bool:
-            args = tuple(binding.get(x, x) for x in lit.atom.args)
-            if lit.is_equality:
-                return (args[0] == args[1]) == lit.positive
-            return (Atom(lit.atom.predicate, args) in init_atoms) == lit.positive
-
-        if not all(holds(lit, {}) for lit in checks[0]):
-            return
-        binding: dict[str, str] = {}
-
-        def extend(i: int) -> Iterator[tuple[str, ...]]:
-            if i == len(params):
-                yield tuple(binding[p] for p in params)
-                return
-            for obj in domains[i]:
-                binding[params[i]] = obj
-                if all(holds(lit, binding) for lit in checks[i + 1]):
-                    yield from extend(i + 1)
-            binding.pop(params[i], None)
-
-        for args in extend(0):
-            ga = self._ground.get((schema.name, args))
-            if ga is None:
-                ga = self._ground[(schema.name, args)] = self._instantiate(schema, args)
-            yield ga
-
-
-def _relaxed_reachable(init: State, candidates: list[GroundAction]) -> tuple[GroundAction, ...]:
-    reached, pending, usable = init, [a for a in candidates if not a.impossible], set()
-    changed = True
-    while changed:
-        changed, rest = False, []
-        for a in pending:
-            if reached & a.pre_pos == a.pre_pos:
-                usable.add(id(a))
-                if a.add & ~reached:
-                    reached |= a.add
-                changed = True
-            else:
-                rest.append(a)
-        pending = rest
-    return tuple(a for a in candidates if id(a) in usable)
 
 
 def ground(problem: Problem) -> GroundProblem:

@@ -13,6 +13,21 @@ from typing import NamedTuple
 
 ROOT_TYPE = "object"
 EQUALITY = "="
+_EITHER = "(either "
+
+
+def either_type(members: tuple[str, ...]) -> str:
+    """The type of a parameter that accepts any of ``members``: PDDL's ``(either a b)``,
+    kept as that text so ``str()`` of a parameter prints valid PDDL. One member is that type."""
+    members = tuple(dict.fromkeys(members))
+    return members[0] if len(members) == 1 else f"{_EITHER}{' '.join(members)})"
+
+
+def type_members(type_name: str) -> tuple[str, ...]:
+    """The member types of an ``(either …)`` type; a plain type is its only member."""
+    if type_name.startswith(_EITHER):
+        return tuple(type_name[len(_EITHER):-1].split())
+    return (type_name,)
 
 
 class Atom(NamedTuple):
@@ -120,14 +135,18 @@ class Domain:
         return self._index["constants"].get(name.lower())
 
     def has_type(self, name: str) -> bool:
-        return name in self._index["ancestors"]
+        return all(t in self._index["ancestors"] for t in type_members(name))
 
     def ancestors(self, type_name: str) -> frozenset[str]:
         """The type itself and every type above it (always includes ``object``)."""
         return self._index["ancestors"][type_name]
 
     def is_subtype(self, type_name: str, of: str) -> bool:
-        return of in self._index["ancestors"].get(type_name, ())
+        """Is every object of ``type_name`` an ``of``? ``of`` may be an ``(either …)`` type."""
+        above = self._index["ancestors"].get(type_name, ())
+        if of.startswith(_EITHER):
+            return any(t in above for t in type_members(of))
+        return of in above
 
     @property
     def static_predicates(self) -> frozenset[str]:

@@ -5,7 +5,9 @@ Supported: ``:requirements``, ``:types`` (``- parent``), ``:constants``,
 ``:precondition`` (``and``, ``not``, ``=``) and ``:effect`` (``and``, ``not``);
 problems with ``:domain``, typed ``:objects``, ``:init`` and a ``:goal`` that is a
 conjunction of literals. Empty sections such as ``(:types)`` are accepted (the
-obfuscated PlanBench files have them; unified-planning rejects them).
+obfuscated PlanBench files have them; unified-planning rejects them). Predicate
+and action parameters may have ``(either t1 t2 …)`` types (IPC's Zenotravel).
+As in Fast Downward's reader, ``?`` always starts a new token (``(aircraft?a)``).
 
 Why a parser of our own: files are untrusted input, every error must name
 ``file:line:column`` and what was expected, and parsing must be fast enough to
@@ -25,6 +27,8 @@ from .errors import PDDLSyntaxError
 from .model import (
     EQUALITY,
     ROOT_TYPE,
+    either_type,
+    type_members,
     Action,
     Atom,
     Domain,
@@ -36,13 +40,13 @@ from .model import (
 
 __all__ = ["PDDLSyntaxError", "load", "load_domain", "load_problem", "parse_domain", "parse_problem"]
 
-_TOKEN = re.compile(r"\s+|;[^\n]*|(\()|(\))|([^\s();]+)")
+_TOKEN = re.compile(r"\s+|;[^\n]*|(\()|(\))|(\??[^\s();?]+|\?)")  # a '?' starts a token: '(p?x)' is '(p ?x)'
 _NAME = re.compile(r"[a-z0-9_][a-z0-9_\-.@]*$")  # a name after lower-casing (keywords and variables stripped)
 _UNSUPPORTED = {
     "or": "disjunctive conditions", "imply": "implications", "exists": "existential conditions",
     "forall": "universal quantifiers", "when": "conditional effects", "increase": "numeric effects",
     "decrease": "numeric effects", "assign": "numeric effects", "scale-up": "numeric effects",
-    "scale-down": "numeric effects", "either": "'either' types",
+    "scale-down": "numeric effects",
 }
 
 
@@ -158,7 +162,9 @@ class _Parser:
         return node
 
     def typed_list(self, items: list[Node], parent: SList, what: str, variables: bool) -> Iterator[tuple[Sym, Sym]]:
-        """``a b - t c`` → (a, t), (b, t), (c, object); positions kept for errors."""
+        """``a b - t c`` → (a, t), (b, t), (c, object); positions kept for errors.
+        Parameters (``variables``) may have an ``(either t1 t2 …)`` type, read as the
+        Sym ``(either t1 t2 …)``; objects, constants and types may not."""
         pending: list[Sym] = []
         i = 0
         while i < len(items):
@@ -171,8 +177,12 @@ class _Parser:
                 type_node = items[i + 1]
                 if isinstance(type_node, SList) and type_node and isinstance(type_node[0], Sym) \
                         and type_node[0].text == "either":
-                    raise self.error(type_node, "'either' types are not supported: use a common parent type")
-                type_sym = self.name(type_node, "a type name", parent)
+                    if not variables:
+                        raise self.error(type_node, "'either' types are supported for predicate and action parameters "
+                                                    "only: declare a common parent type")
+                    type_sym = self.either(type_node)
+                else:
+                    type_sym = self.name(type_node, "a type name", parent)
                 for p in pending:
                     yield p, type_sym
                 pending = []
@@ -182,6 +192,13 @@ class _Parser:
             i += 1
         for p in pending:
             yield p, Sym(ROOT_TYPE, p.pos)
+
+    def either(self, node: SList) -> Sym:
+        """``(either t1 t2 …)`` → the Sym ``(either t1 t2 …)`` (one member: that type)."""
+        members = [self.name(m, "a type name", node).text for m in node[1:]]
+        if not members:
+            raise self.error(node, "expected at least one type in '(either …)'")
+        return Sym(either_type(tuple(members)), node.pos)
 
     def header(self, top: SList, kind: str) -> Sym:
         """Checks ``(define (kind NAME) …`` and returns NAME."""
@@ -301,9 +318,16 @@ class _Scope:
         if self.variables is not None:
             return  # action bodies: typing of parameters is checked when grounding
         for i, (arg, param) in enumerate(zip(args, pred.parameters)):
-            if param.type not in self.ancestors(self.objects[arg]):
+            if self.ancestors(self.objects[arg]).isdisjoint(type_members(param.type)):
                 raise p.error(lst[i + 1], f"argument {i + 1} of {pred.name!r} must be of type {param.type!r}, "
                                           f"but {arg!r} is of type {self.objects[arg]!r}")
+
+
+def _check_type(p: _Parser, t: Sym, known_types: set[str]) -> None:
+    """A parameter's type (each member of an ``(either …)``) must be declared."""
+    for member in type_members(t.text):
+        if member not in known_types:
+            raise p.error(t, f"unknown type {member!r}{_known(known_types, 'types')}")
 
 
 def _known(names, what: str = "known") -> str:
@@ -380,8 +404,7 @@ def parse_domain(text: str, filename: str = "domain.pddl") -> Domain:
             raise p.error(c, f"constant {c.text!r} declared twice with different types")
         constants[c.text] = t.text
     for t in predicate_types:
-        if t.text not in known_types:
-            raise p.error(t, f"unknown type {t.text!r}{_known(known_types, 'types')}")
+        _check_type(p, t, known_types)
     parents = dict(types)
     ancestors = _ancestor_fn(parents)
     for sec in action_nodes:
@@ -436,8 +459,7 @@ def _parse_action(p: _Parser, sec: SList, predicates, constants, known_types, an
         for v, t in p.typed_list(list(plist), plist, "a variable", variables=True):
             if v.text in variables:
                 raise p.error(v, f"parameter {v.text!r} declared twice in action {name.text!r}")
-            if t.text not in known_types:
-                raise p.error(t, f"unknown type {t.text!r}{_known(known_types, 'types')}")
+            _check_type(p, t, known_types)
             variables[v.text] = t.text
             params.append(TypedName(v.text, t.text))
     scope = _Scope(sec, predicates, constants, variables, ancestors, f"action {name.text!r}")

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import heapq
 import time
+from collections.abc import Callable
 
+from .budget import Budget
 from .errors import PlannerTimeoutError, UnsolvableError
 from .grounding import GroundProblem, ground
 from .model import Problem
@@ -33,16 +35,19 @@ def _bits(mask: int) -> list[int]:
 
 
 def greedy_plan(problem: Problem | GroundProblem, *, time_limit: float | None = 60.0,
-                node_limit: int | None = None) -> PlanResult:
+                node_limit: int | None = None, clock: Callable[[], float] = time.monotonic) -> PlanResult:
     """A valid (not necessarily shortest) plan, by greedy best-first search on h_add.
 
-    Raises ``UnsolvableError`` when the reachable state space holds no goal state
-    and ``PlannerTimeoutError`` when a limit runs out."""
-    t0 = time.perf_counter()
+    ``time_limit`` bounds the whole call, grounding included (``clock`` can be
+    injected). Raises ``UnsolvableError`` when the reachable state space holds no
+    goal state and ``PlannerTimeoutError`` when a limit runs out."""
     gp = problem if isinstance(problem, GroundProblem) else ground(problem)
+    budget = Budget(time_limit, clock=clock, label=gp.problem.filename)
     if gp.goal_impossible:
         raise UnsolvableError(f"{gp.problem.filename}: unsolvable: a goal equality is false")
-    actions = gp.actions()
+    budget.stage = "grounding"
+    actions = gp.actions(budget)
+    budget.stage = "searching"
     n_atoms = len(gp.atoms)
     table = [(_bits(a.pre_pos), _bits(a.add)) for a in actions]
     goal_pos, goal_neg = gp.goal_pos, gp.goal_neg
@@ -55,6 +60,7 @@ def greedy_plan(problem: Problem | GroundProblem, *, time_limit: float | None = 
         changed = True
         while changed:
             changed = False
+            budget.tick(len(table))
             for pre, add in table:
                 c = 1
                 for i in pre:
@@ -83,7 +89,6 @@ def greedy_plan(problem: Problem | GroundProblem, *, time_limit: float | None = 
     succ = [(a.pre_pos, a.pre_neg, a.keep, a.add, a) for a in actions]
     open_list = [(h0, 0, init)]
     counter = expanded = 0
-    deadline = None if time_limit is None else t0 + time_limit
     while open_list:
         _, _, state = heapq.heappop(open_list)
         if reached(state):
@@ -93,12 +98,11 @@ def greedy_plan(problem: Problem | GroundProblem, *, time_limit: float | None = 
                 steps.append(str(a))
                 state = prev
             return PlanResult(tuple(reversed(steps)), "builtin gbfs(hadd)", False, expanded, counter,
-                              time.perf_counter() - t0)
+                              budget.elapsed())
         expanded += 1
         if node_limit is not None and expanded > node_limit:
             raise PlannerTimeoutError(f"{gp.problem.filename}: no plan found within {node_limit:,} expansions")
-        if deadline is not None and expanded & 255 == 0 and time.perf_counter() > deadline:
-            raise PlannerTimeoutError(f"{gp.problem.filename}: no plan found within {time_limit:g} s")
+        budget.tick(len(succ))
         for pre, neg, keep, add, a in succ:
             if state & pre == pre and not state & neg:
                 nxt = (state & keep) | add

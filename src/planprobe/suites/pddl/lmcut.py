@@ -1,0 +1,266 @@
+"""LM-cut (Helmert & Domshlak 2009) for unit-cost STRIPS, written for speed in Python.
+
+The heuristic repeats: compute h_max with the current action costs, remembering
+for each action its *supporter* (a precondition of maximal h_max); mark the
+*goal zone* (facts joined to the goal by zero-cost supporter edges); take a cut
+of actions that enter the zone (a disjunctive action landmark). With unit costs
+each cut adds 1 to the estimate and its actions become free.
+
+What makes it fast enough in Python (the structure follows Fast Downward's
+``lm_cut_landmarks.cc``; the code is our own):
+
+* h_max is computed once per state with a bucket queue (costs are 0 or 1), then
+  updated *incrementally* after each cut: only the effects of the cut actions
+  got cheaper, so only their consequences are re-explored;
+* ties are broken as Fast Downward breaks them (the most recently reached fact
+  of a cost level first; conditions in the domain's order), and while the goal
+  zone is marked a free action whose supporter ties with another precondition is
+  re-pointed to the first tied precondition already in the zone or without a
+  free achiever — the "goal zone" and "border" detection of Fast Downward's
+  issue 1228 (default since Fast Downward 26). Ties matter: on Elevators' first
+  task the initial estimate is 10 without them and 12 with them (Fast Downward: 13);
+* **the cut is found backwards** — every costly achiever of a zone fact whose
+  supporter lies outside the zone — instead of by Fast Downward's forward walk
+  from the state, which visits most of the justification graph in every round
+  (two thirds of the time per state in Python). This cut contains Fast
+  Downward's, so it is still a landmark: in any relaxed plan, the first action
+  that adds a zone fact has all its preconditions (its supporter included)
+  outside the zone and, being costly, is in the cut. It is occasionally larger,
+  so the estimate is occasionally lower (Depot p03: 15.5 instead of 16.1 on
+  average over a random walk's states) for half the time per state.
+* each fact keeps the actions it supports, so an update looks only at actions
+  whose supporter got cheaper, not at every action the fact is a condition of;
+* marks (goal zone) are round numbers, so nothing is cleared between rounds.
+
+The value is admissible (every cut is a landmark of the delete relaxation and
+costs are partitioned between cuts); the planner's A* is therefore optimal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .budget import Budget
+
+__all__ = ["INF", "LMCut"]
+
+INF = float("inf")
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class LMCut:
+    """``LMCut(pres, adds, goal, n_facts)(state) -> int | INF``.
+
+    ``pres``/``adds`` are the actions' positive preconditions and add effects as
+    lists of fact ids below ``n_facts``, ``goal`` the goal facts (delete effects and
+    negative conditions play no part in the delete relaxation); a state is a bit
+    mask of true facts. The order inside each list breaks ties, as the order of a
+    translated task's conditions does in Fast Downward: give them in the domain's
+    order."""
+
+    def __init__(self, pres: Sequence[Sequence[int]], adds: Sequence[Sequence[int]], goal: Sequence[int],
+                 n_facts: int, budget: Budget | None = None):
+        self.budget = budget
+        art_pre, goal_fact = n_facts, n_facts + 1
+        goal_mask = 0
+        for f in goal:
+            goal_mask |= 1 << f
+        self.art_pre, self.goal_fact, self.goal_mask = art_pre, goal_fact, goal_mask
+        pre = [list(dict.fromkeys(p)) or [art_pre] for p in pres]
+        eff = [list(dict.fromkeys(e)) for e in adds]
+        pre.append(list(dict.fromkeys(goal)) or [art_pre])  # the artificial goal action, cost 0
+        eff.append([goal_fact])
+        n_ops = len(pre)
+        self.pre, self.eff, self.n_ops = pre, eff, n_ops
+        self.base_cost = [1] * (n_ops - 1) + [0]
+        self.n_pre = [len(p) for p in pre]
+        pre_of: list[list[int]] = [[] for _ in range(n_facts + 2)]
+        eff_of: list[list[int]] = [[] for _ in range(n_facts + 2)]
+        for o in range(n_ops):
+            for f in pre[o]:
+                pre_of[f].append(o)
+            for f in eff[o]:
+                eff_of[f].append(o)
+        self.pre_of, self.eff_of = pre_of, eff_of
+        self.n_slots = n_facts + 2
+        self.evaluations = 0
+
+    @classmethod
+    def from_masks(cls, pre_masks: Sequence[int], add_masks: Sequence[int], goal_mask: int, n_facts: int,
+                   budget: Budget | None = None) -> LMCut:
+        """Conditions as bit masks (ties then follow the fact ids)."""
+        return cls([_bits(m) for m in pre_masks], [_bits(m) for m in add_masks], _bits(goal_mask), n_facts, budget)
+
+    def __call__(self, state: int) -> float:
+        return self.run(state)
+
+    def landmarks(self, state: int) -> tuple[float, list[list[int]]]:
+        """The estimate and the cuts it counted (lists of action indexes)."""
+        cuts: list[list[int]] = []
+        return self.run(state, record=cuts), cuts
+
+    def run(self, state: int, free_actions: Sequence[int] = (), inherited: int = 0,
+            record: list[list[int]] | None = None) -> float:
+        """The estimate of ``state``, starting from ``inherited`` landmarks already
+        counted whose actions (``free_actions``) cost nothing any more; each new cut
+        is appended to ``record`` when given."""
+        goal = self.goal_mask
+        if state & goal == goal:
+            return 0
+        self.evaluations += 1
+        pre, eff, pre_of, eff_of = self.pre, self.eff, self.pre_of, self.eff_of
+        goal_fact, n_slots = self.goal_fact, self.n_slots
+        budget = self.budget
+
+        # ---- h_max with unit costs, level by level; within a level the most recently
+        # reached fact comes first (as in Fast Downward's bucket queue)
+        hc: list[float] = [INF] * n_slots
+        unsat = list(self.n_pre)
+        supp = [-1] * self.n_ops  # the supporter: a precondition of maximal h_max
+        supported: list[list[int]] = [[] for _ in range(n_slots)]  # fact -> actions it supports (some stale)
+        cost = list(self.base_cost)
+        for o in free_actions:
+            cost[o] = 0
+        current = _bits(state)
+        current.append(self.art_pre)
+        for f in current:
+            hc[f] = 0
+        level = work = 0
+        while current:
+            nxt: list[int] = []
+            while current:  # zero-cost actions push onto this level's stack
+                f = current.pop()
+                if hc[f] != level:
+                    continue
+                ops = pre_of[f]
+                work += len(ops)
+                for o in ops:
+                    unsat[o] -= 1
+                    if not unsat[o]:
+                        supp[o] = f
+                        supported[f].append(o)
+                        if cost[o]:
+                            for e in eff[o]:
+                                if hc[e] > level + 1:
+                                    hc[e] = level + 1
+                                    nxt.append(e)
+                        else:
+                            for e in eff[o]:
+                                if hc[e] > level:
+                                    hc[e] = level
+                                    current.append(e)
+            level += 1
+            current = nxt
+            if work > 65536 and budget is not None:
+                budget.tick(work)
+                work = 0
+        if hc[goal_fact] == INF:
+            if budget is not None:
+                budget.tick(work)
+            return INF
+
+        # ---- cuts -------------------------------------------------------------------
+        h_max = hc[goal_fact]  # the estimate never ends below h_max (see the return)
+        zone = [0] * n_slots   # == round: in the goal zone
+        free = [0] * n_slots   # number of free (zero-cost) achievers of each fact
+        free[goal_fact] = 1
+        for o in free_actions:
+            for e in eff[o]:
+                free[e] += 1
+        total, rnd = inherited, 0
+        while hc[goal_fact] != 0:
+            rnd += 1
+            # goal zone, depth first from the goal along zero-cost supporter edges,
+            # re-pointing tied supporters to the zone or its border (see the module doc)
+            zone[goal_fact] = rnd
+            members = [goal_fact]
+            walk = [iter(eff_of[goal_fact])]
+            while walk:
+                o = next(walk[-1], None)
+                if o is None:
+                    walk.pop()
+                    continue
+                if cost[o]:
+                    continue
+                g = supp[o]
+                if g < 0:
+                    continue
+                g_cost = hc[g]
+                for q in pre[o]:
+                    if hc[q] == g_cost and (zone[q] == rnd or not free[q]):
+                        if q != g:
+                            supp[o] = g = q
+                            supported[q].append(o)
+                        break
+                if zone[g] != rnd:
+                    zone[g] = rnd
+                    members.append(g)
+                    walk.append(iter(eff_of[g]))
+            # the cut: costly achievers of zone facts whose supporter is outside the zone
+            cut = []
+            for z in members:
+                for o in eff_of[z]:
+                    if cost[o]:
+                        g = supp[o]
+                        if g >= 0 and zone[g] != rnd:
+                            cost[o] = 0  # marks it as taken, too
+                            cut.append(o)
+            work += len(cut)
+            total += 1
+            if record is not None:
+                record.append(cut)
+            # the cut's actions are free now; h_max decreases only downstream of their effects
+            buckets: dict[int, list[int]] = {}
+            for o in cut:
+                v = hc[supp[o]]
+                for e in eff[o]:
+                    free[e] += 1
+                    if v < hc[e]:
+                        hc[e] = v
+                        buckets.setdefault(v, []).append(e)
+            while buckets:
+                v = min(buckets)
+                queue = buckets.pop(v)
+                while queue:  # zero-cost actions push onto this value's stack
+                    f = queue.pop()
+                    if hc[f] != v:
+                        continue
+                    ops = supported[f]
+                    work += len(ops)
+                    for o in ops:
+                        if supp[o] != f:
+                            continue  # a stale entry: o's supporter has changed
+                        # f got cheaper and supported o: the most expensive precondition
+                        # (the first one in order) becomes the supporter
+                        best, best_v = f, v
+                        for p in pre[o]:
+                            if hc[p] > best_v:
+                                best, best_v = p, hc[p]
+                        if best != f:
+                            supp[o] = best
+                            supported[best].append(o)
+                        target = best_v + cost[o]
+                        for e in eff[o]:
+                            if target < hc[e]:
+                                hc[e] = target
+                                if target == v:
+                                    queue.append(e)
+                                else:
+                                    buckets.setdefault(target, []).append(e)
+            if work > 4096 and budget is not None:
+                budget.tick(work)
+                work = 0
+        if budget is not None:
+            budget.tick(work)
+        # A backward cut may hold two actions of one path, so in principle h_max could
+        # fall by 2 in a round; h_max itself is admissible under the remaining costs,
+        # so the larger of the two stays admissible and LM-cut keeps dominating h_max.
+        return max(total, inherited + h_max)

@@ -97,3 +97,22 @@ def test_context_overflow_is_a_limit_for_the_embedded_model_and_for_a_server(loc
 def test_the_local_models_identity_names_its_file(local_model):
     identity = local_model.identity()
     assert identity["backend"] == "local" and identity["model_file"] == str(local_model.path.resolve())
+
+
+def test_weights_are_not_repacked_for_amx_when_the_build_uses_it(monkeypatch):
+    """A native build on an AMX CPU segfaults on its first inference (llama.cpp#20824):
+    the loader turns extra buffer types off for the load, and only then."""
+    pytest.importorskip("llama_cpp")
+    import llama_cpp.llama_cpp as native
+
+    from planprobe.models.local import _without_amx_repacking
+
+    original = native.llama_model_default_params
+    monkeypatch.setattr(native, "llama_print_system_info", lambda: b"CPU : AVX2 = 1 | AMX_INT8 = 1 |")
+    with _without_amx_repacking():
+        assert native.llama_model_default_params().use_extra_bufts is False
+    assert native.llama_model_default_params is original
+    assert native.llama_model_default_params().use_extra_bufts is True
+    monkeypatch.setattr(native, "llama_print_system_info", lambda: b"CPU : AVX2 = 1 | AMX_INT8 = 0 |")
+    with _without_amx_repacking():
+        assert native.llama_model_default_params().use_extra_bufts is True

@@ -22,13 +22,14 @@ A 135M model is here to exercise the pipeline offline, not to plan well.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import importlib.util
 import json
 import os
 import threading
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from ..errors import ContextLimitError, InfrastructureError, PlanprobeError
 from ..schema import Message, ToolSpec, Usage
@@ -163,6 +164,39 @@ def render_chatml(messages: list[Message], tools: Optional[list[ToolSpec]]) -> s
 # ---------------------------------------------------------------------------
 
 
+_LOAD_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _without_amx_repacking() -> Iterator[None]:
+    """Load weights without llama.cpp's extra buffer types when the build uses AMX.
+
+    A llama-cpp-python built with -march=native on a CPU with AMX repacks the weights
+    for the AMX backend, and the first inference then segfaults (ggml-org/llama.cpp#20824).
+    scripts/setup builds for AVX2, so this only matters for a llama-cpp-python the user
+    built themselves; Llama() has no option for it, so its default parameters are
+    wrapped for the duration of the load.
+    """
+    import llama_cpp.llama_cpp as native
+
+    if "AMX_INT8 = 1" not in native.llama_print_system_info().decode("utf-8", "replace"):
+        yield
+        return
+    with _LOAD_LOCK:
+        original = native.llama_model_default_params
+
+        def defaults() -> Any:
+            params = original()
+            params.use_extra_bufts = False
+            return params
+
+        native.llama_model_default_params = defaults
+        try:
+            yield
+        finally:
+            native.llama_model_default_params = original
+
+
 class LocalModel:
     def __init__(self, model_path: Optional[Path] = None, threads: Optional[int] = None, n_ctx: int = 4096,
                  verbose: bool = False):
@@ -181,8 +215,9 @@ class LocalModel:
         self.name = f"local:{path.stem}"
         self.n_ctx = n_ctx
         try:
-            self.llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads or os.cpu_count() or 1,
-                             verbose=verbose)
+            with _without_amx_repacking():
+                self.llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads or os.cpu_count() or 1,
+                                 verbose=verbose)
         except ValueError as exc:  # llama.cpp could not load it: not a GGUF model, or a damaged one
             raise PlanprobeError(f"{path}: not a model llama.cpp can load ({exc})") from None
         self._lock = threading.Lock()  # llama.cpp contexts are not thread-safe: one call at a time

@@ -161,8 +161,13 @@ def prepare_agent(agent_name: Optional[str], model_spec: Optional[str], model_op
         raise PlanprobeError(f"--model is used by the tools and react agents (and python: agents), not by --agent {agent_name}")
     if agent_name in MODEL_AGENTS and not model_spec:
         raise PlanprobeError(f"--agent {agent_name} needs a model: add --model local or --model openai:<model>")
-    if model_spec:
-        parse_role_specs(model_spec)  # a malformed role list is refused before anything is read or loaded
+    if model_spec:  # a malformed role list, or a role the agent lacks, is refused before anything is loaded
+        from .schema import DEFAULT_ROLE
+
+        roles = sorted(set(parse_role_specs(model_spec)) - {"*"})
+        if agent_name in MODEL_AGENTS and set(roles) - {DEFAULT_ROLE}:
+            raise PlanprobeError(f"--model names role {(set(roles) - {DEFAULT_ROLE}).pop()!r}, which --agent "
+                                 f"{agent_name} does not have (its one role is {DEFAULT_ROLE!r}: give one model)")
     agent = None if model_spec else make_agent(agent_name, seed)  # check the name before anything else
     check_first()
     models = None

@@ -94,12 +94,17 @@ class Environment:
         return result
 
     def log(self, message: Message) -> None:
-        """Record a message of the agent's conversation (a copy, annotated with who and when)."""
+        """Record a message of the agent's conversation, annotated with who and when (the
+        annotations never reach a model: ``Message.wire``)."""
         self._log(message, self.role, self.episode)
 
     def _log(self, message: Message, role: str, episode: Optional[str]) -> None:
-        logged = message.model_copy(update={"agent": role, "step": self.trace.iterations})
-        self._messages_of(episode).append(logged)
+        step = self.trace.iterations
+        if message.agent is None and message.step is None:  # a new message: annotate it as it is
+            message.__dict__.update(agent=role, step=step)  # (plain fields: skip pydantic's per-field setattr)
+        elif (message.agent, message.step) != (role, step):  # logged before (e.g. a shared constant): a copy
+            message = message.model_copy(update={"agent": role, "step": step})
+        self._messages_of(episode).append(message)
 
     def add_usage(self, usage: Usage) -> None:
         self.trace.usage.add(usage)

@@ -1,6 +1,7 @@
 """Re-rollout cost against a fresh episode, and what trace version 2's annotations weigh.
 
     python benchmarks/rerollout.py [--cases 300] [--reps 5]
+    PYTHONPATH=OTHER/src python benchmarks/rerollout.py --fresh-only   # the same loop on another checkout
 
 The function-calling agent with an in-process scripted model (one call per reply, in the
 order the tools are listed, so nothing is waited for) runs constraint cases (|A| 6-8).
@@ -30,7 +31,6 @@ from planprobe.agents.tools_agent import ToolsAgent  # noqa: E402
 from planprobe.environment import Limits  # noqa: E402
 from planprobe.models.base import ChatParams, ChatResult, tool_call  # noqa: E402
 from planprobe.runner.engine import run_episode  # noqa: E402
-from planprobe.runner.rollout import rerollout  # noqa: E402
 from planprobe.schema import Message, Trace, Usage  # noqa: E402
 from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_cases  # noqa: E402
 from planprobe.suites.registry import get_family  # noqa: E402
@@ -72,6 +72,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", type=int, default=300)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--fresh-only", action="store_true", help="only fresh episodes (runs on older planprobe too)")
     args = ap.parse_args()
     cases = list(generate_cases(ConstraintSuiteOptions(actions=(6, 8), n=args.cases, seed=1)))
     family = get_family("constraints")
@@ -87,6 +88,8 @@ def main() -> None:
             originals.append(trace)
 
     async def rerolled_all() -> None:
+        from planprobe.runner.rollout import rerollout
+
         for case, trace in zip(cases, originals):
             new = await rerollout(case, trace, len(case.tools) // 2, agent, limits, guidance="Mind the order.")
             family.check(case, new)
@@ -100,6 +103,11 @@ def main() -> None:
         return len(cases)
 
     fresh_best, fresh_median = repeat_cpu(fresh, args.reps)
+    print(f"machine: {machine()}")
+    print(f"{args.cases} cases, |A| 6-8, per CPU second, best/median of {args.reps}")
+    print(f"fresh episodes/s      {fresh_best:9.1f} {fresh_median:9.1f}")
+    if args.fresh_only:
+        return
     re_best, re_median = repeat_cpu(rerolled, args.reps)
     texts = [t.model_dump_json() for t in originals]
     stripped = [json.dumps(strip_annotations(json.loads(t)), separators=(",", ":")) for t in texts]
@@ -113,9 +121,6 @@ def main() -> None:
 
     size_v2 = sum(map(len, texts)) / len(texts)
     size_plain = sum(map(len, stripped)) / len(stripped)
-    print(f"machine: {machine()}")
-    print(f"{args.cases} cases, |A| 6-8, per CPU second, best/median of {args.reps}")
-    print(f"fresh episodes/s      {fresh_best:9.1f} {fresh_median:9.1f}")
     print(f"re-rollouts/s (t=|A|/2) {re_best:7.1f} {re_median:9.1f}")
     print(f"re-rollout / fresh time (median): {fresh_median / re_median:.2f}x")
     print(f"trace JSON bytes: {size_v2:.0f} with annotations, {size_plain:.0f} without "

@@ -4,7 +4,6 @@ and traces that say which role made every message and call."""
 from __future__ import annotations
 
 import asyncio
-import json
 import subprocess
 import textwrap
 

@@ -172,9 +172,11 @@ class AgentView(Environment):
         self.role = role
         self.episode = episode
 
-    @property  # type: ignore[override]
-    def attempt(self) -> int:
-        return self._env.attempt
+    def __getattr__(self, name: str) -> Any:
+        """Anything else (the attempt count, a family environment's own state) is the environment's."""
+        if name == "_env":
+            raise AttributeError(name)
+        return getattr(self._env, name)
 
     def step(self) -> None:
         self._env.step()

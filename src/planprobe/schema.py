@@ -174,7 +174,7 @@ class ToolCall(_Model):
 
 
 # Message fields that annotate a trace and are never sent to a model
-MESSAGE_ANNOTATIONS = frozenset({"agent", "step"})
+MESSAGE_ANNOTATIONS = {"agent", "step"}
 
 
 class Message(_Model):

@@ -56,6 +56,7 @@ def step_count(trace: Trace) -> int:
     """How many steps the trace shows (its last step with a message or call; at least its
     recorded iterations when those are fewer, e.g. a step that neither logged nor called)."""
     trace = with_steps(trace)
-    seen = [i.step or 0 for i in [*trace.messages, *trace.tool_calls]]
+    items: list[Message | ToolCall] = [*trace.messages, *trace.tool_calls]
+    seen = [i.step or 0 for i in items]
     seen += [m.step or 0 for e in trace.episodes for m in e.messages]
     return max([trace.iterations, *seen])

@@ -179,3 +179,21 @@ def test_a_single_model_agent_records_its_role_and_steps():
     assert [(m.role, m.agent, m.step) for m in trace.messages] == \
         [("system", "agent", 0), ("user", "agent", 0), ("assistant", "agent", 1)]
     assert trace.models == {} and trace.episodes == []
+
+
+def test_a_view_shares_its_environments_state():
+    """A role's view acts on the same environment: a restart granted through it is the environment's."""
+    from planprobe.environment import Limits
+    from planprobe.suites.registry import get_family, restart_tool_of
+
+    case = cases(1, seed=6, extended=True)[0]
+    env = get_family(case.family).environment(case, Limits(), 0, "t")
+    view = env.as_role("executor").sub_episode("executor", task="one")
+    restart = restart_tool_of(case)
+    assert restart is not None
+    view.step()
+    view.call(restart.name, "{}")
+    assert env.attempt == view.attempt == 1 and env.trace.iterations == 1
+    assert env.trace.tool_calls[0].episode == "executor-1" and view.compiled is env.compiled
+    view.add_usage(Usage(model_calls=2))
+    assert env.trace.usage.model_calls == 2 and env.trace.episodes[0].usage.model_calls == 2

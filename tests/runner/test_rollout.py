@@ -151,6 +151,10 @@ def test_a_prefix_that_does_not_replay_is_refused():
     tampered.tool_calls[0].result = "Something else happened."
     with pytest.raises(PlanprobeError, match="replaying call 0 .* the trace is not of this case"):
         asyncio.run(rerollout(case, tampered, steps, _agent("tools", model)))
+    tampered = original.model_copy(deep=True)
+    tampered.tool_calls[0].error = "tool_failure"  # same text, another outcome: not the same episode either
+    with pytest.raises(PlanprobeError, match="replaying call 0"):
+        asyncio.run(rerollout(case, tampered, steps, _agent("tools", model)))
     with pytest.raises(PlanprobeError, match="is of case"):
         asyncio.run(rerollout(other, original, steps, _agent("tools", model)))
     with pytest.raises(PlanprobeError, match="cannot keep 99 steps"):

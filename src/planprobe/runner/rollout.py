@@ -6,7 +6,7 @@ retries a sub-task needs. Given a case, a trace of it and a step count ``t``:
 
 1. a fresh environment of the case's family is made and the trace's tool calls of
    steps 1..t are replayed into it, in order, each checked to give the result the
-   trace recorded (so the environment is in the state the original agent saw; a
+   trace recorded, and the same error class (so the environment is in the state the original agent saw; a
    result that differs means the trace is not of this case, or the family's tools
    are not deterministic, and the re-rollout is refused);
 2. the messages of those steps (and of step 0: the system and task messages) are
@@ -86,7 +86,7 @@ async def rerollout(case: Case, original: Trace, steps: int, agent: Agent, limit
         env.step()
         for c in (c for c in calls if c.step == step):
             result = env._call(c.name, c.arguments, c.call_id, c.agent or DEFAULT_ROLE, c.episode)
-            if result != c.result:
+            if result != c.result or env.trace.tool_calls[-1].error != c.error:
                 raise PlanprobeError(
                     f"{where}: replaying call {c.index} ({c.name}) at step {step} gave {result[:120]!r}, the trace "
                     f"recorded {c.result[:120]!r}; the trace is not of this case or its tools are not deterministic"

@@ -28,3 +28,10 @@ __all__ = [
     "ConstraintSuiteOptions", "SynthesisOptions", "generate_case", "generate_cases", "make_agent", "RunConfig",
     "run_episode", "RunStore", "RunSummary", "summarize", "check", "run_suite", "__version__",
 ]
+
+# agents with roles and re-rollout (issue #13 items 5-6)
+from .schema import TRACE_VERSION  # noqa: E402
+from .models.roles import RoleModels  # noqa: E402
+from .runner.rollout import rerollout, rerollout_in_run  # noqa: E402
+
+__all__ += ["TRACE_VERSION", "RoleModels", "rerollout", "rerollout_in_run"]

@@ -148,36 +148,63 @@ def generate_constraints(
 
 def prepare_agent(agent_name: Optional[str], model_spec: Optional[str], model_options, params, seed: int,
                   check_first=lambda: None):
-    """The agent (and its model, if it needs one) for --agent/--model, checking the
-    options before ``check_first`` (e.g. reading a suite) and before loading a model."""
+    """The agent (and its models, if it takes any) for --agent/--model, checking the
+    options before ``check_first`` (e.g. reading a suite) and before loading a model.
+    ``--model`` is one model for every role or ROLE=MODEL,… (models/roles.py); a python:
+    agent takes models when given them. The models come back as one ``RoleModels``."""
     from .agents import MODEL_AGENTS, make_agent
+    from .models.roles import parse_role_specs
 
     agent_name = agent_name or ("tools" if model_spec else "oracle")
-    uses_model = agent_name in MODEL_AGENTS
-    if model_spec and not uses_model:
-        raise PlanprobeError(f"--model is used by the tools and react agents, not by --agent {agent_name}")
-    if uses_model and not model_spec:
+    takes_model = agent_name in MODEL_AGENTS or agent_name.startswith("python:")
+    if model_spec and not takes_model:
+        raise PlanprobeError(f"--model is used by the tools and react agents (and python: agents), not by --agent {agent_name}")
+    if agent_name in MODEL_AGENTS and not model_spec:
         raise PlanprobeError(f"--agent {agent_name} needs a model: add --model local or --model openai:<model>")
-    agent = None if uses_model else make_agent(agent_name, seed)  # check the name before anything else
-    check_first()
-    model = None
-    if uses_model:
-        from .models import make_model
+    if model_spec:  # a malformed role list, or a role the agent lacks, is refused before anything is loaded
+        from .schema import DEFAULT_ROLE
 
+        roles = sorted(set(parse_role_specs(model_spec)) - {"*"})
+        if agent_name in MODEL_AGENTS and set(roles) - {DEFAULT_ROLE}:
+            raise PlanprobeError(f"--model names role {(set(roles) - {DEFAULT_ROLE}).pop()!r}, which --agent "
+                                 f"{agent_name} does not have (its one role is {DEFAULT_ROLE!r}: give one model)")
+    agent = None if model_spec else make_agent(agent_name, seed)  # check the name before anything else
+    check_first()
+    models = None
+    if model_spec:
+        from .models import make_model
+        from .models.roles import build_role_models
+
+        def build(spec: str):
+            try:
+                return make_model(spec, model_options)  # loading a local model takes a moment: after the checks
+            except ValueError as exc:  # llama.cpp refuses a file that is not a GGUF model with a ValueError
+                path = getattr(model_options, "model_path", None)
+                raise PlanprobeError(f"cannot load the model{f' {path}' if path else ''}: "
+                                     f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+
+        models = build_role_models(model_spec, build)
         try:
-            model = make_model(model_spec, model_options)  # loading a local model takes a moment: after the checks
-        except ValueError as exc:  # llama.cpp refuses a file that is not a GGUF model with a ValueError
-            path = getattr(model_options, "model_path", None)
-            raise PlanprobeError(f"cannot load the model{f' {path}' if path else ''}: "
-                                 f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
-        agent = make_agent(agent_name, seed, model=model, params=params)
-    return agent_name, agent, model
+            agent = make_agent(agent_name, seed, model=models, params=params)
+        except BaseException:
+            import asyncio as _asyncio
+
+            _asyncio.run(models.aclose())
+            raise
+    return agent_name, agent, models
+
+
+def uses_local(model_spec: Optional[str]) -> bool:
+    """Whether any role runs on the embedded model (--model local, or ROLE=local)."""
+    from .models.roles import parse_role_specs
+
+    return bool(model_spec) and "local" in parse_role_specs(model_spec or "").values()
 
 
 def effective_concurrency(model_spec: Optional[str], concurrency: int) -> int:
     """The embedded model answers one call at a time: cases run side by side would wait for each
     other, and the waiting would count against each case's time limit as spurious Timeouts."""
-    if model_spec == "local" and concurrency > 1:
+    if uses_local(model_spec) and concurrency > 1:
         err_console.print("note: the embedded model serves one call at a time; running cases one at a time "
                           "(--concurrency 1) so waiting is not counted against each case's time limit",
                           highlight=False)
@@ -206,7 +233,7 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
     check_limits(concurrency, max_iterations, timeout, trials)
     if infra_attempts < 1:
         raise PlanprobeError("--infra-attempts must be at least 1")
-    if model_spec and model_spec.startswith("openai:") and model_options.request_timeout >= timeout:
+    if model_spec and "openai:" in model_spec and model_options.request_timeout >= timeout:
         raise PlanprobeError(f"--request-timeout ({model_options.request_timeout:g} s) must be below --timeout "
                              f"({timeout:g} s), so that a stalled request is cut and retried before the case's "
                              "time runs out")
@@ -217,7 +244,8 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
                                              check_first=lambda: checked.append(read_suite_for_run(suite)))
     _count, digest = checked[0]
     concurrency = effective_concurrency(model_spec, concurrency)
-    config = RunConfig(agent=agent_name, model=model.name if model else None, trials=trials, concurrency=concurrency,
+    config = RunConfig(agent=agent_name, model=model.name if model else None, models=model.names() if model else {},
+                       trials=trials, concurrency=concurrency,
                        limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed,
                        model_params=_params_identity(params, model_options) if model else "",
                        infra_attempts=infra_attempts)
@@ -293,7 +321,7 @@ def _cause(causes: list[str]) -> str:
 def record_model_path(store, model_spec: Optional[str], model_options) -> None:
     """Keep the GGUF file a local run used (not the embedded model), so re-runs (dissect) use
     the same file or refuse; see analysis/rerun.py."""
-    path = getattr(model_options, "model_path", None) if model_spec == "local" else None
+    path = getattr(model_options, "model_path", None) if uses_local(model_spec) else None
     if path is not None:
         from .analysis.rerun import MODEL_PATH_META
 
@@ -319,7 +347,8 @@ def run(
                    "oracle | random | faulty:<fault>. Default: tools with --model, else oracle."),
     out: Path = typer.Option(..., "--out", help="Run directory; re-run with the same one to resume."),
     model: Optional[str] = typer.Option(
-        None, help="local (the embedded model) or openai:<model> (any OpenAI-compatible endpoint)."),
+        None, help="local (the embedded model) or openai:<model> (any OpenAI-compatible endpoint); for an agent "
+                   "with roles one per role: ROLE=MODEL,ROLE=MODEL (a bare MODEL is the default for the others)."),
     base_url: Optional[str] = typer.Option(None, help="Endpoint for openai:<model>, e.g. http://127.0.0.1:8000/v1."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key "
                                                            "(read at run time, never stored)."),
@@ -634,6 +663,7 @@ def sweep(
     agent_name, agent_obj, model_obj = prepare_agent(agent, model, options, params, seed)
     concurrency = effective_concurrency(model, concurrency)
     config = RunConfig(agent=agent_name, model=model_obj.name if model_obj else None, concurrency=concurrency,
+                       models=model_obj.names() if model_obj else {},
                        limits=Limits(max_iterations=iteration_limit, timeout_s=timeout), seed=seed,
                        model_params=_params_identity(params, options) if model_obj else "")
 
@@ -739,6 +769,7 @@ def dissect(
                            model_path=choice.model_path)
     agent_name, agent_obj, model_obj = prepare_agent(choice.agent, choice.model, options, params, seed)
     config = RunConfig(agent=agent_name, model=model_obj.name if model_obj else None,
+                       models=model_obj.names() if model_obj else {},
                        limits=Limits(max_iterations=max_iterations, timeout_s=timeout), seed=seed)
     recorded = meta.get("model") or None
     if model_obj is not None and recorded and model_obj.name != recorded and not quiet:

@@ -15,7 +15,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
-from .schema import Case, Message, ToolCall, ToolCallError, ToolSpec, Trace, Usage
+from .schema import DEFAULT_ROLE, Case, Message, SubEpisode, ToolCall, ToolCallError, ToolSpec, Trace, Usage
 from .tool_args import parse_arguments, validate_arguments
 
 
@@ -48,6 +48,8 @@ class Environment:
         self.trace = Trace(case_id=case.id, trial=trial, agent=agent)
         self._t0 = time.monotonic()
         self.attempt = 0
+        self.role = DEFAULT_ROLE  # who acts through this object (an AgentView acts as another role)
+        self.episode: Optional[str] = None  # the sub-episode it acts in; None: the episode itself
 
     # -- what agents use -------------------------------------------------
 
@@ -59,6 +61,10 @@ class Environment:
 
     def call(self, name: str, arguments: Union[str, dict, None] = None, call_id: Optional[str] = None) -> str:
         """Run one tool call and record it; always returns the text the agent sees."""
+        return self._call(name, arguments, call_id, self.role, self.episode)
+
+    def _call(self, name: str, arguments: Union[str, dict, None], call_id: Optional[str], role: str,
+              episode: Optional[str]) -> str:
         t_start = self.elapsed()
         raw = arguments if isinstance(arguments, str) else _dump(arguments)
         attempt = self.attempt
@@ -82,15 +88,51 @@ class Environment:
             ToolCall(
                 index=len(self.trace.tool_calls), attempt=attempt, name=name, arguments=raw, args=args,
                 result=result, error=error, call_id=call_id, t_start=t_start, t_end=self.elapsed(),
+                agent=role, step=self.trace.iterations, episode=episode,
             )
         )
         return result
 
     def log(self, message: Message) -> None:
-        self.trace.messages.append(message)
+        """Record a message of the agent's conversation, annotated with who and when (the
+        annotations never reach a model: ``Message.wire``)."""
+        self._log(message, self.role, self.episode)
+
+    def _log(self, message: Message, role: str, episode: Optional[str]) -> None:
+        step = self.trace.iterations
+        if message.agent is None and message.step is None:  # a new message: annotate it as it is
+            message.__dict__.update(agent=role, step=step)  # (plain fields: skip pydantic's per-field setattr)
+        elif (message.agent, message.step) != (role, step):  # logged before (e.g. a shared constant): a copy
+            message = message.model_copy(update={"agent": role, "step": step})
+        self._messages_of(episode).append(message)
 
     def add_usage(self, usage: Usage) -> None:
         self.trace.usage.add(usage)
+
+    # -- roles and sub-episodes (multi-agent planners) -----------------------
+
+    def as_role(self, role: str) -> "AgentView":
+        """This environment as another agent role sees it: what it does is recorded as that role's."""
+        return AgentView(self, role, self.episode)
+
+    def sub_episode(self, role: str, task: Optional[str] = None) -> "AgentView":
+        """Begin a sub-agent's own conversation (e.g. an executor given one sub-task): its
+        messages and answer are kept apart in ``trace.episodes``, its tool calls act on this
+        environment and are judged with all others. Iterations and limits are shared."""
+        return self._begin_episode(role, task, self.episode)
+
+    def _begin_episode(self, role: str, task: Optional[str], parent: Optional[str]) -> "AgentView":
+        count = sum(1 for e in self.trace.episodes if e.agent == role)
+        sub = SubEpisode(id=f"{role}-{count + 1}", agent=role, parent=parent, task=task,
+                         step=self.trace.iterations)
+        self.trace.episodes.append(sub)
+        return AgentView(self, role, sub.id)
+
+    def _episode(self, episode: str) -> SubEpisode:
+        return next(e for e in self.trace.episodes if e.id == episode)
+
+    def _messages_of(self, episode: Optional[str]) -> list[Message]:
+        return self.trace.messages if episode is None else self._episode(episode).messages
 
     def finish(self, answer: Optional[str]) -> None:
         self.trace.final_answer = answer
@@ -112,3 +154,62 @@ class Environment:
 
 def _dump(arguments: Optional[dict]) -> str:
     return json.dumps(arguments if arguments is not None else {}, sort_keys=True)
+
+
+class AgentView(Environment):
+    """One agent role's handle on a shared environment (``Environment.as_role`` and
+    ``sub_episode`` make them). It is used exactly like the environment — same tools, same
+    iteration count and limits, same tool state — but what it logs and calls is recorded
+    as its role's, and a sub-episode's messages, usage and answer go to that sub-episode."""
+
+    def __init__(self, env: Environment, role: str, episode: Optional[str]):  # shares env's state: no super()
+        self._env = env
+        self.case = env.case
+        self.limits = env.limits
+        self.tools = env.tools
+        self._tools_by_name = env._tools_by_name
+        self.trace = env.trace
+        self.role = role
+        self.episode = episode
+
+    def __getattr__(self, name: str) -> Any:
+        """Anything else (the attempt count, a family environment's own state) is the environment's."""
+        if name == "_env":
+            raise AttributeError(name)
+        return getattr(self._env, name)
+
+    def step(self) -> None:
+        self._env.step()
+
+    def call(self, name: str, arguments: Union[str, dict, None] = None, call_id: Optional[str] = None) -> str:
+        return self._env._call(name, arguments, call_id, self.role, self.episode)
+
+    def log(self, message: Message) -> None:
+        self._env._log(message, self.role, self.episode)
+
+    def add_usage(self, usage: Usage) -> None:
+        self._env.add_usage(usage)
+        if self.episode is not None:
+            self._env._episode(self.episode).usage.add(usage)
+
+    def finish(self, answer: Optional[str]) -> None:
+        """A sub-episode's answer is its own; the episode's answer is given by the top role."""
+        if self.episode is None:
+            self._env.finish(answer)
+        else:
+            self._env._episode(self.episode).final_answer = answer
+
+    def elapsed(self) -> float:
+        return self._env.elapsed()
+
+    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
+        return self._env.execute(name, args)
+
+    def restart(self) -> None:
+        self._env.restart()
+
+    def as_role(self, role: str) -> "AgentView":
+        return AgentView(self._env, role, self.episode)
+
+    def sub_episode(self, role: str, task: Optional[str] = None) -> "AgentView":
+        return self._env._begin_episode(role, task, self.episode)

@@ -14,11 +14,16 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Literal, Optional, Sequence, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from .tool_args import parse_arguments, validate_arguments
 
 SCHEMA_VERSION = 1
+# Traces have their own version: 2 added who spoke (``agent``/``step`` on messages and
+# calls), sub-episodes, per-role models and the re-rollout link; version 1 traces read
+# as they are (those fields take their defaults; see runner/steps.py for their steps).
+TRACE_VERSION = 2
+DEFAULT_ROLE = "agent"  # the role of a single-model agent, and of everything a role-less agent does
 
 
 class _Model(BaseModel):
@@ -161,6 +166,15 @@ class ToolCall(_Model):
     call_id: Optional[str] = None
     t_start: float = 0.0  # seconds since the episode began
     t_end: float = 0.0
+    # who made it (trace version 2): the agent role, the iteration (``env.step()`` count) it
+    # was made in, and the sub-episode it belongs to (None: the episode itself)
+    agent: Optional[str] = None
+    step: Optional[int] = None
+    episode: Optional[str] = None
+
+
+# Message fields that annotate a trace and are never sent to a model
+MESSAGE_ANNOTATIONS = {"agent", "step"}
 
 
 class Message(_Model):
@@ -169,6 +183,14 @@ class Message(_Model):
     tool_calls: Optional[list[dict[str, Any]]] = None
     tool_call_id: Optional[str] = None
     name: Optional[str] = None
+    # trace annotations (version 2), set by the environment when it logs the message:
+    # the agent role whose context it belongs to and the iteration it was logged in
+    agent: Optional[str] = None
+    step: Optional[int] = None
+
+    def wire(self) -> dict[str, Any]:
+        """The message as a model receives it (OpenAI shape): no annotations, no empty fields."""
+        return self.model_dump(exclude_none=True, exclude=MESSAGE_ANNOTATIONS)
 
 
 class Usage(_Model):
@@ -202,10 +224,42 @@ class TraceError(_Model):
     t: float = 0.0
 
 
+class SubEpisode(_Model):
+    """A sub-agent's own conversation inside an episode (a planner's executor): its
+    messages and answer; the tool calls it makes stay in ``Trace.tool_calls`` (the one
+    log the oracle judges), marked with its ``id`` in ``ToolCall.episode``."""
+
+    id: str  # unique in the trace, "<role>-<n>" in the order the episodes began
+    agent: str  # its role
+    parent: Optional[str] = None  # the sub-episode it runs inside; None: the episode itself
+    task: Optional[str] = None  # what it was asked to do
+    step: int = 0  # the iteration in which it began
+    messages: list[Message] = Field(default_factory=list)
+    final_answer: Optional[str] = None
+    usage: Usage = Field(default_factory=Usage)
+
+
+class Origin(_Model):
+    """The link from a re-rollout to the episode it re-ran (runner/rollout.py): the first
+    ``steps`` iterations of the original were replayed, then ``guidance`` was inserted."""
+
+    case_id: str
+    trial: int = 0
+    agent: str
+    trace_sha256: str  # of the original trace's JSON: which episode, exactly
+    steps: int  # iterations replayed from the original
+    replayed_calls: int  # tool calls replayed (the first ones of this trace)
+    replayed_messages: int  # messages copied from the original (the first ones of this trace)
+    guidance: Optional[str] = None
+    guidance_message: Optional[int] = None  # index in ``messages`` of the inserted guidance
+    attempt: int = 1  # 1, 2, … for repeated re-rollouts of one original
+    run: Optional[str] = None  # the run directory the original came from, when known
+
+
 class Trace(_Model):
     """Everything that happened in one episode, enough to re-check it offline."""
 
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = TRACE_VERSION
     case_id: str
     trial: int = 0
     agent: str
@@ -220,6 +274,19 @@ class Trace(_Model):
     errors: list[TraceError] = Field(default_factory=list)
     wall_time_s: float = 0.0
     meta: dict[str, Any] = Field(default_factory=dict)
+    models: dict[str, str] = Field(default_factory=dict)  # role -> model name, when roles had their own
+    episodes: list[SubEpisode] = Field(default_factory=list)  # sub-episodes, in the order they began
+    origin: Optional[Origin] = None  # set on a re-rollout: the episode it re-ran
+
+    @field_validator("schema_version")
+    @classmethod
+    def _known_version(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError(f"{value} is not a trace version (1 or more)")
+        if value > TRACE_VERSION:
+            raise ValueError(f"trace version {value} is newer than this planprobe understands ({TRACE_VERSION}); "
+                             "upgrade planprobe")
+        return value
 
     def attempts(self, restart_tool: Optional["ToolSpec"]) -> list[list[ToolCall]]:
         """The calls split into attempts, from the raw calls alone (see ``split_attempts``);

@@ -21,25 +21,31 @@ def known_faults() -> list[str]:
 
 def make_agent(spec: str, seed: int = 0, model=None, params=None) -> Agent:
     """Build an agent from its command-line name: tools, react (with a model),
-    python:<module>:<function>, oracle, random, faulty:<fault>."""
+    python:<module>:<function>, oracle, random, faulty:<fault>. ``model`` is one model for
+    every role, or a role -> model map (``models.roles.RoleModels``)."""
+    from ..models.roles import RoleModels
+
     name, _, arg = spec.partition(":")
+    models = RoleModels.of(model)
     if name in MODEL_AGENTS and not arg:
-        if model is None:
+        if models is None:
             raise PlanprobeError(f"--agent {name} needs a model: add --model local or --model openai:<model>")
         from ..models.base import ChatParams
+        from ..schema import DEFAULT_ROLE
 
+        models.check_roles([DEFAULT_ROLE], name)
         params = params or ChatParams(seed=seed)
         if name == "tools":
             from .tools_agent import ToolsAgent
 
-            return ToolsAgent(model, params)
+            return ToolsAgent(models.for_role(DEFAULT_ROLE, name), params)
         from .react import ReactAgent
 
-        return ReactAgent(model, params)
+        return ReactAgent(models.for_role(DEFAULT_ROLE, name), params)
     if name == "python":
         from .python_adapter import load_callable
 
-        return load_callable(arg)
+        return load_callable(arg, models=models, params=params)
     if name == "oracle" and not arg:
         return OracleAgent()
     if name == "random" and not arg:

@@ -4,6 +4,12 @@
 imports it. The callable acts through ``env.call(name, arguments)`` and should
 call ``env.step()`` once per iteration; what it returns is the final answer.
 A plain (non-async) function is accepted too and runs in a worker thread.
+
+Optional keyword parameters, passed only to a function that declares them by name:
+``models`` (the ``--model`` role map, ``models.roles.RoleModels``, or None), ``params``
+(the sampling settings, ``ChatParams``) and ``prefix`` (an ``agents.prefix.Prefix`` when
+the episode is a re-rollout, else None: continue from ``prefix.messages``, whose last one
+is the inserted guidance, if any).
 """
 
 from __future__ import annotations
@@ -20,21 +26,49 @@ from ..errors import PlanprobeError
 from ..schema import Case
 
 
+OPTIONAL_KEYWORDS = ("models", "params", "prefix")
+
+
+def _declared(fn: Callable[..., Any]) -> frozenset[str]:
+    """The optional keywords ``fn`` names in its signature."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return frozenset()
+    return frozenset(k for k in OPTIONAL_KEYWORDS if k in params)
+
+
 class CallableAgent:
-    def __init__(self, fn: Callable[..., Any], name: Optional[str] = None):
+    def __init__(self, fn: Callable[..., Any], name: Optional[str] = None, models: Any = None, params: Any = None):
         self.fn = fn
         self.name = name or f"python:{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', 'agent')}"
+        self.models = models
+        self.params = params
+        self.declared = _declared(fn)
+
+    @property
+    def resumable(self) -> bool:
+        """Whether it can continue a re-rollout: it takes ``prefix``."""
+        return "prefix" in self.declared
 
     async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+        return await self._run(case, env, None)
+
+    async def resume(self, case: Case, env: Environment, prefix: Any) -> Optional[str]:
+        return await self._run(case, env, prefix)
+
+    async def _run(self, case: Case, env: Environment, prefix: Any) -> Optional[str]:
+        values = {"models": self.models, "params": self.params, "prefix": prefix}
+        kwargs = {k: values[k] for k in self.declared}
         if inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(getattr(self.fn, "__call__", None)):
-            return await self.fn(case, env)
-        result = await asyncio.to_thread(self.fn, case, env)
+            return await self.fn(case, env, **kwargs)
+        result = await asyncio.to_thread(self.fn, case, env, **kwargs)
         if inspect.isawaitable(result):
             return await result
         return result
 
 
-def load_callable(spec: str) -> CallableAgent:
+def load_callable(spec: str, models: Any = None, params: Any = None) -> CallableAgent:
     """'module:function' or 'path/to/file.py:function'."""
     target, sep, attr = spec.rpartition(":")
     if not sep or not target or not attr:
@@ -57,4 +91,4 @@ def load_callable(spec: str) -> CallableAgent:
     fn = getattr(module, attr, None)
     if fn is None or not callable(fn):
         raise PlanprobeError(f"--agent python:{spec}: {target} has no callable {attr!r}")
-    return CallableAgent(fn, name=f"python:{spec}")
+    return CallableAgent(fn, name=f"python:{spec}", models=models, params=params)

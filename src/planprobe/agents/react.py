@@ -17,6 +17,7 @@ from typing import Optional
 from ..environment import Environment
 from ..models.base import ChatParams, Model
 from ..schema import Case, Message, ToolSpec
+from .prefix import Prefix
 
 UNPARSED = "(unparsed reply)"
 
@@ -109,6 +110,16 @@ class ReactAgent:
         messages.append(Message(role="user", content=prompt))
         for m in messages:
             env.log(m)
+        return await self._loop(messages, env)
+
+    async def resume(self, case: Case, env: Environment, prefix: Prefix) -> Optional[str]:
+        """Continue a re-rollout from the prefix's conversation (its replies as the model's
+        context holds them: trailing space stripped), guidance included."""
+        messages = [m.model_copy(update={"content": (m.content or "").rstrip()}) if m.role == "assistant" else m
+                    for m in prefix.context(env.role)]
+        return await self._loop(messages, env)
+
+    async def _loop(self, messages: list[Message], env: Environment) -> Optional[str]:
         trial = env.trace.trial
         params = replace(self.params, sample=trial,
                          seed=None if self.params.seed is None else self.params.seed + trial)

@@ -12,6 +12,7 @@ from typing import Optional
 from ..environment import Environment
 from ..models.base import ChatParams, Model
 from ..schema import Case, Message
+from .prefix import Prefix
 
 SYSTEM = "You are a helpful assistant that completes tasks by calling the provided tools."
 
@@ -31,6 +32,13 @@ class ToolsAgent:
         messages.append(Message(role="user", content=case.task))
         for m in messages:
             env.log(m)
+        return await self._loop(messages, env)
+
+    async def resume(self, case: Case, env: Environment, prefix: Prefix) -> Optional[str]:
+        """Continue a re-rollout: the conversation is the prefix's, guidance included."""
+        return await self._loop(prefix.context(env.role), env)
+
+    async def _loop(self, messages: list[Message], env: Environment) -> Optional[str]:
         params = _for_trial(self.params, env)
         while True:
             env.step()

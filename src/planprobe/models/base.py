@@ -50,7 +50,7 @@ def tool_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
 
 
 def message_json(messages: list[Message]) -> list[dict[str, Any]]:
-    return [m.model_dump(exclude_none=True) for m in messages]
+    return [m.wire() for m in messages]
 
 
 def canonical(obj: Any) -> str:

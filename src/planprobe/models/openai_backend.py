@@ -122,7 +122,7 @@ class OpenAIModel:
         out = []
         names = {}
         for m in messages:
-            d = m.model_dump(exclude_none=True)
+            d = m.wire()
             if m.role == "assistant" and m.tool_calls:
                 d["content"] = m.content or ""
                 for tc in m.tool_calls:

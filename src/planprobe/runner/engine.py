@@ -21,11 +21,11 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import Awaitable, Callable, Iterable, Optional
 
 from .. import __version__
 from ..agents.base import Agent
-from ..environment import INFRA_PENDING, IterationLimitExceeded, Limits, current_trace
+from ..environment import INFRA_PENDING, Environment, IterationLimitExceeded, Limits, current_trace
 from ..errors import ContextLimitError, InfrastructureError, PlanprobeError, ServiceUnusableError
 from ..models.redact import redact
 from ..schema import Case, Trace, TraceError, TraceStatus, Verdict
@@ -44,6 +44,7 @@ class RunConfig:
     seed: int = 0
     model_params: str = ""  # e.g. temperature and max tokens, as they affect results
     infra_attempts: int = 3  # attempts per (case, trial) whose result is infra, counting resumes
+    models: dict[str, str] = field(default_factory=dict)  # role -> model name when roles have their own
 
     def identity(self) -> dict[str, object]:
         """What must match for a run directory to be resumed."""
@@ -53,15 +54,28 @@ class RunConfig:
 OnResult = Callable[[Trace, Verdict], None]
 
 
-async def run_episode(case: Case, agent: Agent, limits: Limits, trial: int = 0, model: Optional[str] = None) -> Trace:
-    """One agent on one case, under the limits; never raises for agent failures."""
+async def run_episode(case: Case, agent: Agent, limits: Limits, trial: int = 0, model: Optional[str] = None,
+                      models: Optional[dict[str, str]] = None) -> Trace:
+    """One agent on one case, under the limits; never raises for agent failures. ``model``
+    is the run's model name, ``models`` role -> model name when roles have their own."""
     env = get_family(case.family).environment(case, limits, trial, agent.name)
+    return await drive(env, lambda: agent(case, env), model, models)
+
+
+async def drive(env: Environment, start: Callable[[], Awaitable[Optional[str]]], model: Optional[str] = None,
+                models: Optional[dict[str, str]] = None) -> Trace:
+    """Run an agent's coroutine (``start()``) in its environment under the environment's
+    limits and return the trace; agent failures are recorded, never raised. Shared by a
+    fresh episode and a re-rollout (runner/rollout.py)."""
+    limits = env.limits
     trace = env.trace
     trace.model = model
+    if models:
+        trace.models = dict(models)
     token = current_trace.set(trace)
     t0 = time.monotonic()
     try:
-        answer = await asyncio.wait_for(agent(case, env), timeout=limits.timeout_s)
+        answer = await asyncio.wait_for(start(), timeout=limits.timeout_s)
         if trace.final_answer is None and answer is not None:
             env.finish(answer)
     except asyncio.TimeoutError:
@@ -165,7 +179,7 @@ async def run_pending(
 
     async def worker() -> None:
         for case, trial in pending:  # next() never awaits, so each item goes to exactly one worker
-            trace = await run_episode(case, agent, config.limits, trial, config.model)
+            trace = await run_episode(case, agent, config.limits, trial, config.model, config.models)
             if (case.id, trial) in earlier:
                 attempts, causes = earlier[(case.id, trial)]
                 trace.meta["attempt"] = attempts + 1

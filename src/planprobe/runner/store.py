@@ -36,7 +36,11 @@ from typing import Iterable, Iterator, Optional
 from ..errors import FormatVersionError, PlanprobeError
 from ..schema import Case, CaseMeta, Trace, Verdict
 
-STORE_FORMAT = 1
+# 2: traces of version 2 (who spoke, sub-episodes, re-rollout links) and the rerollouts
+# table. Format 1 directories read as they are; a writer upgrades one by adding the table
+# (nothing else changes) and records format 2.
+STORE_FORMAT = 2
+OLDEST_STORE_FORMAT = 1
 DB_NAME = "run.sqlite"
 LOCK_NAME = "run.lock"
 PAGE = 256  # cases read back per query while running
@@ -67,6 +71,18 @@ CREATE TABLE IF NOT EXISTS results (
     verdict TEXT NOT NULL,
     finished_at REAL NOT NULL,
     PRIMARY KEY (case_id, trial)
+);
+CREATE TABLE IF NOT EXISTS rerollouts (
+    case_id TEXT NOT NULL,
+    trial INTEGER NOT NULL,
+    attempt INTEGER NOT NULL,
+    steps INTEGER NOT NULL,
+    passed INTEGER NOT NULL,
+    primary_error TEXT,
+    trace TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    finished_at REAL NOT NULL,
+    PRIMARY KEY (case_id, trial, attempt)
 );
 """
 
@@ -240,16 +256,18 @@ class RunStore:
         version = self.meta().get("format")
         if version is not None and not version.isdigit():
             raise PlanprobeError(f"{self.path}: meta 'format' is {version!r}, not a format version number")
-        if version is not None and int(version) < STORE_FORMAT:
+        if version is not None and int(version) < OLDEST_STORE_FORMAT:
             raise FormatVersionError(
                 f"{self.directory}: run format version {version} is older than this planprobe reads "
-                f"({STORE_FORMAT}); re-run the suite into a new directory with this planprobe"
+                f"({OLDEST_STORE_FORMAT}); re-run the suite into a new directory with this planprobe"
             )
         if version is not None and int(version) > STORE_FORMAT:
             raise FormatVersionError(
                 f"{self.directory}: run format version {version} is newer than this planprobe "
                 f"understands ({STORE_FORMAT}); upgrade planprobe"
             )
+        if version is not None and int(version) < STORE_FORMAT and self.writable:
+            self.set_meta({"format": str(STORE_FORMAT)})  # the schema script added what is new
 
     def discard(self) -> None:
         """Close and remove what this store created (a run that failed before it began)."""
@@ -481,6 +499,48 @@ class RunStore:
             "SELECT r.trace, r.verdict FROM results r JOIN cases c ON c.case_id = r.case_id "
             "ORDER BY c.ordinal, r.trial"
         )
+
+    # -- single results and re-rollouts ---------------------------------------
+
+    def case(self, case_id: str) -> Case:
+        row = self.db.execute("SELECT json FROM cases WHERE case_id = ?", (case_id,)).fetchone()
+        if row is None:
+            raise PlanprobeError(f"{self.directory}: no case {case_id!r} in this run")
+        return Case.model_validate_json(row[0])
+
+    def trace(self, case_id: str, trial: int = 0) -> Trace:
+        row = self.db.execute("SELECT trace FROM results WHERE case_id = ? AND trial = ?", (case_id, trial)).fetchone()
+        if row is None:
+            raise PlanprobeError(f"{self.directory}: no result for case {case_id!r} trial {trial} (not run yet?)")
+        return Trace.model_validate_json(row[0])
+
+    def _has_rerollouts_table(self) -> bool:
+        return self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rerollouts'").fetchone() is not None
+
+    def add_rerollout(self, trace: Trace, verdict: Verdict) -> None:
+        """Store a re-rollout (``trace.origin`` says which result it re-ran); the results table,
+        and so every summary of the run, is left as it was."""
+        origin = trace.origin
+        if origin is None:
+            raise PlanprobeError(f"the trace of case {trace.case_id!r} is not a re-rollout (no origin)")
+        with self._writing(f"store a re-rollout of case {trace.case_id!r}") as db:
+            db.execute(
+                "INSERT INTO rerollouts (case_id, trial, attempt, steps, passed, primary_error, trace, verdict, "
+                "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (origin.case_id, origin.trial, origin.attempt, origin.steps, int(verdict.passed), verdict.primary,
+                 trace.model_dump_json(), verdict.model_dump_json(), time.time()),
+            )
+
+    def rerollouts(self, case_id: Optional[str] = None, trial: Optional[int] = None) -> list[tuple[Trace, Verdict]]:
+        """Stored re-rollouts (of one result when ``case_id``/``trial`` are given), in attempt order;
+        none in a run written before they existed."""
+        if not self._has_rerollouts_table():
+            return []
+        query = "SELECT trace, verdict FROM rerollouts WHERE (? IS NULL OR case_id = ?) AND (? IS NULL OR trial = ?) " \
+                "ORDER BY case_id, trial, attempt"
+        rows = self.db.execute(query, (case_id, case_id, trial, trial)).fetchall()
+        return [(Trace.model_validate_json(t), Verdict.model_validate_json(v)) for t, v in rows]
 
     def raw_cases(self) -> Iterator[str]:
         yield from (r[0] for r in self.db.execute("SELECT json FROM cases ORDER BY ordinal"))

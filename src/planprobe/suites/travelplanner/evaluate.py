@@ -68,6 +68,13 @@ class PlanEvaluation:
             out += [(k, m or "") for k, (v, m) in self.hard.items() if v is False]
         return out
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "PlanEvaluation":
+        def unpack(d: dict[str, Any]) -> dict[str, Result]:
+            return {k: (v[0], v[1]) for k, v in d.items()}
+        hard = data.get("hard")
+        return cls(unpack(data["commonsense"]), None if hard is None else unpack(hard), data.get("cost"))
+
     def to_json(self) -> dict[str, Any]:
         def pack(d: dict[str, Result]) -> dict[str, Any]:
             return {k: [v, m] for k, (v, m) in d.items()}

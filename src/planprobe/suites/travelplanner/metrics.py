@@ -40,9 +40,10 @@ class Tally:
     final_plans: int = 0
     per_constraint: dict[str, list[int]] = field(default_factory=dict)  # key -> [passed, failed]
 
-    def add(self, q: QueryFields, ev: Optional[PlanEvaluation]) -> None:
+    def add(self, hard_total: int, ev: Optional[PlanEvaluation]) -> None:
+        """One query: its hard-constraint count and its plan's evaluation (None: not delivered)."""
         self.queries += 1
-        self.hard_total += q.hard_total()
+        self.hard_total += hard_total
         if ev is None:
             return
         self.delivered += 1
@@ -94,7 +95,7 @@ class Tally:
 def tally(items: Iterable[tuple[QueryFields, Optional[PlanEvaluation]]]) -> Tally:
     t = Tally()
     for q, ev in items:
-        t.add(q, ev)
+        t.add(q.hard_total(), ev)
     return t
 
 

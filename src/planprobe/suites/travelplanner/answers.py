@@ -248,11 +248,17 @@ def transport_rule(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random)
 
 
 def lowercase_mode(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
-    """Self-driving written in lower case on a 'no self-driving' query (the official check is case-sensitive)."""
+    """Every leg driven, written 'self-driving' in lower case, on a 'no self-driving' query
+    (the official rule check is case-sensitive)."""
     if q.local_constraint["transportation"] != "no self-driving":
         return None
-    a, b = _day_cities(plan[0])[0], _day_cities(plan[0])[-1]
-    plan[0]["transportation"] = f"self-driving, from {a} to {b}"
+    for day in plan[:q.days]:
+        if "from" in day["current_city"]:
+            a, b = _day_cities(day)
+            route = box.distance(a, b)
+            if route is None or route.cost("self-driving") is None:
+                return None
+            day["transportation"] = f"self-driving, from {a} to {b}"
     return plan
 
 

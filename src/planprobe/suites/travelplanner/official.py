@@ -87,7 +87,7 @@ def load_split(path: Path) -> list[OfficialQuery]:
             ref = repr(ref)
         plan = data.get("annotated_plan")
         if plan is not None:
-            if isinstance(plan, list) and plan and isinstance(plan[0], dict) and "days" not in plan[0]:
+            if isinstance(plan, list) and plan and isinstance(plan[0], dict) and "current_city" not in plan[0]:
                 plan = plan[1:]  # the HF annotated plan begins with a header object of the query
             if not isinstance(plan, list) or not all(isinstance(d, dict) for d in plan):
                 raise PlanprobeError(f"{where}: field 'annotated_plan': expected a list of day objects")

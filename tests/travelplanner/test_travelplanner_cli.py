@@ -179,3 +179,61 @@ def test_bad_input_is_one_line_and_writes_nothing(official, tmp_path):
     r = cli("travelplanner", "score", str(sub), "--queries", str(root / "train.csv"), "--database",
             str(root / "database"), cwd=tmp_path)
     assert r.returncode == 2 and f"{sub}:5: field 'plan[0].transportation'" in r.stderr, r.stderr
+
+
+class ScriptedModel:
+    """Searches flights once, then answers with a fixed plan (function calling or ReAct text)."""
+
+    name = "scripted"
+
+    def __init__(self, args: dict, answer: str, react: bool):
+        self.args, self.answer, self.react, self.turn = args, answer, react, 0
+
+    async def chat(self, messages, tools, params):
+        from planprobe.models.base import ChatResult, tool_call
+        from planprobe.schema import Message
+
+        self.turn += 1
+        if self.turn == 1:
+            if self.react:
+                text = f"Thought: flights first\nAction: FlightSearch\nAction Input: {json.dumps(self.args)}"
+                return ChatResult(Message(role="assistant", content=text))
+            return ChatResult(Message(role="assistant", tool_calls=[tool_call("c1", "FlightSearch",
+                                                                              json.dumps(self.args))]))
+        text = f"Thought: done\nFinal Answer: {self.answer}" if self.react else self.answer
+        return ChatResult(Message(role="assistant", content=text))
+
+    async def aclose(self):
+        pass
+
+
+@pytest.mark.parametrize("react", [False, True], ids=["tools", "react"])
+def test_model_agents_search_then_plan(train_dir, react):
+    import asyncio
+
+    from planprobe.agents.react import ReactAgent
+    from planprobe.agents.tools_agent import ToolsAgent
+    from planprobe.environment import Limits
+    from planprobe.suites.registry import get_family
+    from planprobe.suites.travelplanner.importer import build_cases
+
+    case = build_cases(modes=["two-stage"], strict=False, train_dir=train_dir)[0]
+    family = get_family(case.family)
+    fields = case.spec["fields"]
+    model = ScriptedModel({"departure_city": fields["org"], "destination_city": fields["dest"],
+                           "date": fields["date"][0]}, family.reference_answer(case), react)
+    agent = ReactAgent(model) if react else ToolsAgent(model)
+    env = family.environment(case, Limits(max_iterations=5), 0, "scripted")
+    asyncio.run(agent(case, env))
+    assert env.trace.tool_calls[0].error is None and "F3573659" in env.trace.tool_calls[0].result
+    verdict = family.check(case, env.trace)
+    assert verdict.passed, verdict.evidence
+    assert verdict.labels["travelplanner"]["official"]["hard"]["valid_cost"][0] is True
+
+
+def test_import_is_deterministic(train_dir, tmp_path):
+    for name in ("a.jsonl", "b.jsonl"):
+        r = cli("import", "travelplanner", "--train-dir", str(train_dir), "--mode", "two-stage", "-o", name,
+                cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()

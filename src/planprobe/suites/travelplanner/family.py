@@ -16,9 +16,11 @@ readings' constraint results (``official``, ``strict``): ``show`` and
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any, ClassVar, Optional
 
 from ...environment import Environment, Limits
+from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence, Trace, TraceStatus, Verdict, sort_errors
 from ..base import PlannedCall
 from . import answers
@@ -97,11 +99,13 @@ class TravelPlannerFamily:
     faults: ClassVar[dict[str, str]] = {k: v[1] for k, v in answers.MUTATIONS.items()}
 
     def validate(self, case: Case) -> None:
+        """The spec's fields, mode and sandbox directory (its tables are read at the first check)."""
         cc = compiled(case)
         if cc.mode == "sole-planning" and case.tools:
-            from ...errors import PlanprobeError
-
             raise PlanprobeError(f"case {case.id}: field 'tools': a sole-planning case has no tools")
+        if not Path(cc.sandbox_ref[1]).is_dir():
+            raise PlanprobeError(f"case {case.id}: field 'spec.sandbox.dir': {cc.sandbox_ref[1]} is not a directory "
+                                 "(the sandbox is read from there)")
 
     def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = "") -> Environment:
         return TravelEnvironment(case, limits, trial, agent)

@@ -7,8 +7,9 @@ line and field (exit 2 via ``cli.main``); nothing is written then."""
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Iterator, Optional
 
 import typer
 
@@ -36,10 +37,27 @@ def import_travelplanner_cmd(
 ) -> None:
     """TravelPlanner queries -> cases (sole-planning: reference information given; two-stage: search tools)."""
     from .suites.travelplanner.importer import import_travelplanner
+    from .suites.travelplanner.sandbox import check_layout
 
-    count = import_travelplanner(output, modes=list(mode), strict=strict, train_dir=train_dir, split_file=split_file,
-                                 database=database, split=split)
+    if database is not None:
+        check_layout(database)
+    with _database_progress(database is not None) as progress:
+        count = import_travelplanner(output, modes=list(mode), strict=strict, train_dir=train_dir,
+                                     split_file=split_file, database=database, split=split, progress=progress)
     err_console.print(f"wrote {count} TravelPlanner cases to {output}")
+
+
+@contextmanager
+def _database_progress(active: bool) -> Iterator[Optional[Callable[[str], None]]]:
+    """A bar over the database's tables while they are read (the flights table takes about a minute)."""
+    if not active or not err_console.is_terminal:
+        yield None
+        return
+    from .suites.travelplanner.sandbox import TABLES
+
+    with _progress(False) as bar:
+        task = bar.add_task("reading the TravelPlanner database", total=len(TABLES) - 1)
+        yield lambda table: bar.advance(task)
 
 
 def _queries_and_sandbox(split_file: Optional[Path], database: Optional[Path], train_dir: Optional[Path]):
@@ -54,7 +72,12 @@ def _queries_and_sandbox(split_file: Optional[Path], database: Optional[Path], t
         raise PlanprobeError("give --train-dir DIR, or --queries FILE with --database DIR")
     from .suites.travelplanner.official import load_split
 
-    return [o.fields for o in load_split(split_file)], sandbox_for("database", str(database.resolve()))
+    from .suites.travelplanner.sandbox import check_layout
+
+    fields = [o.fields for o in load_split(split_file)]
+    check_layout(database)
+    with _database_progress(True) as progress:
+        return fields, sandbox_for("database", str(database.resolve()), progress)
 
 
 @tp_app.command("score")

@@ -237,3 +237,24 @@ def test_import_is_deterministic(train_dir, tmp_path):
                 cwd=tmp_path)
         assert r.returncode == 0, r.stderr
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+
+
+def test_database_table_problems_name_file_line_and_field(official, tmp_path):
+    from planprobe.errors import PlanprobeError
+
+    root, _, _ = official
+    db = tmp_path / "db"
+    subprocess.run(["cp", "-r", str(root / "database"), str(db)], check=True)
+    path = db / "restaurants" / "clean_restaurant_2022.csv"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text(lines[0].replace("Average Cost", "Avg") + "".join(lines[1:]), encoding="utf-8")
+    with pytest.raises(PlanprobeError, match=rf"^{path}:1: missing column 'Average Cost'"):
+        load_database(db)
+    path.write_text("".join(lines), encoding="utf-8")
+    flights = db / "flights" / "clean_Flights_2022.csv"
+    rows = list(csv.reader(flights.read_text(encoding="utf-8").splitlines()))
+    rows[3][rows[0].index("Price")] = "cheap"
+    with flights.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    with pytest.raises(PlanprobeError, match=rf"^{flights}:4: field 'Price': 'cheap' is not a number"):
+        load_database(db)

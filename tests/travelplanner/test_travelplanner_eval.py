@@ -175,3 +175,13 @@ def test_plan_reader_text_layout_and_json(train):
     del bad[1]["current_city"]
     bad[0]["transportation"] = "-"
     assert format_problem(bad, 3).field == "plan[1].current_city"
+
+
+def test_official_example_submission_passes_the_format_check():
+    """TravelPlanner's own validation example submission is read as its format checker reads it."""
+    path = shared_path("data", "travelplanner", "example_submission_validation.jsonl")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) == 180 and [r["idx"] for r in rows] == list(range(1, 181))
+    for r in rows:
+        # its format checker evaluates every plan against a 7-day placeholder query
+        assert format_problem(r["plan"], 7) is None, r["idx"]

@@ -14,9 +14,8 @@ has one, and whether ``--strict`` decides pass/fail.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, ToolSpec
@@ -114,11 +113,22 @@ def compiled(case: Case) -> Compiled:
     return case.derived("travelplanner", Compiled)
 
 
-@lru_cache(maxsize=2)
-def sandbox_for(kind: str, directory: str) -> Sandbox:
-    """The sandbox a case names, loaded once per process."""
-    if kind == "database":
-        return load_database(Path(directory))
-    from .training import load_training, training_sandbox
+_LOADED: dict[tuple[str, str], Sandbox] = {}
 
-    return training_sandbox(load_training(Path(directory)), directory)
+
+def sandbox_for(kind: str, directory: str, progress: Optional[Callable[[str], None]] = None) -> Sandbox:
+    """The sandbox a case names, loaded once per process (the two most recent are kept).
+    ``progress`` is called with each table's name as it is read (database directories)."""
+    key = (kind, directory)
+    box = _LOADED.get(key)
+    if box is None:
+        if kind == "database":
+            box = load_database(Path(directory), progress)
+        else:
+            from .training import load_training, training_sandbox
+
+            box = training_sandbox(load_training(Path(directory)), directory)
+        while len(_LOADED) >= 2:
+            _LOADED.pop(next(iter(_LOADED)))
+        _LOADED[key] = box
+    return box

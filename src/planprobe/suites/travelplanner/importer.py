@@ -9,7 +9,7 @@ database directory). Everything is read and checked before the suite is written
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case
@@ -18,7 +18,8 @@ from .cases import MODES, make_case, sandbox_for
 
 
 def build_cases(*, modes: list[str], strict: bool, train_dir: Optional[Path] = None, split_file: Optional[Path] = None,
-                database: Optional[Path] = None, split: Optional[str] = None) -> list[Case]:
+                database: Optional[Path] = None, split: Optional[str] = None,
+                progress: Optional[Callable[[str], None]] = None) -> list[Case]:
     for mode in modes:
         if mode not in MODES:
             raise PlanprobeError(f"--mode {mode!r}: expected one of {', '.join(MODES)}")
@@ -44,7 +45,7 @@ def build_cases(*, modes: list[str], strict: bool, train_dir: Optional[Path] = N
 
     queries_o = load_split(Path(split_file))
     directory = str(Path(database).resolve())
-    sandbox_for("database", directory)
+    sandbox_for("database", directory, progress)
     name = split or Path(split_file).stem
     for mode in modes:
         for o in queries_o:

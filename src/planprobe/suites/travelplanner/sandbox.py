@@ -200,8 +200,8 @@ def _csv_rows(path: Path, columns: tuple[str, ...], numeric: tuple[str, ...], dr
             raise PlanprobeError(f"{path}:{line + 1}: not valid CSV ({exc})") from None
 
 
-def load_database(directory: Path, progress=None) -> Sandbox:
-    """The official database directory as a sandbox; every problem names its file and line."""
+def check_layout(directory: Path) -> None:
+    """Every table file of the official layout is there (before any is read)."""
     directory = Path(directory)
     if not directory.is_dir():
         raise PlanprobeError(f"{directory}: not a directory (expected TravelPlanner's database directory)")
@@ -210,6 +210,12 @@ def load_database(directory: Path, progress=None) -> Sandbox:
             raise PlanprobeError(f"{directory}: missing table {table!r} ({rel})")
     if not (directory / CITIES_FILE).is_file():
         raise PlanprobeError(f"{directory}: missing table 'cities' ({CITIES_FILE})")
+
+
+def load_database(directory: Path, progress=None) -> Sandbox:
+    """The official database directory as a sandbox; every problem names its file and line."""
+    directory = Path(directory)
+    check_layout(directory)
     box = Sandbox(source=str(directory))
     for table, (rel, columns, numeric) in TABLES.items():
         if table == "distances":

@@ -177,7 +177,8 @@ def missing_meal(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -
     return None
 
 
-def _replace_stays(plan: Plan, q: QueryFields, box: Sandbox, pick: Callable[[list[Row]], Optional[Row]]) -> Optional[Plan]:
+def _replace_stays(plan: Plan, q: QueryFields, box: Sandbox,
+                   pick: Callable[[list[Row]], Optional[Row]]) -> Optional[Plan]:
     changed = False
     for day in plan[:q.days]:
         value = day.get("accommodation")

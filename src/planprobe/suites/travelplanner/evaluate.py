@@ -240,7 +240,10 @@ class Evaluator:
                     if not self._flight_rows(move, before_parenthesis(a or ""), before_parenthesis(b or ""), i):
                         return False, f"The flight number in day {i + 1} is invalid in the sandbox."
                 elif "self-driving" in move.lower() or "taxi" in move.lower():
-                    a2, b2 = (before_parenthesis(a), before_parenthesis(b)) if a is not None and b is not None else ("-", "-")
+                    if a is not None and b is not None:
+                        a2, b2 = before_parenthesis(a), before_parenthesis(b)
+                    else:  # the official code falls back to '-' here
+                        a2, b2 = "-", "-"
                     mode = "self-driving" if "self-driving" in move.lower() else "taxi"
                     route = self.box.distance(before_parenthesis(a2), before_parenthesis(b2))
                     if route is None or route.cost(mode) is None:

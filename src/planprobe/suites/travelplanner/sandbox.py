@@ -41,9 +41,11 @@ TABLES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
                         "review rate number", "city"), ("price", "minimum nights", "maximum occupancy",
                                                         "review rate number")),
     "restaurants": ("restaurants/clean_restaurant_2022.csv",
-                    ("Name", "Average Cost", "Cuisines", "Aggregate Rating", "City"), ("Average Cost", "Aggregate Rating")),
+                    ("Name", "Average Cost", "Cuisines", "Aggregate Rating", "City"),
+                    ("Average Cost", "Aggregate Rating")),
     "attractions": ("attractions/attractions.csv",
-                    ("Name", "Latitude", "Longitude", "Address", "Phone", "Website", "City"), ("Latitude", "Longitude")),
+                    ("Name", "Latitude", "Longitude", "Address", "Phone", "Website", "City"),
+                    ("Latitude", "Longitude")),
     "distances": ("googleDistanceMatrix/distance.csv", ("origin", "destination", "duration", "distance"), ()),
 }
 CITIES_FILE = "background/citySet_with_states.txt"

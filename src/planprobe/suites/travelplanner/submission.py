@@ -60,7 +60,8 @@ def score(queries: list[QueryFields], plans: list[Optional[list[dict[str, Any]]]
         sev: Optional[PlanEvaluation] = Evaluator(q, box, strict=True).evaluate(plan) if plan else None
         official.add(q.hard_total(), ev)
         strict.add(q.hard_total(), sev)
-        per_plan.append({"idx": k + 1, "official": ev.to_json() if ev else None, "strict": sev.to_json() if sev else None})
+        per_plan.append({"idx": k + 1, "official": ev.to_json() if ev else None,
+                         "strict": sev.to_json() if sev else None})
         if progress is not None:
             progress()
     return {"official": official.to_json(), "strict": strict.to_json(), "plans": per_plan}

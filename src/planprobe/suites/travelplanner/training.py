@@ -131,7 +131,8 @@ def _chat(row: Any, where: str) -> tuple[str, str, list[dict[str, Any]]]:
     try:
         plan = read_literal(texts[2])
     except LiteralError as exc:
-        raise PlanprobeError(f"{where}: field 'messages[2].content': the annotated plan cannot be read ({exc})") from None
+        raise PlanprobeError(f"{where}: field 'messages[2].content': the annotated plan cannot be read "
+                             f"({exc})") from None
     if not isinstance(plan, list) or not all(isinstance(d, dict) for d in plan):
         raise PlanprobeError(f"{where}: field 'messages[2].content': expected a list of day objects")
     return texts[0], texts[1], plan

@@ -416,11 +416,13 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
     from .runner.store import RunStore
 
     from .analysis.robustness import robustness, robustness_lines
+    from .suites.travelplanner.submission import run_figure_lines, run_figures
 
     store = RunStore(run_dir)
     try:
         summary = summarize(store)
         robust = robustness(store)
+        travel = run_figures(store)
         infra = store.infra_rows() if summary.infra else []
     finally:
         store.close()
@@ -428,6 +430,8 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
         data = summary.to_json()
         if robust:
             data["robustness"] = robust
+        if travel:
+            data["travelplanner"] = travel
         if infra:
             data["infra_first_cause"] = _cause(infra[0][3])
         print(json.dumps(data, indent=2, sort_keys=True))
@@ -438,6 +442,8 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
             out_console.print(extra)
         for line in robustness_lines(robust):
             out_console.print(line, highlight=False)
+        for line in run_figure_lines(travel):
+            out_console.print(line, highlight=False, soft_wrap=True)
         if infra and infra_note:
             out_console.print(f"infrastructure failures: first cause: {_cause(infra[0][3])}; re-running the run's "
                               "command retries them", highlight=False, markup=False, soft_wrap=True)
@@ -890,6 +896,7 @@ from . import cli_judge  # noqa: E402,F401  (registers 'judge' and 'import apb')
 from . import cli_generate_pddl  # noqa: E402,F401  (registers 'generate pddl')
 from . import cli_generate_planbench  # noqa: E402,F401  (registers 'generate planbench')
 from . import cli_planbench  # noqa: E402,F401  (registers 'import planbench-results')
+from . import cli_travelplanner  # noqa: E402,F401  (registers 'import travelplanner', 'travelplanner')
 
 
 # Exit codes (docs/format.md): 0 done; 1 a check failed (gate) or the output pipe closed;

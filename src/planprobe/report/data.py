@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 from ..analysis.dissect import CAUSES, read_rows
 from ..analysis.robustness import robustness, robustness_lines
+from ..suites.travelplanner.submission import run_figure_lines, run_figures
 from ..analysis.stats import wilson_interval
 from ..analysis.summary import RunSummary, Tally, summarize, timeout_limit
 from ..runner.store import RunStore
@@ -195,6 +196,7 @@ def load_run(run_dir: Path, name: Optional[str] = None) -> RunData:
     try:
         summary = summarize(store)
         robust = robustness_lines(robustness(store))
+        robust += run_figure_lines(run_figures(store))  # TravelPlanner's official figures, when the run has its cases
         raw_cases = {c["id"]: c for c in map(json.loads, store.raw_cases())}
         causes = read_root_causes(run_dir)
         rows = []

@@ -65,3 +65,6 @@ def _register_builtins() -> None:
     from .pddl.planbench.family import PlanBenchFamily
 
     register(PlanBenchFamily())
+    from .travelplanner.family import TravelPlannerFamily
+
+    register(TravelPlannerFamily())

@@ -1,0 +1,134 @@
+"""TravelPlanner queries as planprobe cases (family ``travelplanner``).
+
+* ``sole-planning``: the reference information is in the task; no tools; the
+  answer is the plan.
+* ``two-stage``: TravelPlanner's search tools over the sandbox; the agent gathers
+  what it needs, then answers with the plan (it plans itself: there is no
+  separate Notebook/Planner tool).
+
+The spec holds the query's structured fields, where the sandbox is (the
+training directory or the official database directory: read again when the
+case is checked, not copied into the suite), the annotated plan when the data
+has one, and whether ``--strict`` decides pass/fail.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from ...errors import PlanprobeError
+from ...schema import Case, CaseMeta, ToolSpec
+from .fields import QueryFields, parse_fields
+from .sandbox import Sandbox, load_database
+
+FAMILY = "travelplanner"
+MODES = ("sole-planning", "two-stage")
+
+SOLE_SYSTEM = (
+    "You plan trips from the information you are given. Write one entry per day with these fields: Current City "
+    "(on a travel day 'from A to B'), Transportation (e.g. 'Flight Number: F0123456, from A to B, Departure Time: "
+    "hh:mm, Arrival Time: hh:mm', or 'Self-driving, from A to B' / 'Taxi, from A to B'), Breakfast, Attraction "
+    "(several separated by ';', each ending with ';'), Lunch, Dinner, Accommodation. Name every place as 'Name, "
+    "City' exactly as the information spells it, and write '-' where nothing is needed (e.g. after returning home). "
+    "Use only the given information, respect the query's requirements and common sense (no restaurant or "
+    "attraction twice, stays of at least the minimum nights). Answer with the plan as a JSON list of objects with "
+    "the keys days, current_city, transportation, breakfast, attraction, lunch, dinner, accommodation, or as "
+    "'Day 1:' blocks with one 'Field: value' line per field."
+)
+TWO_STAGE_SYSTEM = (
+    "First gather the information the trip needs with the search tools (flights, driving and taxi distances, "
+    "accommodations, restaurants, attractions, the cities of a state), then answer with the plan. " + SOLE_SYSTEM
+)
+
+
+def _obj(props: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+
+
+_S = {"type": "string"}
+TOOLS = [
+    ToolSpec(name="FlightSearch", description="Flights from one city to another on a date (YYYY-MM-DD).",
+             parameters=_obj({"departure_city": _S, "destination_city": _S, "date": _S})),
+    ToolSpec(name="GoogleDistanceMatrix", description="Distance, duration and cost between two cities by "
+             "self-driving or taxi.", parameters=_obj({"origin": _S, "destination": _S,
+                                                       "mode": {"type": "string", "enum": ["self-driving", "taxi"]}})),
+    ToolSpec(name="AccommodationSearch", description="Accommodations in a city.", parameters=_obj({"city": _S})),
+    ToolSpec(name="RestaurantSearch", description="Restaurants in a city.", parameters=_obj({"city": _S})),
+    ToolSpec(name="AttractionSearch", description="Attractions in a city.", parameters=_obj({"city": _S})),
+    ToolSpec(name="CitySearch", description="The cities of a state.", parameters=_obj({"state": _S})),
+]
+
+
+def make_case(*, split: str, idx: int, mode: str, fields: QueryFields, sandbox: dict[str, str],
+              plan: Optional[list[dict[str, Any]]], strict: bool, system: Optional[str] = None,
+              task: Optional[str] = None, reference_information: Optional[str] = None) -> Case:
+    if mode not in MODES:
+        raise PlanprobeError(f"--mode {mode!r}: expected one of {', '.join(MODES)}")
+    if mode == "sole-planning":
+        if task is None:
+            task = f"Given information: {reference_information or ''}\nQuery: {fields.query}\nTravel Plan:"
+        tools: list[ToolSpec] = []
+        system = system or SOLE_SYSTEM
+    else:
+        task = f"Query: {fields.query}"
+        tools = TOOLS
+        system = TWO_STAGE_SYSTEM
+    n = sum(v is not None for v in fields.local_constraint.values())
+    return Case(
+        id=f"travelplanner-{split}-{idx:04d}-{mode}", family=FAMILY, task=task, system=system, tools=tools,
+        spec={"mode": mode, "split": split, "idx": idx, "fields": fields.to_json(), "sandbox": sandbox,
+              "reference_plan": plan, "strict": strict},
+        meta=CaseMeta(topic=fields.level, difficulty={"days": fields.days, "constraints": n},
+                      tags=[f"travelplanner:{split}", mode, fields.level]),
+    )
+
+
+class Compiled:
+    """A case's spec, checked, with its sandbox."""
+
+    def __init__(self, case: Case):
+        spec = case.spec
+        where = f"case {case.id}"
+        for key in ("mode", "fields", "sandbox", "strict"):
+            if key not in spec:
+                raise PlanprobeError(f"{where}: field 'spec.{key}' is missing")
+        if spec["mode"] not in MODES:
+            raise PlanprobeError(f"{where}: field 'spec.mode': expected one of {', '.join(MODES)}")
+        self.mode: str = spec["mode"]
+        self.fields = parse_fields(spec["fields"], f"{where}: spec.fields")
+        sb = spec["sandbox"]
+        if not isinstance(sb, dict) or sb.get("kind") not in ("training", "database") or not sb.get("dir"):
+            raise PlanprobeError(f"{where}: field 'spec.sandbox': expected {{kind: training|database, dir}}")
+        self.sandbox_ref = (sb["kind"], sb["dir"])
+        self.plan = spec.get("reference_plan")
+        self.strict = bool(spec["strict"])
+
+    @property
+    def sandbox(self) -> Sandbox:
+        return sandbox_for(*self.sandbox_ref)
+
+
+def compiled(case: Case) -> Compiled:
+    return case.derived("travelplanner", Compiled)
+
+
+_LOADED: dict[tuple[str, str], Sandbox] = {}
+
+
+def sandbox_for(kind: str, directory: str, progress: Optional[Callable[[str], None]] = None) -> Sandbox:
+    """The sandbox a case names, loaded once per process (the two most recent are kept).
+    ``progress`` is called with each table's name as it is read (database directories)."""
+    key = (kind, directory)
+    box = _LOADED.get(key)
+    if box is None:
+        if kind == "database":
+            box = load_database(Path(directory), progress)
+        else:
+            from .training import load_training, training_sandbox
+
+            box = training_sandbox(load_training(Path(directory)), directory)
+        while len(_LOADED) >= 2:
+            _LOADED.pop(next(iter(_LOADED)))
+        _LOADED[key] = box
+    return box

@@ -1,0 +1,481 @@
+"""TravelPlanner's evaluator: the eight commonsense and five hard constraints of
+one plan, read the way the official ``evaluation/`` code reads them, and with
+``strict=True`` the gaps in that reading closed (docs/travelplanner.md lists each).
+
+Every check returns ``(passed, message)``; ``passed`` is None when the constraint
+does not apply (a hard constraint the query does not set). The plan must have
+passed ``plan.format_problem`` (the official code would raise on it otherwise).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+from .fields import QueryFields
+from .plan import Plan
+from .sandbox import Row, Sandbox
+from .text import NO_MORE_DAYS, before_parenthesis, filled, flight_number, from_to, name_city, transport_kind
+
+Result = tuple[Optional[bool], Optional[str]]
+COMMONSENSE = ("is_reasonable_visiting_city", "is_valid_restaurants", "is_valid_attractions",
+               "is_valid_accommodation", "is_valid_transportation", "is_valid_information_in_current_city",
+               "is_valid_information_in_sandbox", "is_not_absent")
+HARD = ("valid_cuisine", "valid_room_rule", "valid_transportation", "valid_room_type", "valid_cost")
+PAPER_NAMES = {
+    "is_valid_information_in_current_city": "Within Current City", "is_valid_information_in_sandbox": "Within Sandbox",
+    "is_reasonable_visiting_city": "Reasonable City Route", "is_valid_restaurants": "Diverse Restaurants",
+    "is_valid_transportation": "Non-conf. Transportation", "is_valid_attractions": "Diverse Attractions",
+    "is_valid_accommodation": "Minimum Nights Stay", "is_not_absent": "Complete Information", "valid_cost": "Budget",
+    "valid_room_rule": "Room Rule", "valid_cuisine": "Cuisine", "valid_room_type": "Room Type",
+    "valid_transportation": "Transportation",
+}
+MEALS = ("breakfast", "lunch", "dinner")
+_RULE_TEXT = {"smoking": "No smoking", "parties": "No parties", "children under 10": "No children under 10",
+              "visitors": "No visitors", "pets": "No pets"}
+_ROOM_OK: dict[str, Callable[[str], bool]] = {
+    "not shared room": lambda t: t != "Shared room", "shared room": lambda t: t == "Shared room",
+    "private room": lambda t: t == "Private room", "entire room": lambda t: t == "Entire home/apt",
+}
+
+
+@dataclass
+class PlanEvaluation:
+    """The constraints of one plan. ``hard`` is None when the official evaluator does
+    not score them (the plan is incomplete or leaves the sandbox)."""
+
+    commonsense: dict[str, Result]
+    hard: Optional[dict[str, Result]]
+    cost: Optional[float] = None
+
+    @property
+    def commonsense_pass(self) -> bool:
+        return all(v is not False for v, _ in self.commonsense.values())
+
+    @property
+    def hard_pass(self) -> bool:
+        return self.hard is not None and all(v is not False for v, _ in self.hard.values())
+
+    @property
+    def final_pass(self) -> bool:
+        return self.commonsense_pass and self.hard_pass
+
+    def failed(self) -> list[tuple[str, str]]:
+        """(constraint, message) of every failed constraint, commonsense first."""
+        out = [(k, m or "") for k, (v, m) in self.commonsense.items() if v is False]
+        if self.hard is not None:
+            out += [(k, m or "") for k, (v, m) in self.hard.items() if v is False]
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "PlanEvaluation":
+        def unpack(d: dict[str, Any]) -> dict[str, Result]:
+            return {k: (v[0], v[1]) for k, v in d.items()}
+        hard = data.get("hard")
+        return cls(unpack(data["commonsense"]), None if hard is None else unpack(hard), data.get("cost"))
+
+    def to_json(self) -> dict[str, Any]:
+        def pack(d: dict[str, Result]) -> dict[str, Any]:
+            return {k: [v, m] for k, (v, m) in d.items()}
+        return {"commonsense": pack(self.commonsense), "hard": None if self.hard is None else pack(self.hard),
+                "cost": self.cost}
+
+
+class Evaluator:
+    """Scores plans of one query against one sandbox."""
+
+    def __init__(self, q: QueryFields, box: Sandbox, strict: bool = False):
+        self.q, self.box, self.strict = q, box, strict
+
+    # -- helpers -----------------------------------------------------------
+
+    def _days(self, plan: Plan) -> range:
+        return range(min(self.q.days, len(plan)))
+
+    def _entity(self, table: str, text: str) -> list[Row]:
+        name, city = name_city(text)
+        return self.box.rows(table, name, city, exact=self.strict)
+
+    def _attractions(self, value: str) -> list[str]:
+        parts = value.split(";")
+        if self.strict:
+            return [p.strip() for p in parts if p.strip()]
+        return parts[:-1]  # the official code drops the text after the last ';'
+
+    def _same(self, value: str) -> Any:
+        """What two mentions of a place are compared by: the text (official) or its name and city."""
+        return name_city(value) if self.strict else value
+
+    def _cities_of_day(self, day: dict[str, Any]) -> list[str]:
+        city = day["current_city"]
+        if "from" in city:
+            a, b = from_to(city)
+            return [before_parenthesis(a or ""), before_parenthesis(b or "")]
+        return [before_parenthesis(city)]
+
+    # -- commonsense -------------------------------------------------------
+
+    def reasonable_visiting_city(self, plan: Plan) -> Result:
+        cities: list[str] = []
+        for i in self._days(plan):
+            value = plan[i]["current_city"]
+            if "from" in value:
+                a, b = (before_parenthesis(x or "") for x in from_to(value))
+                if i == 0 and a != self.q.org:
+                    return False, f"The first day's city should be {self.q.org}."
+                cities += [a, b]
+            else:
+                cities.append(before_parenthesis(value))
+        if cities[0] != cities[-1]:
+            return False, "The trip should be a closed circle."
+        if not _valid_sequence(cities):
+            return False, "The city sequence is invalid."
+        for k, city in enumerate(cities):
+            if city not in self.box.cities:
+                return False, f"{city} is not a valid city."
+            if k not in (0, len(cities) - 1) and self.q.days > 3 and self.box.cities[city] != self.q.dest:
+                return False, f"{city} is not in {self.q.dest}."
+        return True, None
+
+    def restaurants(self, plan: Plan) -> Result:
+        seen: list[Any] = []
+        for i in self._days(plan):
+            day = plan[i]
+            for meal in MEALS:
+                value = day.get(meal)
+                if filled(value):
+                    key = self._same(value)
+                    if key in seen:
+                        return False, f"The restaurant in day {i + 1} {meal} is repeated."
+                    seen.append(key)
+        return True, None
+
+    def attractions(self, plan: Plan) -> Result:
+        seen: list[Any] = []
+        for i in self._days(plan):
+            value = plan[i].get("attraction")
+            if filled(value):
+                for item in self._attractions(value):
+                    key = self._same(item)
+                    if key in seen:
+                        return False, f"The attraction '{item}' in day {i + 1} is repeated."
+                    seen.append(key)
+        return True, None
+
+    def accommodation(self, plan: Plan) -> Result:
+        stays: list[Any] = []
+        for i in self._days(plan):
+            if "accommodation" not in plan[i]:
+                return False, "No Accommodation Info."
+            stays.append(plan[i]["accommodation"])
+        for value, nights in _runs([self._same(s) if s not in ("-", "") else s for s in stays]):
+            if value in ("-", ""):
+                continue
+            name, city = value if self.strict else name_city(value)
+            rows = self.box.rows("accommodations", name, city, exact=self.strict)
+            found = (len(rows) >= 1) if self.strict else (len(rows) == 1)  # official: only a unique match is checked
+            if found and nights < rows[0]["minimum nights"]:
+                shown = f"{name}, {city}" if self.strict else value
+                return False, f"The accommodation {shown} do not obey the minumum nights rule."
+        return True, None
+
+    def transportation(self, plan: Plan) -> Result:
+        first = plan[0]["transportation"]
+        if not filled(first):
+            return False, "The transportation in day 1 should not be empty."
+        kinds = [transport_kind(first)]
+        for i in self._days(plan):
+            value = plan[i].get("transportation")
+            if filled(value):
+                kinds.append(transport_kind(value))
+        if ("Self-driving" in kinds and "Flight" in kinds) or ("Taxi" in kinds and "Self-driving" in kinds):
+            return False, "The transportation is conflicting."
+        return True, None
+
+    def current_city(self, plan: Plan) -> Result:
+        for i in self._days(plan):
+            day = plan[i]
+            city = day["current_city"]
+            if "from" in city or self.strict:
+                places: Any = self._cities_of_day(day)
+            else:
+                places = before_parenthesis(city)  # a text: the official code iterates its characters
+            move = day.get("transportation")
+            if filled(move):
+                for place in places:
+                    if place not in move:
+                        return False, f"The transportation in day {i + 1} is invalid city choice."
+            for meal in MEALS:
+                value = day.get(meal)
+                if filled(value) and not self._in_city(value, places):
+                    return False, f"The {meal} in day {i + 1} is invalid city choice."
+            value = day.get("attraction")
+            if filled(value):
+                for item in self._attractions(value):
+                    if not self._in_city(item, places):
+                        return False, f"The attraction in day {i + 1} is invalid city choice."
+            value = day.get("accommodation")
+            if filled(value):
+                last = places[-1]
+                ok = name_city(value)[1] == last if self.strict else last in value
+                if not ok:
+                    return False, f"The accommodation in day {i + 1} is invalid city choice."
+        return True, None
+
+    def _in_city(self, value: str, places: Any) -> bool:
+        if self.strict:
+            return name_city(value)[1] in places
+        return any(place in value for place in places)
+
+    def sandbox(self, plan: Plan) -> Result:
+        for i in self._days(plan):
+            day = plan[i]
+            move = day["transportation"]
+            if filled(move):
+                a, b = from_to(move)
+                if a is None or b is None:
+                    a, b = from_to(day["current_city"])
+                if "flight number" in move.lower():
+                    if not self._flight_rows(move, before_parenthesis(a or ""), before_parenthesis(b or ""), i):
+                        return False, f"The flight number in day {i + 1} is invalid in the sandbox."
+                elif "self-driving" in move.lower() or "taxi" in move.lower():
+                    if a is not None and b is not None:
+                        a2, b2 = before_parenthesis(a), before_parenthesis(b)
+                    else:  # the official code falls back to '-' here
+                        a2, b2 = "-", "-"
+                    mode = "self-driving" if "self-driving" in move.lower() else "taxi"
+                    route = self.box.distance(before_parenthesis(a2), before_parenthesis(b2))
+                    if route is None or route.cost(mode) is None:
+                        return False, f"The {mode} in day {i + 1} is invalid in the sandbox."
+            for meal in MEALS:
+                value = day.get(meal)
+                if filled(value) and not self._entity("restaurants", value):
+                    return False, f"The {meal} in day {i + 1} is invalid in the sandbox."
+            value = day.get("attraction")
+            if filled(value):
+                for item in self._attractions(value):
+                    if not self._entity("attractions", item):
+                        return False, f"The attraction {item} in day {i + 1} is invalid in the sandbox."
+            value = day.get("accommodation")
+            if filled(value) and not self._entity("accommodations", value):
+                return False, f"The accommodation in day {i + 1} is invalid in the sandbox."
+        return True, None
+
+    def _flight_rows(self, move: str, origin: str, dest: str, day: int) -> list[Row]:
+        number = flight_number(move) or ""
+        rows = [r for r in self.box.flights_numbered(number)
+                if r["OriginCityName"] == origin and r["DestCityName"] == dest]
+        if self.strict:
+            date = self.q.date[day] if day < len(self.q.date) else None
+            rows = [r for r in rows if r["FlightDate"] == date]
+        return rows
+
+    def visiting_city_number(self, plan: Plan) -> Result:
+        seen: set[str] = set()
+        for i in self._days(plan):
+            value = plan[i]["current_city"]
+            if "from" in value:
+                a, b = (before_parenthesis(x or "") for x in from_to(value))
+                if i == 0 and a != self.q.org:
+                    return False, f"The first day's city should be {self.q.org}."
+                seen.update((a, b))
+            else:
+                seen.add(before_parenthesis(value))
+        seen.discard(self.q.org)
+        if len(seen) != self.q.visiting_city_number:
+            return False, f"The number of visiting cities should be {self.q.visiting_city_number}."
+        return True, None
+
+    def valid_days(self, plan: Plan) -> Result:
+        count = sum(1 for i in self._days(plan) if plan[i] != {} and plan[i]["current_city"] != NO_MORE_DAYS)
+        if count != self.q.days:
+            return False, f"The number of days should be {self.q.days}."
+        return True, None
+
+    def not_absent(self, plan: Plan) -> Result:
+        if not self.valid_days(plan)[0]:
+            return False, "Invalid Days"
+        if not self.visiting_city_number(plan)[0]:
+            return False, "Invalid City Number"
+        given = 0
+        for i in self._days(plan):
+            day = plan[i]
+            for key, label in (("transportation", "Transportation"), ("breakfast", "Breakfast"), ("lunch", "Lunch"),
+                               ("dinner", "Dinner"), ("attraction", "Attraction"), ("accommodation", "Accommodation")):
+                if key not in day:
+                    return False, f"No {label} Info."
+            city = day["current_city"]
+            travel = "from " in city
+            if (travel or "to " in city) and day["transportation"] in ("", "-"):
+                return False, f"No transportation in day {i + 1} is not allowed."
+            if (not travel and " to " not in city) and day["attraction"] in ("", "-"):
+                return False, f"No attaction in day {i + 1} is not allowed."
+            if i != self.q.days - 1 and day["accommodation"] in ("", "-"):
+                return False, f"No accommodation in day {i + 1} is not allowed."
+            if any(day[m] in ("", "-") for m in MEALS) and not travel:
+                return False, f"No meal in day {i + 1} is not allowed."
+            given += sum(1 for v in day.values() if filled(v))
+        if given / (6 * self.q.days) < 0.5:
+            return False, "The absent information is more than 50%."
+        return True, None
+
+    # -- hard --------------------------------------------------------------
+
+    def total_cost(self, plan: Plan) -> float:
+        people = self.q.people_number
+        total: float = 0
+        for i in self._days(plan):
+            day = plan[i]
+            move = day["transportation"]
+            if filled(move):
+                a, b = from_to(move)
+                if a is None or b is None:
+                    a, b = from_to(day["current_city"])
+                if a is not None and b is not None:
+                    if "flight number" in move.lower():
+                        if self.strict:
+                            rows = self._flight_rows(move, before_parenthesis(a), before_parenthesis(b), i)
+                        else:
+                            rows = self.box.flights_numbered(flight_number(move) or "")
+                        if rows:
+                            total += rows[0]["Price"] * people
+                    elif "self-driving" in move.lower() or "taxi" in move.lower():
+                        mode = "self-driving" if "self-driving" in move.lower() else "taxi"
+                        route = self.box.distance(before_parenthesis(a), before_parenthesis(b))
+                        cost = route.cost(mode) if route is not None else None
+                        if cost is not None:  # (the official code would raise here; the sandbox check rules it out)
+                            total += cost * math.ceil(people / (5 if mode == "self-driving" else 4))
+            for meal in MEALS:
+                if filled(day[meal]):
+                    rows = self._entity("restaurants", day[meal])
+                    if rows:
+                        total += rows[0]["Average Cost"] * people
+            if filled(day["accommodation"]):
+                rows = self._entity("accommodations", day["accommodation"])
+                if rows:
+                    total += rows[0]["price"] * math.ceil(people / rows[0]["maximum occupancy"])
+        return total
+
+    def room_rule(self, plan: Plan) -> Result:
+        rule = self.q.local_constraint["house rule"]
+        if rule is None:
+            return None, None
+        for i in self._days(plan):
+            value = plan[i]["accommodation"]
+            if filled(value):
+                rows = self._entity("accommodations", value)
+                if rows and rule in _RULE_TEXT and _RULE_TEXT[rule] in str(rows[0]["house_rules"]):
+                    return False, f"The house rule should be {rule}."
+        return True, None
+
+    def cuisine(self, plan: Plan) -> Result:
+        wanted = self.q.local_constraint["cuisine"]
+        if not wanted:
+            return None, None
+        found: set[str] = set()
+        for i in self._days(plan):
+            for meal in MEALS:
+                value = plan[i][meal]
+                if not filled(value):
+                    continue
+                city = name_city(value)[1]
+                if city == self.q.org:
+                    if self.strict:
+                        continue
+                    break  # the official code skips the rest of the day after a meal in the origin city
+                rows = self._entity("restaurants", value)
+                if rows:
+                    found.update(c for c in wanted if c in rows[0]["Cuisines"])
+        if len(found) == len(wanted):
+            return True, None
+        missing = next((c for c in wanted if c not in found), None)
+        if missing is None:  # a cuisine listed twice: the official code returns nothing here
+            return None, None
+        return False, f"The cuisine {missing} is not satisfied."
+
+    def transport_rule(self, plan: Plan) -> Result:
+        rule = self.q.local_constraint["transportation"]
+        if rule is None:
+            return None, None
+        for i in self._days(plan):
+            value = plan[i]["transportation"]
+            if filled(value):
+                text = value.lower() if self.strict else value
+                flight, drive = ("flight", "self-driving") if self.strict else ("Flight", "Self-driving")
+                if (rule == "no flight" and flight in text) or (rule == "no self-driving" and drive in text):
+                    return False, f"The transportation should not be {rule}."
+        return True, None
+
+    def room_type(self, plan: Plan) -> Result:
+        wanted = self.q.local_constraint["room type"]
+        if wanted is None:
+            return None, None
+        for i in self._days(plan):
+            value = plan[i]["accommodation"]
+            if filled(value):
+                rows = self._entity("accommodations", value)
+                if rows and wanted in _ROOM_OK and not _ROOM_OK[wanted](rows[0]["room type"]):
+                    return False, f"The room type should be {wanted}."
+        return True, None
+
+    # -- the whole plan ----------------------------------------------------
+
+    def evaluate(self, plan: Plan) -> PlanEvaluation:
+        common = {
+            "is_reasonable_visiting_city": self.reasonable_visiting_city(plan),
+            "is_valid_restaurants": self.restaurants(plan),
+            "is_valid_attractions": self.attractions(plan),
+            "is_valid_accommodation": self.accommodation(plan),
+            "is_valid_transportation": self.transportation(plan),
+            "is_valid_information_in_current_city": self.current_city(plan),
+            "is_valid_information_in_sandbox": self.sandbox(plan),
+            "is_not_absent": self.not_absent(plan),
+        }
+        if not (common["is_not_absent"][0] and common["is_valid_information_in_sandbox"][0]):
+            return PlanEvaluation(common, None)
+        cost = self.total_cost(plan)
+        hard = {
+            "valid_cuisine": self.cuisine(plan),
+            "valid_room_rule": self.room_rule(plan),
+            "valid_transportation": self.transport_rule(plan),
+            "valid_room_type": self.room_type(plan),
+            "valid_cost": (cost <= self.q.budget, None if cost <= self.q.budget
+                           else f"The total cost {_money(cost)} exceeds the budget {_money(self.q.budget)}."),
+        }
+        return PlanEvaluation(common, hard, cost)
+
+
+def _money(x: float) -> str:
+    return f"{x:g}"
+
+
+def _runs(values: list[Any]) -> list[tuple[Any, int]]:
+    out: list[tuple[Any, int]] = []
+    for v in values:
+        if out and out[-1][0] == v:
+            out[-1] = (v, out[-1][1] + 1)
+        else:
+            out.append((v, 1))
+    return out
+
+
+def _valid_sequence(cities: list[str]) -> bool:
+    """Each city but the first and last visited in one consecutive run of two or
+    more entries, and never again once left (the official rule)."""
+    if len(cities) < 3:
+        return False
+    seen: set[str] = set()
+    i, n = 0, len(cities)
+    while i < n:
+        city = cities[i]
+        if city in seen and i not in (0, n - 1):
+            return False
+        count = 0
+        while i < n and cities[i] == city:
+            count += 1
+            i += 1
+        if count == 1 and 0 < i - 1 < n - 1:
+            return False
+        seen.add(city)
+    return True

@@ -1,0 +1,63 @@
+"""``planprobe import travelplanner``: a split (or the training directory) as a suite.
+
+Either ``--train-dir`` (TravelPlanner's training files; sandbox rebuilt from the
+reference information) or a split file with ``--database`` (the official
+database directory). Everything is read and checked before the suite is written
+(atomically), so bad input leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Optional
+
+from ...errors import PlanprobeError
+from ...schema import Case
+from ..io import write_suite
+from .cases import MODES, make_case, sandbox_for
+
+
+def build_cases(*, modes: list[str], strict: bool, train_dir: Optional[Path] = None, split_file: Optional[Path] = None,
+                database: Optional[Path] = None, split: Optional[str] = None,
+                progress: Optional[Callable[[str], None]] = None) -> list[Case]:
+    for mode in modes:
+        if mode not in MODES:
+            raise PlanprobeError(f"--mode {mode!r}: expected one of {', '.join(MODES)}")
+    cases: list[Case] = []
+    if train_dir is not None:
+        if split_file is not None or database is not None:
+            raise PlanprobeError("--train-dir: give either the training directory or a split file with --database")
+        from .training import load_training
+
+        directory = str(Path(train_dir).resolve())
+        queries = load_training(Path(directory))
+        sandbox_for("training", directory)  # fail now, not at the first check
+        for mode in modes:
+            for t in queries:
+                sole = mode == "sole-planning"
+                cases.append(make_case(split="train", idx=t.idx, mode=mode, fields=t.fields,
+                                       sandbox={"kind": "training", "dir": directory}, plan=t.plan, strict=strict,
+                                       system=t.system if sole else None, task=t.user if sole else None))
+        return cases
+    if split_file is None or database is None:
+        raise PlanprobeError("give --train-dir DIR, or a split file (CSV/JSONL of the HF data set) with --database DIR")
+    from .official import load_split
+
+    queries_o = load_split(Path(split_file))
+    directory = str(Path(database).resolve())
+    sandbox_for("database", directory, progress)
+    name = split or Path(split_file).stem
+    for mode in modes:
+        for o in queries_o:
+            if mode == "sole-planning" and o.reference_information is None:
+                raise PlanprobeError(f"{split_file}: query {o.idx}: field 'reference_information' is missing "
+                                     "(sole-planning gives it to the agent)")
+            cases.append(make_case(split=name, idx=o.idx, mode=mode, fields=o.fields,
+                                   sandbox={"kind": "database", "dir": directory}, plan=o.plan, strict=strict,
+                                   reference_information=o.reference_information))
+    return cases
+
+
+def import_travelplanner(output: Path, **kwargs) -> int:
+    cases = build_cases(**kwargs)
+    return write_suite(cases, Path(output))

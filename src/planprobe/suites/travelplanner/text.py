@@ -1,0 +1,55 @@
+"""How TravelPlanner's evaluator reads the text fields of a plan (its regular
+expressions, reproduced so both modes read a plan the same way)."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+_FROM_TO = re.compile(r"from\s+(.+?)\s+to\s+([^,]+)(?=[,\s]|$)")
+_BEFORE_PAREN = re.compile(r"^(.*?)\([^)]*\)")
+_NAME_CITY = re.compile(r"(.*?),\s*([^,]+)(\(\w[\w\s]*\))?$")
+NO_MORE_DAYS = "You don't need to fill in the information for this or later days."
+
+
+def from_to(text: str) -> tuple[Optional[str], Optional[str]]:
+    """'A' and 'B' of the first "from A to B" (B ends at a comma), or (None, None)."""
+    m = _FROM_TO.search(text)
+    return (m.group(1), m.group(2)) if m else (None, None)
+
+
+def before_parenthesis(text: str) -> str:
+    """'San Antonio' of 'San Antonio(Texas)'; the text itself without a parenthesis."""
+    m = _BEFORE_PAREN.search(text)
+    return m.group(1) if m else text
+
+
+def name_city(text: str) -> tuple[str, str]:
+    """('Name', 'City') of 'Name, City': the city after the last comma; ('-', '-')
+    when there is no comma."""
+    m = _NAME_CITY.search(text)
+    if not m:
+        return "-", "-"
+    return m.group(1).strip(), before_parenthesis(m.group(2).strip()).strip()
+
+
+def flight_number(value: str) -> Optional[str]:
+    """The number after 'Flight Number: ' up to the next comma; None without that label."""
+    parts = value.split("Flight Number: ")
+    return parts[1].split(",")[0] if len(parts) > 1 else None
+
+
+def transport_kind(text: str) -> Optional[str]:
+    low = text.lower()
+    if "taxi" in low:
+        return "Taxi"
+    if "self-driving" in low:
+        return "Self-driving"
+    if "flight" in low:
+        return "Flight"
+    return None
+
+
+def filled(value: object) -> bool:
+    """A field the evaluator counts as given: truthy and not '-'."""
+    return bool(value) and value != "-"

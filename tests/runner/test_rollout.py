@@ -36,12 +36,23 @@ from planprobe.suites.registry import families, get_family
 from planprobe.suites.robust import parse_transforms, robustify
 
 APB_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "apb_sample.jsonl"
+TRAVELPLANNER_TRAIN = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "travelplanner"
 
 
 def _judged() -> list[Case]:
     from planprobe.suites.external.apb import iter_apb
 
     return [c for c in iter_apb(APB_SAMPLE) if get_family("judged").reference_plan(c)][:2]
+
+
+def _travelplanner() -> list[Case]:
+    """One case of each mode, from the shared training set (none when it is absent)."""
+    if not TRAVELPLANNER_TRAIN.is_dir():
+        return []
+    from planprobe.suites.travelplanner.importer import build_cases
+
+    both = build_cases(modes=["sole-planning", "two-stage"], strict=False, train_dir=TRAVELPLANNER_TRAIN)
+    return [next(c for c in both if c.id.endswith(mode)) for mode in ("sole-planning", "two-stage")]
 
 
 # every built-in family, the constraint family in both of its modes
@@ -60,12 +71,15 @@ CASES = {
     "holistic": lambda: [wrap_holistic(c) for c in cases(2, seed=15)],
     "stepwise": lambda: [wrap_stepwise(c, 1, random.Random(i)) for i, c in enumerate(cases(2, seed=16))],
     "judged": _judged,
+    "travelplanner": _travelplanner,
 }
 
 
 def test_every_built_in_family_is_covered():
     built_in = {name for name, f in families().items() if type(f).__module__.startswith("planprobe.")}
     covered = {c.family for make in CASES.values() for c in make()}
+    if not TRAVELPLANNER_TRAIN.is_dir():  # its cases come from the shared data set
+        covered.add("travelplanner")
     assert built_in <= covered, f"families without a re-rollout test: {sorted(built_in - covered)}"
 
 
@@ -83,6 +97,8 @@ def _original(case: Case, kind: str):
 @pytest.mark.parametrize("kind", ["tools", "react"])
 @pytest.mark.parametrize("family_case", sorted(CASES))
 def test_a_rerollout_from_the_fault_with_guidance_repairs_the_episode(family_case, kind):
+    if not CASES[family_case]():
+        pytest.skip(f"no {family_case} cases here (its data set is absent)")
     for case in CASES[family_case]():
         family = get_family(case.family)
         model, original, bad, good = _original(case, kind)

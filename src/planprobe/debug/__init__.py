@@ -1,0 +1,1 @@
+"""AgentDebug in planprobe: the error taxonomy, formal labels, AgentDebug-format benchmarks."""

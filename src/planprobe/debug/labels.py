@@ -1,0 +1,291 @@
+"""Formal labels for a failed trace: what AgentDebug's annotators judged by hand,
+decided here by the case's oracle.
+
+Steps are numbered as AgentDebug numbers them: step k is the agent's k-th action,
+i.e. tool call ``k-1`` of the trace (one assistant message per step in the
+AgentDebug format, ``debug/bench.py``); step ``T+1`` is where the agent stopped
+(its final answer, or the limit that stopped it).
+
+* ``critical`` — *E*, the earliest step with a formally detectable error: the
+  first call after which the run can no longer pass (binary search over prefixes
+  with the family's exact prefix check), else the stop (a claim of completion
+  while the task is unfinished, or the limit that ended the run).
+* ``pnr`` — the point of no return: the first step whose action turns a state
+  from which the task can still be completed into one from which it cannot.
+  Binary search over the accepted calls, O(log T) oracle calls (``oracle_calls``).
+  Exact for constraint cases (solver); sound for PDDL (a dead end is proven, an
+  undecided search counts as alive and ``how`` says ``sound``).
+* ``budget_pnr`` — the first step t with t + h*(s_t) above the step limit (h* by
+  the optimal planner, or the count of tasks left): from there the run cannot
+  finish in time even played perfectly. The interesting one for reversible
+  domains (Blocksworld, Logistics), which have no dead ends.
+* ``correction`` — a minimum set of steps whose removal, plus continuing at the
+  end when the task is still unfinished (step T+1 in the set), makes the run
+  pass; searched exactly up to ``MAX_CORRECTION`` steps (``None`` beyond).
+* ``labels`` — every module-level label found (``how`` says exact or heuristic).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..schema import Case, ErrorClass, ToolCall, ToolCallError, Trace, TraceStatus, Verdict
+from ..suites.registry import restart_tool_of
+from .replay import KIND_TYPE, LABELLED_FAMILIES, UNPARSED_NAMES, PDDLReplay, _first_true, replay_for
+from .taxonomy import error_type
+
+LABELS_VERSION = 1
+MAX_CORRECTION = 3
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StepLabel(_Model):
+    step: int  # 1-based; T+1 is where the agent stopped
+    module: str
+    type: str
+    how: str  # exact | heuristic | llm
+    evidence: str = ""
+
+
+class PointLabel(_Model):
+    step: Optional[int] = None  # None: there is none
+    how: str = "exact"  # exact | sound
+    oracle_calls: int = 0
+    note: str = ""
+
+
+class FormalLabels(_Model):
+    version: int = LABELS_VERSION
+    case_id: str
+    trial: int = 0
+    family: str
+    agent: str = ""
+    steps: int  # T, the number of calls
+    step_limit: Optional[int] = None
+    errors: list[str] = Field(default_factory=list)  # the verdict's error classes
+    critical: Optional[StepLabel] = None  # E
+    pnr: PointLabel = Field(default_factory=PointLabel)
+    budget_pnr: Optional[PointLabel] = None
+    correction: Optional[list[int]] = None
+    labels: list[StepLabel] = Field(default_factory=list)
+
+
+_STATUS_TYPE = {
+    TraceStatus.ITERATION_LIMIT: ("system", "step_limit", "the run reached its iteration limit"),
+    TraceStatus.TIMEOUT: ("system", "llm_limit", "the run ran out of time"),
+    TraceStatus.CONTEXT_LIMIT: ("system", "llm_limit", "the conversation outgrew the model's context window"),
+    TraceStatus.INFRA_ERROR: ("system", "llm_limit", "the model service failed past all retries"),
+    TraceStatus.AGENT_ERROR: ("system", "environment_error", "the agent's code raised"),
+}
+
+
+def labellable(case: Case) -> bool:
+    return case.family in LABELLED_FAMILIES
+
+
+def _label(step: int, module: str, name: str, evidence: str, how: Optional[str] = None) -> StepLabel:
+    t = error_type(module, name)  # KeyError for a type outside the taxonomy: a bug here
+    return StepLabel(step=step, module=module, type=name, how=how or t.how.value, evidence=evidence)
+
+
+def _problem_label(step: int, call: Optional[ToolCall], problem: dict) -> StepLabel:
+    kind = problem.get("kind", "")
+    if call is not None and call.error == ToolCallError.TOOL_FAILURE.value:
+        kind = "tool_failure"
+    if kind == "unknown_tool" and call is not None and call.name in UNPARSED_NAMES:
+        kind = "malformed_arguments"  # the reply had no usable action: a format error
+    module, name = KIND_TYPE.get(kind, ("others", "others"))
+    return _label(step, module, name, str(problem.get("text", kind)), how="exact")
+
+
+def label_trace(case: Case, trace: Trace, verdict: Verdict, step_limit: Optional[int] = None) -> FormalLabels:
+    """The formal labels of one failed trace of a labellable family."""
+    replay = replay_for(case)
+    if replay is None:
+        raise ValueError(f"family {case.family!r} has no formal labels")
+    all_calls = trace.tool_calls
+    calls = trace.judged_calls(restart_tool_of(case))  # the last attempt: the one judged
+    offset = len(all_calls) - len(calls)
+    t_total = len(all_calls)
+    stop = t_total + 1
+    out = FormalLabels(case_id=case.id, trial=trace.trial, family=case.family, agent=trace.agent,
+                       steps=t_total, step_limit=step_limit, errors=list(verdict.errors))
+
+    # E: the first call after which the run cannot pass
+    found = replay.earliest(calls)
+    e_calls = replay.calls
+    if found is not None:
+        k, problem = found
+        out.critical = _problem_label(offset + k + 1, calls[k], problem)
+    elif trace.status in _STATUS_TYPE:
+        module, name, why = _STATUS_TYPE[trace.status]
+        out.critical = _label(stop, module, name, why)
+    elif not replay.complete(calls):
+        out.critical = _label(stop, "reflection", "progress_misjudge",
+                              "the agent stopped (claiming it was done) while the task was unfinished", how="exact")
+
+    # PNR over the calls the environment carried out
+    accepted = [c for c in calls if c.error is None]
+    before = replay.calls
+    j = _first_true(len(accepted), lambda n: bool(replay.dead(accepted[:n])))
+    undecided = getattr(replay, "undecided", False)
+    out.pnr = PointLabel(step=None if j is None else accepted[j - 1].index + 1,
+                         how="sound" if undecided else "exact", oracle_calls=replay.calls - before,
+                         note="" if j is not None else "no step makes the task impossible to complete")
+    del e_calls
+
+    if step_limit is not None:
+        out.budget_pnr = _budget_pnr(replay, calls, offset, step_limit)
+    out.correction = minimum_correction(replay, calls, offset, stop)
+    out.labels = _all_labels(case, trace, replay, calls, offset, out)
+    return out
+
+
+def _budget_pnr(replay, calls: Sequence[ToolCall], offset: int, limit: int) -> PointLabel:
+    """First step t (counting every call) with t + h*(s_t) > limit."""
+    before = replay.calls
+    if isinstance(replay, PDDLReplay):
+        states, _ = replay.states(calls)
+
+        def over(t: int) -> bool:  # t calls of the attempt done
+            h = replay.h_star(states[t])
+            return h is None and replay.is_dead(states[t]) or (h is not None and offset + t + h > limit)
+    else:
+        def over(t: int) -> bool:
+            left = replay.remaining([c for c in calls[:t] if c.error is None])
+            return left is None or offset + t + left > limit
+    t = _first_true(len(calls), over)
+    return PointLabel(step=None if t is None else offset + t, how="exact", oracle_calls=replay.calls - before,
+                      note="" if t is not None else f"the run could still finish within {limit} steps")
+
+
+def minimum_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int,
+                       max_size: int = MAX_CORRECTION) -> Optional[list[int]]:
+    """The fewest steps to remove (plus step T+1, continuing at the end, if the rest
+    leaves the task unfinished) so that the run passes; exact up to ``max_size``.
+    A removal that helps must come at or before the earliest error of what is kept
+    (an untouched failing prefix still fails), which bounds the branching."""
+    idx = list(range(len(calls)))
+
+    def search(kept: list[int], budget: int) -> Optional[list[int]]:
+        sub = [calls[i] for i in kept]
+        found = replay.earliest(sub)
+        if found is None:
+            if replay.complete(sub):
+                return []
+            return [stop] if budget >= 1 else None
+        if budget == 0:
+            return None
+        for pos in range(found[0] + 1):
+            rest = search(kept[:pos] + kept[pos + 1:], budget - 1)
+            if rest is not None:
+                return [offset + kept[pos] + 1] + rest
+        return None
+
+    for size in range(max_size + 1):
+        got = search(idx, size)
+        if got is not None:
+            return sorted(got)
+    return None
+
+
+# -- module-level labels --------------------------------------------------------
+
+_TAG = {m: re.compile(rf"<{m}>(.*?)(?:</{m}>|$)", re.S | re.I) for m in ("memory", "reflection", "plan", "action")}
+_DONE = re.compile(r"\b(task (?:goal )?(?:is|has been) (?:fully )?(?:complete|completed|done|achieved)|"
+                   r"(?:i|we) (?:have )?(?:completed|finished|achieved) (?:the|all|every) (?:task|goal|tasks)|"
+                   r"goal (?:is|has been) (?:reached|achieved|met))\b", re.I)
+_NEGATED = re.compile(r"\b(not|never|no|yet to|isn't|hasn't|haven't)\b", re.I)
+_SUCCESS = re.compile(r"\b(was|is) (?:successful|successfully|a success)\b|\bsucceeded\b", re.I)
+_STEP_REF = re.compile(r"\bstep\s+(\d+)\b[^.\n]*", re.I)
+
+
+def module_texts(trace: Trace) -> list[dict[str, str]]:
+    """Per step, the modular agent's memory/reflection/plan/action texts (empty for
+    other agents): one assistant message per step."""
+    if not trace.agent.startswith("modular"):
+        return []
+    out = []
+    for m in trace.messages:
+        if m.role != "assistant":
+            continue
+        text = m.content or ""
+        out.append({k: (p.search(text).group(1).strip() if p.search(text) else "") for k, p in _TAG.items()})
+    return out
+
+
+def _claims_done(text: str) -> bool:
+    for m in _DONE.finditer(text):
+        window = text[max(0, m.start() - 25):m.start()]
+        if not _NEGATED.search(window) and not _NEGATED.search(m.group(0)):
+            return True
+    return False
+
+
+def _all_labels(case: Case, trace: Trace, replay, calls: Sequence[ToolCall], offset: int,
+                out: FormalLabels) -> list[StepLabel]:
+    labels: list[StepLabel] = []
+    if out.critical is not None:
+        labels.append(out.critical)
+    if isinstance(replay, PDDLReplay):  # a step that returns to an earlier state wastes steps
+        states, _ = replay.states(calls)
+        seen = {states[0]: 0}
+        for k in range(1, len(states)):
+            if states[k] != states[k - 1] and states[k] in seen:
+                labels.append(_label(offset + k, "planning", "inefficient_plan",
+                                     f"the world is back in the state it was in after step {offset + seen[states[k]]}"))
+            seen.setdefault(states[k], k)
+    texts = module_texts(trace)
+    tool_names = {t.name for t in case.tools}
+    all_calls = trace.tool_calls
+    for s, parts in enumerate(texts, start=1):
+        call = all_calls[s - 1] if s - 1 < len(all_calls) else None
+        prev = all_calls[s - 2] if 2 <= s <= len(all_calls) + 1 else None
+        # plan names tools, the action calls none of them
+        named = {n for n in tool_names if re.search(rf"\b{re.escape(n)}\b", parts["plan"])}
+        if call is not None and named and call.name not in named:
+            labels.append(_label(s, "action", "misalignment",
+                                 f"the plan names {', '.join(sorted(named))} but the action calls {call.name}"))
+        if prev is not None and _rejected(prev) and _SUCCESS.search(parts["reflection"]) \
+                and not _NEGATED.search(parts["reflection"][:200]):
+            labels.append(_label(s, "reflection", "outcome_misinterpretation",
+                                 f"step {s - 1} was rejected ({prev.result[:80]}) but the reflection calls it a success"))
+        if _claims_done(parts["reflection"]):
+            done_calls = [c for c in calls if c.index < s - 1]
+            if not replay.complete(done_calls):
+                labels.append(_label(s, "reflection", "progress_misjudge",
+                                     "the reflection says the task is complete; the oracle says it is not",
+                                     how="heuristic"))
+        for m in _STEP_REF.finditer(parts["memory"]):
+            ref = int(m.group(1))
+            if 1 <= ref < s and ref - 1 < len(all_calls):
+                said = {n for n in tool_names if re.search(rf"\b{re.escape(n)}\b", m.group(0))}
+                if said and all_calls[ref - 1].name not in said:
+                    labels.append(_label(s, "memory", "hallucination",
+                                         f"memory says step {ref} did {', '.join(sorted(said))}; "
+                                         f"it called {all_calls[ref - 1].name}"))
+                    break
+    labels.sort(key=lambda x: (x.step, x.module, x.type))
+    unique: list[StepLabel] = []
+    for x in labels:
+        if not unique or (x.step, x.module, x.type) != (unique[-1].step, unique[-1].module, unique[-1].type):
+            unique.append(x)
+    return unique
+
+
+def _rejected(call: ToolCall) -> bool:
+    return call.error is not None or call.result.startswith("Not done")
+
+
+def as_json(labels: FormalLabels) -> dict[str, Any]:
+    return labels.model_dump(mode="json")
+
+
+__all__ = ["FormalLabels", "PointLabel", "StepLabel", "label_trace", "labellable", "minimum_correction",
+           "LABELLED_FAMILIES", "ErrorClass"]

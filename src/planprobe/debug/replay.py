@@ -1,0 +1,238 @@
+"""What the labeller asks a formal family, step by step (one adapter per family).
+
+Each adapter answers, for a list of calls taken from a trace:
+
+* ``earliest(calls)`` — the first call after which the calls can no longer be part
+  of a passing run (a per-call error, a violated constraint, a dead end), with the
+  problem found there; ``None`` when every prefix can still be completed;
+* ``dead(calls)`` — whether the *state* the accepted calls lead to is a dead end
+  (no continuation completes the task). Only calls the environment carried out
+  change the state: a rejected call changes nothing, so it is never a point of no
+  return;
+* ``complete(calls)`` — whether the calls, as they stand, complete the task;
+* ``remaining(calls)`` — h*, the fewest further calls that complete the task from
+  the state reached (``None`` if undecided), for the budget point of no return.
+
+Every answer counts as one oracle call (``self.calls``), so the labeller can show
+that the point of no return costs O(log T) of them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Optional, Sequence
+
+from ..schema import Case, ToolCall
+from ..suites.base import PlannedCall
+
+# kinds of evidence (as the families' oracles and prefix checks name them) -> (module, type)
+KIND_TYPE: dict[str, tuple[str, str]] = {
+    "unknown_tool": ("action", "invalid_action"),
+    "malformed_arguments": ("action", "format_error"),
+    "invalid_arguments": ("action", "parameter_error"),
+    "overlap": ("action", "parameter_error"),
+    "past_day": ("action", "parameter_error"),
+    "repeated_action": ("planning", "constraint_ignorance"),
+    "violated_constraint": ("planning", "constraint_ignorance"),
+    "unextendable": ("planning", "constraint_ignorance"),
+    "no_time_left": ("planning", "constraint_ignorance"),
+    "dead_end": ("planning", "constraint_ignorance"),
+    "impossible_action": ("planning", "impossible_action"),
+    "unmet_precondition": ("planning", "impossible_action"),
+    "tool_failure": ("system", "tool_execution_error"),
+}
+UNPARSED_NAMES = ("(unparsed reply)",)  # the text agents' record of a reply with no usable action
+
+
+def _planned(calls: Sequence[ToolCall]) -> list[PlannedCall]:
+    return [PlannedCall(c.name, c.arguments) for c in calls]
+
+
+class ConstraintReplay:
+    """PDoctor cases: the family's exact prefix check (``constraints/prefix.py``:
+    order, windows, once-only, and the solver's residual schedule in the extended
+    mode) is the oracle."""
+
+    def __init__(self, case: Case):
+        from ..suites.constraints.compiled import compiled
+
+        self.cc = compiled(case)
+        self.calls = 0
+
+    def _problems(self, calls: Sequence[ToolCall]) -> list[dict]:
+        from ..suites.constraints.prefix import prefix_problems
+
+        self.calls += 1
+        return prefix_problems(self.cc, _planned(calls))
+
+    def earliest(self, calls: Sequence[ToolCall]) -> Optional[tuple[int, dict]]:
+        def bad(k: int) -> list[dict]:
+            return self._problems(calls[:k])
+
+        return _first_bad(len(calls), bad)
+
+    def dead(self, calls: Sequence[ToolCall]) -> bool | None:
+        return bool(self._problems(calls))
+
+    def complete(self, calls: Sequence[ToolCall]) -> bool:
+        done = {self.cc.tool_index.get(c.name) for c in calls} - {None}
+        return len(done) == self.cc.n and not self._problems(calls)
+
+    def remaining(self, calls: Sequence[ToolCall]) -> Optional[int]:
+        if self._problems(calls):
+            return None
+        done = {self.cc.tool_index.get(c.name) for c in calls} - {None}
+        return self.cc.n - len(done)
+
+
+class PDDLReplay:
+    """PDDL cases: the simulator replays calls as the environment did; a dead end is
+    decided by the family's sound test (relaxed reachability, then a bounded search:
+    ``protocol_hooks.goal_reachable``); h* by the built-in optimal planner."""
+
+    def __init__(self, case: Case, node_limit: int = 200_000):
+        from ..suites.pddl.agent.compiled import compiled
+
+        self.case = case
+        self.cc = compiled(case)
+        self.strict = self.cc.spec.failed_calls == "error"
+        self.tools = {t.name: t for t in case.tools}
+        self.node_limit = node_limit
+        self.calls = 0
+        self.undecided = False  # a dead-end search ran out of nodes: the answer is only sound
+
+    def _step(self, state: int, call: ToolCall) -> tuple[int, Optional[dict]]:
+        """The state after one call and the problem the oracle would report for it."""
+        from ..suites.pddl.errors import PlanStepError
+        from ..tool_args import parse_arguments, validate_arguments
+
+        cc = self.cc
+        tool = self.tools.get(call.name)
+        if tool is None or call.name not in cc.tool_action:
+            return state, dict(kind="unknown_tool", text=f'called "{call.name}", which is not one of the actions')
+        args = parse_arguments(call.arguments)
+        if args is None:
+            return state, dict(kind="malformed_arguments", text="the arguments are not a JSON object")
+        why = validate_arguments(tool.parameters, args)
+        if why:
+            return state, dict(kind="invalid_arguments", text=why)
+        try:
+            action = cc.ground_call(call.name, args)
+        except PlanStepError as exc:
+            return state, dict(kind="invalid_arguments", text=exc.reason)
+        if action.applicable(state):
+            return action.apply(state), None
+        unmet = action.unmet(state)
+        static = cc.problem.domain.static_predicates
+        say = cc.renderer
+        if any(lit.is_equality or lit.atom.predicate in static for lit in unmet):
+            return state, dict(kind="impossible_action",
+                               text=f"{say.action(action.name, action.args)} can never be done")
+        if self.strict:
+            return state, dict(kind="unmet_precondition",
+                               text=f"{say.action(action.name, action.args)} needs {say.literals(unmet)}")
+        return state, None
+
+    def states(self, calls: Sequence[ToolCall]) -> tuple[list[int], list[Optional[dict]]]:
+        """s_0..s_T (s_k after k calls) and each call's problem."""
+        state = self.cc.gp.init
+        out, problems = [state], []
+        for call in calls:
+            state, problem = self._step(state, call)
+            out.append(state)
+            problems.append(problem)
+        return out, problems
+
+    def is_dead(self, state: int) -> bool:
+        from ..suites.pddl.agent.protocol_hooks import goal_reachable
+
+        self.calls += 1
+        found = goal_reachable(self.case, state, self.node_limit)
+        if found is None:
+            self.undecided = True
+            return False
+        return not found
+
+    def earliest(self, calls: Sequence[ToolCall]) -> Optional[tuple[int, dict]]:
+        states, problems = self.states(calls)
+        first = next((k for k, p in enumerate(problems) if p is not None), None)
+        dead = _first_true(len(calls), lambda k: self.is_dead(states[k]))  # k calls -> dead
+        if dead is not None and (first is None or dead - 1 < first):
+            return dead - 1, dict(kind="dead_end", text="after this step the goal can no longer be reached")
+        if first is not None:
+            return first, problems[first]
+        return None
+
+    def dead(self, calls: Sequence[ToolCall]) -> bool | None:
+        states, _ = self.states(calls)
+        return self.is_dead(states[-1])
+
+    def complete(self, calls: Sequence[ToolCall]) -> bool:
+        states, problems = self.states(calls)
+        return self.cc.gp.goal_reached(states[-1]) and all(p is None for p in problems)
+
+    def h_star(self, state: int) -> Optional[int]:
+        """The length of a shortest plan from ``state``; None when unsolvable or undecided."""
+        from ..suites.pddl.errors import PlannerTimeoutError, UnsolvableError
+        from ..suites.pddl.planner import solve
+
+        self.calls += 1
+        gp = self.cc.gp
+        if gp.goal_reached(state):
+            return 0
+        local = copy.copy(gp)
+        local.init = state
+        try:
+            return len(solve(local, heuristic="lmcut", time_limit=None, node_limit=self.node_limit).steps)
+        except (UnsolvableError, PlannerTimeoutError):
+            return None
+
+
+def _first_true(n: int, pred) -> Optional[int]:
+    """The smallest k in 1..n with pred(k) true, for a predicate that stays true once
+    it is (binary search: about log2(n)+1 calls); None when pred(n) is false."""
+    if n < 1 or not pred(n):
+        return None
+    lo, hi = 1, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _first_bad(n: int, problems_of) -> Optional[tuple[int, dict]]:
+    """Binary search for the shortest failing prefix; returns (index of its last call, the
+    problem reported at that call)."""
+    cache: dict[int, list[dict]] = {}
+
+    def bad(k: int) -> bool:
+        if k not in cache:
+            cache[k] = problems_of(k)
+        return bool(cache[k])
+
+    k = _first_true(n, bad)
+    if k is None:
+        return None
+    found = cache[k]
+    at = [p for p in found if p.get("step") == k - 1] or found
+    return k - 1, at[0]
+
+
+def replay_for(case: Case):
+    """The adapter for the case's family, or None when the family has no formal step labels."""
+    if case.family == "constraints":
+        return ConstraintReplay(case)
+    if case.family == "pddl":
+        return PDDLReplay(case)
+    return None
+
+
+LABELLED_FAMILIES = ("constraints", "pddl")
+
+
+def arguments_of(call: ToolCall) -> str:
+    return call.arguments if call.arguments else json.dumps({})

@@ -9,7 +9,7 @@ from .reference import FaultyAgent, OracleAgent, RandomAgent
 
 __all__ = ["Agent", "FaultyAgent", "OracleAgent", "RandomAgent", "make_agent", "known_faults", "MODEL_AGENTS"]
 
-MODEL_AGENTS = ("tools", "react")
+MODEL_AGENTS = ("tools", "react", "modular")
 
 
 def known_faults() -> list[str]:
@@ -39,6 +39,10 @@ def make_agent(spec: str, seed: int = 0, model=None, params=None) -> Agent:
             from .tools_agent import ToolsAgent
 
             return ToolsAgent(models.for_role(DEFAULT_ROLE, name), params)
+        if name == "modular":  # AgentDebug's memory / reflection / plan / action rollout
+            from .modular import ModularAgent
+
+            return ModularAgent(models.for_role(DEFAULT_ROLE, name), params)
         from .react import ReactAgent
 
         return ReactAgent(models.for_role(DEFAULT_ROLE, name), params)
@@ -59,5 +63,5 @@ def make_agent(spec: str, seed: int = 0, model=None, params=None) -> Agent:
             )
         return FaultyAgent(arg, seed)
     raise PlanprobeError(
-        f"unknown agent {spec!r}: choose tools, react, python:<module>:<function>, oracle, random or faulty:<fault>"
+        f"unknown agent {spec!r}: choose tools, react, modular, python:<module>:<function>, oracle, random or faulty:<fault>"
     )

@@ -1,0 +1,169 @@
+"""The modular agent: AgentDebug's memory/reflection/plan/action rollout, read leniently,
+on every family; and the module-level labels read from its words."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from helpers import cases as constraint_cases
+from planprobe.agents import make_agent
+from planprobe.agents.modular import ModularAgent
+from planprobe.agents.modular_format import parse_action, parse_modular
+from planprobe.debug.labels import label_trace
+from planprobe.environment import IterationLimitExceeded, Limits
+from planprobe.models.base import ChatResult
+from planprobe.schema import Message, TraceStatus
+from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_cases
+from planprobe.suites.registry import get_family
+
+
+class Scripted:
+    """A model that answers each prompt with the next scripted reply."""
+
+    name = "scripted"
+
+    def __init__(self, replies):
+        self.replies = list(replies)
+        self.prompts: list[str] = []
+
+    async def chat(self, messages, tools, params):
+        self.prompts.append(messages[-1].content)
+        reply = self.replies.pop(0) if self.replies else "<answer>done</answer>"
+        return ChatResult(message=Message(role="assistant", content=reply))
+
+    async def aclose(self):
+        pass
+
+
+def _run(case, replies, limit=50):
+    model = Scripted(replies)
+    agent = ModularAgent(model)
+    env = get_family(case.family).environment(case, Limits(max_iterations=limit), 0, agent.name)
+    try:
+        asyncio.run(agent(case, env))
+    except IterationLimitExceeded:
+        env.trace.status = TraceStatus.ITERATION_LIMIT
+    return env.trace, model
+
+
+def _step(call, memory="Nothing yet.", reflection="The last action worked.", plan=None):
+    plan = plan if plan is not None else f"Next I call {call.name}."
+    return (f"<memory>{memory}</memory>\n<reflection>{reflection}</reflection>\n<plan>{plan}</plan>\n"
+            f"<action>tool: {call.name} parameters: {call.arguments}</action>")
+
+
+@pytest.mark.parametrize("reply,tool,args", [
+    ('<action>tool: book_flight parameters: {"a": 1}</action>', "book_flight", '{"a": 1}'),
+    ('<ACTION> tool: [book_flight]\nparameters: {"a": {"b": "}"}}', "book_flight", '{"a": {"b": "}"}}'),
+    ("<action>book_flight({\"a\": 1})</action>", "book_flight", '{"a": 1}'),
+    ('<action>{"tool": "pay", "parameters": {"x": 2}}</action>', "pay", '{"x": 2}'),
+    ("<plan>p</plan>\nAction: tool: pay parameters: {}", "pay", "{}"),
+    ("Memory: m\nPlan: p\nAction: [pay]", "pay", "{}"),
+    ('<action>tool: pay parameters: {"x": 1</action>', "pay", '{"x": 1'),
+])
+def test_actions_are_read_leniently(reply, tool, args):
+    got = parse_modular(reply)
+    assert (got.tool, got.arguments) == (tool, args)
+
+
+def test_sections_aliases_answer_and_problems():
+    got = parse_modular("<memory_recall>m</memory_recall><think>t</think><answer>42</answer>")
+    assert got.sections["memory"] == "m" and got.sections["plan"] == "t" and got.answer == "42"
+    got = parse_modular("<memory>m<reflection>r</reflection><plan>p<action>tool: x parameters: {}</action>")
+    assert got.sections["memory"] == "m" and got.sections["plan"] == "p" and got.tool == "x"
+    assert parse_modular("I am not sure.").problem == "no <action> and no <answer> section"
+    assert parse_modular("<action></action>").problem is not None
+    assert parse_action("__import__('os').system('x')")[0] == "__import__"  # only ever a name, never run
+
+
+def test_prompts_follow_the_rollout_format():
+    case = constraint_cases(1, seed=4)[0]
+    ref = get_family(case.family).reference_plan(case)
+    trace, model = _run(case, [_step(c) for c in ref] + ["<answer>All done.</answer>"])
+    assert get_family(case.family).check(case, trace).passed
+    first, second = model.prompts[0], model.prompts[1]
+    assert "<plan>" in first and "<memory>" not in first and "<action>" in first
+    for tag in ("<memory>", "<reflection>", "<plan>", "<action>", "<answer>"):
+        assert tag in second
+    assert "You are now at step 2" in second and "Step 1: action: tool: " in second
+    roles = [m.role for m in trace.messages]
+    assert roles == ["user", "assistant"] * (len(ref) + 1)
+
+
+def _families():
+    out = {"constraints": constraint_cases(3, seed=5), "extended": constraint_cases(3, seed=5, extended=True)}
+    out["pddl"] = list(generate_cases(PDDLSuiteOptions(domain="logistics", n=3, seed=1, packages=(1, 1),
+                                                       cities=(1, 2), locations=(1, 2))))
+    return out
+
+
+@pytest.mark.parametrize("name", ["constraints", "extended", "pddl"])
+def test_passes_every_tool_family_when_the_model_plans_well(name):
+    for case in _families()[name]:
+        ref = get_family(case.family).reference_plan(case)
+        trace, _ = _run(case, [_step(c) for c in ref] + ["<answer>done</answer>"])
+        assert get_family(case.family).check(case, trace).passed, case.id
+
+
+def test_answers_text_families():
+    from planprobe.suites.pddl.planbench import PlanBenchOptions, generate_cases as pb_cases
+
+    case = next(iter(pb_cases(PlanBenchOptions(task="t1", n=1, seed=1, blocks=(3, 3)))))
+    family = get_family(case.family)
+    answer = family.reference_answer(case)
+    trace, model = _run(case, [f"<plan>I know the plan.</plan><answer>{answer}</answer>"])
+    assert "<action>" not in model.prompts[0] or "tool:" not in model.prompts[0]
+    assert family.check(case, trace).passed
+
+
+def test_an_unreadable_reply_is_a_format_error_at_its_step():
+    case = constraint_cases(2, seed=6)[1]
+    ref = get_family(case.family).reference_plan(case)
+    replies = [_step(ref[0]), "Let me think about this.", *[_step(c) for c in ref[1:]], "<answer>ok</answer>"]
+    trace, _ = _run(case, replies)
+    verdict = get_family(case.family).check(case, trace)
+    lab = label_trace(case, trace, verdict)
+    assert (lab.critical.step, lab.critical.type) == (2, "format_error")
+    assert lab.correction == [2]
+
+
+def test_module_labels_from_the_agents_words():
+    """Misalignment, outcome misinterpretation, progress misjudgment and false memory, each
+    planted at a known step of an otherwise clean run."""
+    case = constraint_cases(3, seed=7, actions=(4, 4))[0]
+    ref = get_family(case.family).reference_plan(case)
+    other = ref[3].name
+    replies = [
+        _step(ref[0]),
+        _step(ref[1], plan=f"Now I will call {other} because it is next."),  # step 2: misaligned
+        _step(PlannedCallLike("no_such_tool", "{}")),  # step 3: rejected (invalid action)
+        _step(ref[2], reflection="The last action was successful and moved me forward.",  # step 4
+              memory=f"In step 1 I called {other}."),  # false: step 1 called ref[0]
+        _step(ref[3], reflection="The task is complete."),  # step 5: said before the last task ran
+        "<answer>done</answer>",
+    ]
+    trace, _ = _run(case, replies)
+    verdict = get_family(case.family).check(case, trace)
+    lab = label_trace(case, trace, verdict)
+    found = {(x.step, x.module, x.type, x.how) for x in lab.labels}
+    assert (2, "action", "misalignment", "heuristic") in found
+    assert (3, "action", "invalid_action", "exact") in found
+    assert (4, "reflection", "outcome_misinterpretation", "heuristic") in found
+    assert (4, "memory", "hallucination", "heuristic") in found
+    assert (5, "reflection", "progress_misjudge", "heuristic") in found
+    assert not any(x.type == "misalignment" and x.step != 2 for x in lab.labels)
+    assert lab.critical.step == 3
+
+
+class PlannedCallLike:
+    def __init__(self, name, arguments):
+        self.name, self.arguments = name, arguments
+
+
+def test_make_agent_knows_modular():
+    assert make_agent("modular", model=Scripted([])).name == "modular"
+    with pytest.raises(Exception, match="needs a model"):
+        make_agent("modular")

@@ -76,6 +76,7 @@ class FormalLabels(_Model):
     labels: list[StepLabel] = Field(default_factory=list)
 
 
+_OWN_STEP = re.compile(r"^Step \d+: ")
 _STATUS_TYPE = {
     TraceStatus.ITERATION_LIMIT: ("system", "step_limit", "the run reached its iteration limit"),
     TraceStatus.TIMEOUT: ("system", "llm_limit", "the run ran out of time"),
@@ -101,7 +102,8 @@ def _problem_label(step: int, call: Optional[ToolCall], problem: dict) -> StepLa
     if kind == "unknown_tool" and call is not None and call.name in UNPARSED_NAMES:
         kind = "malformed_arguments"  # the reply had no usable action: a format error
     module, name = KIND_TYPE.get(kind, ("others", "others"))
-    return _label(step, module, name, str(problem.get("text", kind)), how="exact")
+    text = _OWN_STEP.sub("", str(problem.get("text", kind)), count=1)  # the oracle counts calls from 0
+    return _label(step, module, name, text, how="exact")
 
 
 def label_trace(case: Case, trace: Trace, verdict: Verdict, step_limit: Optional[int] = None) -> FormalLabels:

@@ -1,0 +1,84 @@
+"""Labelling a stored run: every failed trace of a labellable family, in suite order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, Optional
+
+from ..errors import PlanprobeError
+from ..schema import Case, Trace, Verdict
+from .labels import FormalLabels, label_trace
+from .replay import LABELLED_FAMILIES
+
+
+@dataclass
+class LabelCounts:
+    failed: int = 0  # failed traces of labellable families (labelled)
+    passed: int = 0
+    infra: int = 0  # service failures: not planning failures, never labelled
+    other_family: dict[str, int] = field(default_factory=dict)  # failed traces we cannot label, by family
+
+
+def no_labels_message(what: str, families: dict[str, int]) -> str:
+    found = ", ".join(sorted(families)) or "none"
+    return (f"{what}: no failed trace of a family with formal labels (its families: {found}); "
+            f"formal labels exist for: {', '.join(LABELLED_FAMILIES)}")
+
+
+def run_step_limit(meta: dict[str, str]) -> Optional[int]:
+    from ..analysis.rerun import stored_limits
+
+    return stored_limits(meta)[0]
+
+
+def failed_results(run_dir: Path, counts: LabelCounts) -> Iterator[tuple[Case, Trace, Verdict, Optional[int]]]:
+    """(case, trace, verdict, step limit) for every failed trace the labeller can label."""
+    from ..runner.store import RunStore
+
+    store = RunStore(run_dir)
+    try:
+        limit = run_step_limit(store.meta())
+        cases = {c.id: c for c in store.iter_cases()}
+        for trace, verdict in store.results():
+            if verdict.passed:
+                counts.passed += 1
+                continue
+            if verdict.infra:
+                counts.infra += 1
+                continue
+            case = cases.get(trace.case_id)
+            if case is None:
+                continue
+            if case.family not in LABELLED_FAMILIES:
+                counts.other_family[case.family] = counts.other_family.get(case.family, 0) + 1
+                continue
+            counts.failed += 1
+            yield case, trace, verdict, limit
+    finally:
+        store.close()
+
+
+def count_failed(run_dir: Path) -> int:
+    """How many results failed (for a progress bar's total), from the rows only."""
+    from ..runner.store import RunStore
+
+    store = RunStore(run_dir)
+    try:
+        return sum(1 for r in store.rows() if not r.passed and not r.infra)
+    finally:
+        store.close()
+
+
+def label_run(run_dir: Path, counts: LabelCounts,
+              on_label: Optional[Callable[[FormalLabels], None]] = None) -> Iterator[tuple[Case, Trace, FormalLabels]]:
+    for case, trace, verdict, limit in failed_results(run_dir, counts):
+        labels = label_trace(case, trace, verdict, limit)
+        if on_label is not None:
+            on_label(labels)
+        yield case, trace, labels
+
+
+def require_labellable(what: str, counts: LabelCounts) -> None:
+    if counts.failed == 0 and counts.other_family:
+        raise PlanprobeError(no_labels_message(what, counts.other_family))

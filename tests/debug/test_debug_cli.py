@@ -1,0 +1,137 @@
+"""label, errorbench and import agentdebug on stored runs; bad input is one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from helpers import cases as constraint_cases, planprobe_cmd, subprocess_env
+from planprobe.api import run_suite
+from planprobe.debug.bench import read_trajectories
+from planprobe.environment import Limits
+from planprobe.errors import PlanprobeError
+from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_cases
+from planprobe.suites.pddl.planbench import PlanBenchOptions, generate_cases as pb_cases
+
+
+def pp(*args, cwd=None):
+    return subprocess.run(planprobe_cmd() + [str(a) for a in args], capture_output=True, text=True, cwd=cwd,
+                          env=subprocess_env(), timeout=300)
+
+
+def one_line_error(r, *fragments):
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    for f in fragments:
+        assert f in r.stderr, (f, r.stderr)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    run_suite(constraint_cases(8, seed=2), "faulty:unknown-tool", root / "c", concurrency=1)
+    bw = list(generate_cases(PDDLSuiteOptions(domain="blocksworld", n=6, seed=3, blocks=(3, 4))))
+    run_suite(bw, "random", root / "p", concurrency=1, limits=Limits(max_iterations=6))
+    run_suite(list(pb_cases(PlanBenchOptions(task="t1", n=2, seed=1, blocks=(3, 3)))), "random", root / "t",
+              concurrency=1)
+    run_suite(constraint_cases(3, seed=2), "oracle", root / "ok", concurrency=1)
+    return root
+
+
+def test_label_writes_one_line_per_failed_trace(runs, tmp_path):
+    r = pp("label", runs / "c", "-o", tmp_path / "l.jsonl", "--json", "-q")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    lines = [json.loads(x) for x in (tmp_path / "l.jsonl").read_text().splitlines()]
+    assert summary["labelled"] == len(lines) == 8
+    assert summary["critical"] == {"action/invalid_action": 8}
+    assert all(x["critical"]["how"] == "exact" and x["pnr"]["step"] is None for x in lines)
+    again = pp("label", runs / "c", "-o", tmp_path / "l2.jsonl", "-q")
+    assert (tmp_path / "l2.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()  # deterministic
+    assert "labelled 8 failed traces" in again.stdout
+
+
+def test_label_uses_the_runs_step_limit_for_the_budget_pnr(runs, tmp_path):
+    r = pp("label", runs / "p", "-o", tmp_path / "p.jsonl", "-q")
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
+    assert lines and all(x["step_limit"] == 6 and x["budget_pnr"] is not None for x in lines)
+
+
+def test_errorbench_is_agentdebugs_format_and_reads_back(runs, tmp_path):
+    bench = tmp_path / "bench.jsonl"
+    r = pp("errorbench", runs / "c", runs / "p", runs / "ok", "-o", bench, "-q")
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(x) for x in bench.read_text().splitlines()]
+    assert len(rows) >= 8
+    for row in rows:
+        assert set(row) == {"metadata", "messages", "critical_error", "labels"}
+        assert row["metadata"]["success"] is False and row["metadata"]["task_id"]
+        steps = [m for m in row["messages"] if m["role"] == "assistant"]
+        assert len(steps) >= row["labels"]["steps"]  # one assistant message per step (+ the answer)
+        crit = row["critical_error"]
+        assert crit["critical_step"] == row["labels"]["critical"]["step"]
+        if crit["critical_step"] <= row["labels"]["steps"]:  # the step's message holds the call it judges
+            assert "<action>tool: " in steps[crit["critical_step"] - 1]["content"]
+    back = tmp_path / "back.jsonl"
+    r = pp("import", "agentdebug", bench, "-o", back)
+    assert r.returncode == 0, r.stderr
+    assert [json.loads(x) for x in back.read_text().splitlines()] == rows
+
+
+def test_runs_without_formal_labels_say_which_families_can_be_labelled(runs, tmp_path):
+    one_line_error(pp("label", runs / "t", "-o", tmp_path / "x.jsonl"), "planbench", "constraints, pddl")
+    one_line_error(pp("errorbench", runs / "t", "-o", tmp_path / "y.jsonl"), "constraints, pddl")
+    assert not (tmp_path / "x.jsonl").exists() and not (tmp_path / "y.jsonl").exists()
+    r = pp("label", runs / "ok", "-o", tmp_path / "z.jsonl")
+    assert r.returncode == 0 and "no failed trace to label" in r.stdout
+
+
+GOOD = {"metadata": {"task_id": "t1", "task": "put a clean bowl on the shelf", "success": False,
+                     "environment": "alfworld"},
+        "messages": [{"role": "user", "content": "Your task is: x"}, {"role": "assistant", "content": "<action>go</action>"},
+                     {"role": "user", "content": "ok"}, {"role": "assistant", "content": "<action>take</action>"}]}
+
+
+@pytest.mark.parametrize("mutate,where,field", [
+    (lambda d: d.pop("messages"), 1, "field 'messages'"),
+    (lambda d: d["messages"].__setitem__(1, {"role": "bot", "content": "x"}), 1, "field 'messages.1.role'"),
+    (lambda d: d["messages"][2].__setitem__("content", 3), 1, "field 'messages.2.content'"),
+    (lambda d: d.__setitem__("messages", [{"role": "user", "content": "x"}]), 1, "no assistant message"),
+    (lambda d: d.update(critical_step=9, critical_module="planning", error_type="constraint_ignorance"), 1,
+     "field 'critical_error.critical_step'"),
+    (lambda d: d.update(critical_step=1, critical_module="planning", error_type="format_error"), 1,
+     "field 'critical_error.error_type'"),
+    (lambda d: d.update(labels={"case_id": 3}), 1, "field 'labels."),
+])
+def test_malformed_agentdebug_files_name_file_line_and_field(tmp_path, mutate, where, field):
+    good = json.loads(json.dumps(GOOD))
+    bad = json.loads(json.dumps(GOOD))
+    mutate(bad)
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(good) + "\n\n" + json.dumps(bad) + "\n")
+    with pytest.raises(PlanprobeError) as err:
+        list(read_trajectories(path))
+    assert str(err.value).startswith(f"{path}:3: ") and field in str(err.value), str(err.value)
+    r = pp("import", "agentdebug", path, "-o", tmp_path / "o.jsonl")
+    one_line_error(r, f"{path}:3:", field)
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_agentdebug_json_files_one_or_a_list_with_line_numbers(tmp_path):
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps({**GOOD, "critical_step": 2, "critical_module": "action",
+                               "error_type": "invalid_action"}, indent=2))
+    got = list(read_trajectories(one))
+    assert got[0]["critical_error"]["critical_step"] == 2 and got[0]["labels"] is None
+    many = tmp_path / "many.json"
+    many.write_text("[\n" + json.dumps(GOOD) + ",\n" + json.dumps({"chat_history": GOOD["messages"]}) + ",\n"
+                    + json.dumps({"messages": []}) + "\n]")
+    with pytest.raises(PlanprobeError, match=r"many\.json:4: field 'messages'"):
+        list(read_trajectories(many))
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"messages": [\n{"role": "user",\n')
+    with pytest.raises(PlanprobeError, match=r"broken\.json:\d+: not valid JSON"):
+        list(read_trajectories(broken))

@@ -101,6 +101,8 @@ class PDDLReplay:
         self.node_limit = node_limit
         self.calls = 0
         self.undecided = False  # a dead-end search ran out of nodes: the answer is only sound
+        self._dead: dict[int, Optional[bool]] = {}  # state -> reachable? (the correction search re-asks)
+        self._h: dict[int, Optional[int]] = {}
 
     def _step(self, state: int, call: ToolCall) -> tuple[int, Optional[dict]]:
         """The state after one call and the problem the oracle would report for it."""
@@ -148,7 +150,9 @@ class PDDLReplay:
         from ..suites.pddl.agent.protocol_hooks import goal_reachable
 
         self.calls += 1
-        found = goal_reachable(self.case, state, self.node_limit)
+        if state not in self._dead:
+            self._dead[state] = goal_reachable(self.case, state, self.node_limit)
+        found = self._dead[state]
         if found is None:
             self.undecided = True
             return False
@@ -178,6 +182,14 @@ class PDDLReplay:
         from ..suites.pddl.planner import solve
 
         self.calls += 1
+        if state not in self._h:
+            self._h[state] = self._solve(state)
+        return self._h[state]
+
+    def _solve(self, state: int) -> Optional[int]:
+        from ..suites.pddl.errors import PlannerTimeoutError, UnsolvableError
+        from ..suites.pddl.planner import solve
+
         gp = self.cc.gp
         if gp.goal_reached(state):
             return 0

@@ -121,7 +121,6 @@ def label_trace(case: Case, trace: Trace, verdict: Verdict, step_limit: Optional
 
     # E: the first call after which the run cannot pass
     found = replay.earliest(calls)
-    e_calls = replay.calls
     if found is not None:
         k, problem = found
         out.critical = _problem_label(offset + k + 1, calls[k], problem)
@@ -140,7 +139,6 @@ def label_trace(case: Case, trace: Trace, verdict: Verdict, step_limit: Optional
     out.pnr = PointLabel(step=None if j is None else accepted[j - 1].index + 1,
                          how="sound" if undecided else "exact", oracle_calls=replay.calls - before,
                          note="" if j is not None else "no step makes the task impossible to complete")
-    del e_calls
 
     if step_limit is not None:
         out.budget_pnr = _budget_pnr(replay, calls, offset, step_limit)

@@ -133,6 +133,31 @@ def find(module: str, name: str) -> Optional[ErrorType]:
     return _BY_KEY.get(f"{module}/{name}")
 
 
+# A verdict's error class (schema.ErrorClass) in the taxonomy's terms: the nearest type, so
+# verdict distributions and labels can be shown side by side. The labeller is finer (it
+# tells an act error's invalid action, format and parameter errors apart, for one).
+FROM_ERROR_CLASS: dict[str, str] = {
+    "infra": "system/llm_limit",
+    "agent_crash": "system/environment_error",
+    "timeout": "system/step_limit",
+    "missed_refusal": "planning/constraint_ignorance",  # planned around a contradiction it should have seen
+    "wrong_refusal": "reflection/progress_misjudge",  # too pessimistic: a solvable task judged impossible
+    "act_error": "action/invalid_action",
+    "extraneous_tool": "planning/inefficient_plan",
+    "action_lost": "reflection/progress_misjudge",  # stopped with a required action never done
+    "repeated_action": "planning/constraint_ignorance",
+    "parameter_error": "action/parameter_error",
+    "order_error": "planning/constraint_ignorance",
+    "suboptimal_cost": "planning/inefficient_plan",
+}
+
+
+def from_error_class(error: str) -> Optional[ErrorType]:
+    """The nearest taxonomy type of a verdict error class (None for an unknown class)."""
+    key = FROM_ERROR_CLASS.get(error)
+    return _BY_KEY.get(key) if key else None
+
+
 def modules() -> list[str]:
     return [m.value for m in Module]
 

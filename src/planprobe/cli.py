@@ -158,7 +158,8 @@ def prepare_agent(agent_name: Optional[str], model_spec: Optional[str], model_op
     agent_name = agent_name or ("tools" if model_spec else "oracle")
     takes_model = agent_name in MODEL_AGENTS or agent_name.startswith("python:")
     if model_spec and not takes_model:
-        raise PlanprobeError(f"--model is used by the tools and react agents (and python: agents), not by --agent {agent_name}")
+        raise PlanprobeError(f"--model is used by the tools, react and modular agents (and python: agents), "
+                             f"not by --agent {agent_name}")
     if agent_name in MODEL_AGENTS and not model_spec:
         raise PlanprobeError(f"--agent {agent_name} needs a model: add --model local or --model openai:<model>")
     if model_spec:  # a malformed role list, or a role the agent lacks, is refused before anything is loaded
@@ -343,7 +344,8 @@ def _params_identity(params, options=None) -> str:
 def run(
     suite: Path = typer.Argument(..., help="Suite file (JSONL) to run."),
     agent: Optional[str] = typer.Option(
-        None, help="tools (function calling) | react (text) | python:<module or file.py>:<function> | "
+        None, help="tools (function calling) | react (text) | modular (memory/reflection/plan/action) | "
+                   "python:<module or file.py>:<function> | "
                    "oracle | random | faulty:<fault>. Default: tools with --model, else oracle."),
     out: Path = typer.Option(..., "--out", help="Run directory; re-run with the same one to resume."),
     model: Optional[str] = typer.Option(

@@ -135,3 +135,22 @@ def test_agentdebug_json_files_one_or_a_list_with_line_numbers(tmp_path):
     broken.write_text('{"messages": [\n{"role": "user",\n')
     with pytest.raises(PlanprobeError, match=r"broken\.json:\d+: not valid JSON"):
         list(read_trajectories(broken))
+
+
+def test_modular_agent_with_the_embedded_model_then_labels(tmp_path):
+    """Any model: the embedded 135M model drives the modular agent end to end (it plans badly;
+    the point is that every step is recorded in the rollout format and the run can be labelled)."""
+    from llama_server import require_local_model
+
+    require_local_model()
+    r = pp("generate", "constraints", "--n", "1", "--actions", "3", "--seed", "2", "-o", tmp_path / "s.jsonl")
+    assert r.returncode == 0, r.stderr
+    r = pp("run", tmp_path / "s.jsonl", "--agent", "modular", "--model", "local", "--max-iterations", "2",
+           "--max-tokens", "96", "--out", tmp_path / "r", "-q")
+    assert r.returncode in (0, 1), r.stderr
+    r = pp("errorbench", tmp_path / "r", "-o", tmp_path / "b.jsonl", "-q")
+    if r.returncode == 0 and (tmp_path / "b.jsonl").read_text().strip():
+        row = json.loads((tmp_path / "b.jsonl").read_text().splitlines()[0])
+        roles = [m["role"] for m in row["messages"]]
+        assert roles[:2] == ["user", "assistant"] and "<plan>" in row["messages"][0]["content"]
+        assert row["critical_error"] is not None

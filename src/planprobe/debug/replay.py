@@ -60,17 +60,19 @@ class ConstraintReplay:
         self.cc = compiled(case)
         self.calls = 0
 
-    def _problems(self, calls: Sequence[ToolCall]) -> list[dict]:
+    def _problems(self, calls: Sequence[ToolCall], explain: bool = False) -> list[dict]:
         from ..suites.constraints.prefix import prefix_problems
 
         self.calls += 1
-        return prefix_problems(self.cc, _planned(calls))
+        return prefix_problems(self.cc, _planned(calls), explain)
 
     def earliest(self, calls: Sequence[ToolCall]) -> Optional[tuple[int, dict]]:
-        def bad(k: int) -> list[dict]:
-            return self._problems(calls[:k])
-
-        return _first_bad(len(calls), bad)
+        found = _first_bad(len(calls), lambda k: self._problems(calls[:k]))
+        if found is None or found[1].get("kind") != "unextendable":
+            return found
+        k = found[0]  # the remaining schedule is ruled out: name the constraints that do it (Z3's core)
+        at = [p for p in self._problems(calls[:k + 1], explain=True) if p.get("step") == k]
+        return k, (at[0] if at else found[1])
 
     def dead(self, calls: Sequence[ToolCall]) -> bool | None:
         return bool(self._problems(calls))

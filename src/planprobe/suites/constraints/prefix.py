@@ -38,8 +38,10 @@ E = ErrorClass
 _NO_ARGS = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
-def prefix_problems(cc: CompiledCase, calls: Sequence[PlannedCall]) -> list[dict]:
+def prefix_problems(cc: CompiledCase, calls: Sequence[PlannedCall], explain: bool = True) -> list[dict]:
     """Evidence (as dicts) of why ``calls`` cannot begin a valid plan; empty when they can.
+    ``explain=False`` answers the same yes/no without naming the constraints that rule out
+    the remaining schedule (Z3's core, the dear part; the labeller asks many times).
 
     A granted restart discards what came before it, as in the environment, so only
     the calls after the last restart are judged; restarts are found as everywhere else
@@ -90,7 +92,7 @@ def prefix_problems(cc: CompiledCase, calls: Sequence[PlannedCall]) -> list[dict
         return problems
     if not cc.extended:
         return _basic(cc, runs)
-    return _extended(cc, runs)
+    return _extended(cc, runs, explain)
 
 
 def _violation(cc: CompiledCase, cid: str, what: str, step=None) -> dict:
@@ -123,7 +125,7 @@ def _basic(cc: CompiledCase, runs) -> list[dict]:
     return out
 
 
-def _extended(cc: CompiledCase, runs) -> list[dict]:
+def _extended(cc: CompiledCase, runs, explain: bool = True) -> list[dict]:
     out = []
     prev = None
     for i, start, end, step in runs:  # one task at a time, within the day (the oracle's Parameter Errors)
@@ -161,10 +163,10 @@ def _extended(cc: CompiledCase, runs) -> list[dict]:
             out.append(_violation(cc, cid, f'"{cc.names[a]}" ends at {format_hour(ra[2])}', ra[3]))
     if out:
         return out
-    return _residual(cc, runs)
+    return _residual(cc, runs, explain)
 
 
-def _residual(cc: CompiledCase, runs) -> list[dict]:
+def _residual(cc: CompiledCase, runs, explain: bool = True) -> list[dict]:
     """Whether the actions not yet done fit, in some order, after the last one ends."""
     done = {r[0] for r in runs}
     missing = [a for a in range(cc.n) if a not in done]
@@ -184,6 +186,9 @@ def _residual(cc: CompiledCase, runs) -> list[dict]:
     if fits is not None:
         return []
     names = ", ".join(f'"{cc.names[a]}"' for a in missing)
+    if not explain:
+        return [dict(error=E.ORDER_ERROR.value, kind="unextendable", step=runs[-1][3] if runs else None,
+                     symbolic="unextendable", text=f"The tasks left ({names}) cannot all be fitted in.")]
     fixed = {r[0]: r[1] for r in runs}
     constraints = [(cid, ("order", a, b)) for cid, a, b in cc.orders]
     constraints += [(cid, (kind, a, hour)) for cid, kind, a, hour in cc.windows]

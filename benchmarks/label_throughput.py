@@ -34,17 +34,24 @@ from planprobe.suites.pddl.agent import PDDLSuiteOptions  # noqa: E402
 from planprobe.suites.pddl.agent import generate_cases as pddl_cases  # noqa: E402
 from planprobe.suites.registry import get_family  # noqa: E402
 
-LIMITS = Limits(max_iterations=50)
+LIMITS = Limits(max_iterations=12)  # small enough that some runs cannot finish in time: the budget PNR (and h*) is exercised
 
 
-def suites(n: int):
-    yield "constraints basic (3-8 actions)", list(constraint_cases(ConstraintSuiteOptions(actions=(3, 8), n=n, seed=11)))
-    yield "constraints extended (3-6 actions)", list(constraint_cases(
-        ConstraintSuiteOptions(actions=(3, 6), n=n, seed=11, extended=True)))
-    yield "pddl blocksworld (3-6 blocks)", list(pddl_cases(PDDLSuiteOptions(domain="blocksworld", n=n, seed=11,
-                                                                             blocks=(3, 6))))
-    yield "pddl logistics (1-3 packages)", list(pddl_cases(PDDLSuiteOptions(
-        domain="logistics", n=n, seed=11, packages=(1, 3), cities=(1, 2), locations=(1, 2))))
+def suites(n: int, only: str = ""):
+    makers = {
+        "constraints basic (3-8 actions)":
+            lambda: constraint_cases(ConstraintSuiteOptions(actions=(3, 8), n=n, seed=11)),
+        "constraints extended (3-6 actions)":
+            lambda: constraint_cases(ConstraintSuiteOptions(actions=(3, 6), n=n, seed=11, extended=True)),
+        "pddl blocksworld (3-6 blocks)":
+            lambda: pddl_cases(PDDLSuiteOptions(domain="blocksworld", n=n, seed=11, blocks=(3, 6))),
+        "pddl logistics (1-3 packages)":
+            lambda: pddl_cases(PDDLSuiteOptions(domain="logistics", n=n, seed=11, packages=(1, 3), cities=(1, 2),
+                                                locations=(1, 2))),
+    }
+    for name, make in makers.items():
+        if only in name:
+            yield name, list(make())
 
 
 def record(cases, want: int):
@@ -72,12 +79,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--traces", type=int, default=10_000)
     ap.add_argument("--cases", type=int, default=1000)
+    ap.add_argument("--only", default="", help="Only the families whose name contains this text.")
     args = ap.parse_args()
     print(f"machine: {machine()}")
     print("| family | failed traces | labels/s | verdicts/s (peer) | ratio | mean steps | "
           "PNR oracle calls (mean / max) | with PNR | with budget PNR |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for name, cases in suites(args.cases):
+    for name, cases in suites(args.cases, args.only):
         family = get_family(cases[0].family)
         rows = record(cases, args.traces)
         t0 = time.perf_counter()

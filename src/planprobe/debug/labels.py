@@ -175,7 +175,7 @@ def minimum_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int
 
     def search(kept: list[int], budget: int) -> Optional[list[int]]:
         sub = [calls[i] for i in kept]
-        found = replay.earliest(sub)
+        found = replay.earliest(sub, explain=False)
         if found is None:
             if replay.complete(sub):
                 return []

@@ -66,9 +66,9 @@ class ConstraintReplay:
         self.calls += 1
         return prefix_problems(self.cc, _planned(calls), explain)
 
-    def earliest(self, calls: Sequence[ToolCall]) -> Optional[tuple[int, dict]]:
+    def earliest(self, calls: Sequence[ToolCall], explain: bool = True) -> Optional[tuple[int, dict]]:
         found = _first_bad(len(calls), lambda k: self._problems(calls[:k]))
-        if found is None or found[1].get("kind") != "unextendable":
+        if not explain or found is None or found[1].get("kind") != "unextendable":
             return found
         k = found[0]  # the remaining schedule is ruled out: name the constraints that do it (Z3's core)
         at = [p for p in self._problems(calls[:k + 1], explain=True) if p.get("step") == k]
@@ -160,7 +160,7 @@ class PDDLReplay:
             return False
         return not found
 
-    def earliest(self, calls: Sequence[ToolCall]) -> Optional[tuple[int, dict]]:
+    def earliest(self, calls: Sequence[ToolCall], explain: bool = True) -> Optional[tuple[int, dict]]:
         states, problems = self.states(calls)
         first = next((k for k, p in enumerate(problems) if p is not None), None)
         dead = _first_true(len(calls), lambda k: self.is_dead(states[k]))  # k calls -> dead

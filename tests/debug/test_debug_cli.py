@@ -154,3 +154,19 @@ def test_modular_agent_with_the_embedded_model_then_labels(tmp_path):
         roles = [m["role"] for m in row["messages"]]
         assert roles[:2] == ["user", "assistant"] and "<plan>" in row["messages"][0]["content"]
         assert row["critical_error"] is not None
+
+
+def test_errorbench_writes_a_holistic_plan_step_by_step(tmp_path):
+    from planprobe.suites.protocols.wrap import wrap_holistic
+
+    run_suite([wrap_holistic(c) for c in constraint_cases(3, seed=9)], "faulty:unknown-tool", tmp_path / "h",
+              concurrency=1)
+    r = pp("errorbench", tmp_path / "h", "-o", tmp_path / "b.jsonl", "-q")
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(x) for x in (tmp_path / "b.jsonl").read_text().splitlines()]
+    assert len(rows) == 3
+    for row in rows:
+        steps = [m for m in row["messages"] if m["role"] == "assistant"]
+        crit = row["critical_error"]
+        assert row["metadata"]["environment"] == "holistic" and len(steps) >= row["labels"]["steps"]
+        assert crit["error_type"] == "invalid_action" and "_v2" in steps[crit["critical_step"] - 1]["content"]

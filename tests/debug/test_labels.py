@@ -306,3 +306,35 @@ def test_the_run_verdict_is_unchanged_and_labels_are_deterministic():
     a = _label(case, calls).model_dump_json()
     b = _label(case, calls).model_dump_json()
     assert a == b
+
+
+def test_holistic_plans_are_labelled_through_their_tool_chain():
+    """A plan written at once (holistic protocol): step k is the plan's k-th call."""
+    from planprobe.debug.views import view_of
+    from planprobe.suites.protocols.parse import parse_plan
+    from planprobe.suites.protocols.spec import base_case
+    from planprobe.suites.protocols.wrap import wrap_holistic
+
+    family = get_family("holistic")
+    checked = 0
+    for case in [wrap_holistic(c) for c in BASIC[:6] + BW[:4]]:
+        base = base_case(case)
+        ref = [(c.name, c.arguments) for c in get_family(base.family).reference_plan(base)]
+        for fault, expected in [("unknown-tool", "action/invalid_action"), ("malformed-args", "action/format_error")]:
+            trace = run_agent(make_agent(f"faulty:{fault}"), case)
+            verdict = family.check(case, trace)
+            if verdict.passed:
+                continue
+            plan = parse_plan(trace.final_answer, family.answer_keys).calls
+            got = [(c.name, c.arguments) for c in plan]
+            first = next(i for i, (a, b) in enumerate(itertools.zip_longest(ref, got)) if a != b)
+            lab = label_trace(case, trace, verdict)
+            assert lab.case_id == case.id and lab.family == "holistic"
+            assert (lab.critical.step, f"{lab.critical.module}/{lab.critical.type}") == (first + 1, expected)
+            assert lab.correction == [first + 1]
+            assert view_of(case, trace).case.id == base.id
+            checked += 1
+        trace = run_agent(make_agent("faulty:unparseable"), case)
+        lab = label_trace(case, trace, family.check(case, trace))
+        assert (lab.critical.step, lab.critical.type) == (1, "format_error")
+    assert checked >= 15

@@ -65,6 +65,18 @@ def trajectory_messages(case: Case, trace: Trace) -> list[dict[str, str]]:
     return out
 
 
+def _messages(case: Case, trace: Trace) -> list[dict[str, str]]:
+    """A holistic plan is written out step by step, as its labels count them."""
+    from .views import WRAPPED, view_of
+
+    if case.family in WRAPPED:
+        view = view_of(case, trace)
+        if view.unreadable is None:
+            return trajectory_messages(view.case, view.trace)
+        return [{"role": "user", "content": case.task}, {"role": "assistant", "content": trace.final_answer or ""}]
+    return trajectory_messages(case, trace)
+
+
 def bench_record(case: Case, trace: Trace, labels: FormalLabels, run: str = "") -> dict[str, Any]:
     crit = labels.critical
     return {
@@ -73,7 +85,7 @@ def bench_record(case: Case, trace: Trace, labels: FormalLabels, run: str = "") 
             "source": "planprobe", "run": run, "agent": trace.agent, "model": trace.model, "trial": trace.trial,
             "steps": labels.steps, "status": trace.status.value, "errors": labels.errors,
         },
-        "messages": trajectory_messages(case, trace),
+        "messages": _messages(case, trace),
         "critical_error": None if crit is None else {
             "critical_step": crit.step, "critical_module": crit.module, "error_type": crit.type,
             "evidence": crit.evidence,

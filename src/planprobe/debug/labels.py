@@ -87,7 +87,9 @@ _STATUS_TYPE = {
 
 
 def labellable(case: Case) -> bool:
-    return case.family in LABELLED_FAMILIES
+    from .views import labellable_family
+
+    return labellable_family(case)
 
 
 def _label(step: int, module: str, name: str, evidence: str, how: Optional[str] = None) -> StepLabel:
@@ -107,7 +109,19 @@ def _problem_label(step: int, call: Optional[ToolCall], problem: dict) -> StepLa
 
 
 def label_trace(case: Case, trace: Trace, verdict: Verdict, step_limit: Optional[int] = None) -> FormalLabels:
-    """The formal labels of one failed trace of a labellable family."""
+    """The formal labels of one failed trace of a labellable family (a holistic plan is
+    labelled through the calls it writes down: ``debug/views.py``)."""
+    from .views import view_of
+
+    if case.family not in LABELLED_FAMILIES:
+        view = view_of(case, trace)
+        if view.unreadable is not None:
+            return FormalLabels(case_id=case.id, trial=trace.trial, family=case.family, agent=trace.agent, steps=0,
+                                errors=list(verdict.errors), correction=None,
+                                critical=_label(1, "action", "format_error", f"no plan: {view.unreadable}"),
+                                labels=[_label(1, "action", "format_error", f"no plan: {view.unreadable}")])
+        out = label_trace(view.case, view.trace, verdict, None)  # a plan written at once has no step budget
+        return out.model_copy(update={"case_id": case.id, "family": case.family})
     replay = replay_for(case)
     if replay is None:
         raise ValueError(f"family {case.family!r} has no formal labels")

@@ -245,7 +245,7 @@ def replay_for(case: Case):
     return None
 
 
-LABELLED_FAMILIES = ("constraints", "pddl")
+LABELLED_FAMILIES = ("constraints", "pddl")  # executed; debug/views.py adds the holistic protocol over them
 
 
 def arguments_of(call: ToolCall) -> str:

@@ -10,6 +10,7 @@ from ..errors import PlanprobeError
 from ..schema import Case, Trace, Verdict
 from .labels import FormalLabels, label_trace
 from .replay import LABELLED_FAMILIES
+from .views import WRAPPED, labellable_family
 
 
 @dataclass
@@ -23,7 +24,7 @@ class LabelCounts:
 def no_labels_message(what: str, families: dict[str, int]) -> str:
     found = ", ".join(sorted(families)) or "none"
     return (f"{what}: no failed trace of a family with formal labels (its families: {found}); "
-            f"formal labels exist for: {', '.join(LABELLED_FAMILIES)}")
+            f"formal labels exist for: {', '.join(LABELLED_FAMILIES + WRAPPED)} (holistic over the first two)")
 
 
 def run_step_limit(meta: dict[str, str]) -> Optional[int]:
@@ -50,7 +51,7 @@ def failed_results(run_dir: Path, counts: LabelCounts) -> Iterator[tuple[Case, T
             case = cases.get(trace.case_id)
             if case is None:
                 continue
-            if case.family not in LABELLED_FAMILIES:
+            if not labellable_family(case):
                 counts.other_family[case.family] = counts.other_family.get(case.family, 0) + 1
                 continue
             counts.failed += 1

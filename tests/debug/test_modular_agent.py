@@ -167,3 +167,26 @@ def test_make_agent_knows_modular():
     assert make_agent("modular", model=Scripted([])).name == "modular"
     with pytest.raises(Exception, match="needs a model"):
         make_agent("modular")
+
+
+def test_a_modular_run_can_be_re_rolled_out_from_its_labelled_step():
+    """The labeller's critical step is where a re-rollout starts: keep the steps before it,
+    add feedback, and the agent (its history rebuilt from the replayed calls) carries on."""
+    from planprobe.runner.rollout import rerollout
+
+    case = constraint_cases(2, seed=8)[0]
+    family = get_family(case.family)
+    ref = family.reference_plan(case)
+    bad = [_step(ref[0]), _step(PlannedCallLike("ghost_tool", "{}")), *[_step(c) for c in ref[1:]],
+           "<answer>done</answer>"]
+    trace, _ = _run(case, bad)
+    verdict = family.check(case, trace)
+    lab = label_trace(case, trace, verdict)
+    assert (lab.critical.step, lab.critical.type) == (2, "invalid_action")
+    model = Scripted([_step(c) for c in ref[1:]] + ["<answer>done</answer>"])
+    again = asyncio.run(rerollout(case, trace, lab.critical.step - 1, ModularAgent(model),
+                                  guidance="ghost_tool does not exist; call only the listed tools."))
+    assert family.check(case, again).passed
+    first = model.prompts[0]
+    assert "ghost_tool does not exist" in first and "Step 1: action: tool: " + ref[0].name in first
+    assert "You are now at step 2" in first

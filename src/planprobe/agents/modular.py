@@ -27,6 +27,7 @@ from ..environment import Environment
 from ..models.base import ChatParams, Model
 from ..schema import Case, Message, ToolSpec
 from .modular_format import parse_modular
+from .prefix import Prefix
 from .react import UNPARSED
 
 HISTORY_LENGTH = 20
@@ -72,6 +73,9 @@ ACT_TOOLS = """Finally, either take ONE action, written exactly as
 <action>tool: [tool_name] parameters: {{"param1": "value1"}}</action>
 or, when the task is complete, give your final answer inside <answer> </answer>."""
 ACT_TEXT = """Finally, give your answer inside <answer> </answer>."""
+GUIDANCE = """
+Feedback on your earlier steps (take it into account from now on): {guidance}
+"""
 
 
 def _tools_block(tools: list[ToolSpec]) -> str:
@@ -93,11 +97,15 @@ class ModularAgent:
         self.history_length = history_length
         self.name = "modular"
 
-    def render(self, case: Case, tools: list[ToolSpec], history: list[tuple[str, str]]) -> str:
-        """The prompt for the next step; ``history`` holds (action, observation) per step."""
+    def render(self, case: Case, tools: list[ToolSpec], history: list[tuple[str, str]],
+               guidance: Optional[str] = None) -> str:
+        """The prompt for the next step; ``history`` holds (action, observation) per step;
+        ``guidance`` (a re-rollout's feedback) is shown in every later prompt."""
         fields = dict(task=case.task, tools_block=_tools_block(tools),
                       with_tools=" with the tools you are given" if tools else "",
                       act_block=ACT_TOOLS if tools else ACT_TEXT)
+        if guidance:
+            fields["tools_block"] += GUIDANCE.format(guidance=guidance)
         if not history:
             return FIRST.format(**fields)
         recent = history[-self.history_length:]
@@ -107,15 +115,26 @@ class ModularAgent:
                             history="\n".join(lines), current_step=len(history) + 1, observation=history[-1][1])
 
     async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+        return await self._loop(case, env, [], None)
+
+    async def resume(self, case: Case, env: Environment, prefix: Prefix) -> Optional[str]:
+        """Continue a re-rollout: the history is rebuilt from the replayed calls (each step made
+        one), and the guidance, if any, joins every prompt from here on."""
+        history = [("(unreadable reply)" if c.name == UNPARSED else f"tool: {c.name} parameters: {c.arguments}",
+                    c.result) for c in prefix.tool_calls]
+        return await self._loop(case, env, history, prefix.guidance, logged_system=True)
+
+    async def _loop(self, case: Case, env: Environment, history: list[tuple[str, str]], guidance: Optional[str],
+                    logged_system: bool = False) -> Optional[str]:
         trial = env.trace.trial
         params = replace(self.params, sample=trial, seed=None if self.params.seed is None else self.params.seed + trial)
-        history: list[tuple[str, str]] = []
         while True:
             env.step()
-            prompt = self.render(case, env.tools, history)
+            prompt = self.render(case, env.tools, history, guidance)
             messages = ([Message(role="system", content=case.system)] if case.system else []) + \
                 [Message(role="user", content=prompt)]
-            if case.system and not history:
+            if case.system and not logged_system:
+                logged_system = True
                 env.log(messages[0])
             env.log(messages[-1])
             result = await self.model.chat(messages, None, params)

@@ -57,6 +57,12 @@ class PDDLAgentFamily:
 
         return contradict_case(case, rng)
 
+    def restate(self, case: Case, rng: random.Random) -> Case:
+        """The contradiction's solvable control: one more goal fact, one the reference plan reaches."""
+        from .contradict import restate_case
+
+        return restate_case(case, rng)
+
     # -- hooks for the planning protocols (suites/protocols) -----------------
 
     def extendable(self, case: Case, calls) -> tuple[bool, str]:

@@ -153,7 +153,7 @@ def robustify(case: Case, transforms: list[tuple[str, Optional[str]]], seed: int
             tools.insert(rng.randrange(len(tools) + 1), tool)
         tags.append(f"x{k}")
     if "broken" in kinds:
-        tools = _broken(tools, needed, rng, spec, taken)
+        tools = _broken(case, tools, needed, rng, spec, taken)
         tags.append("broken")
     if "cost" in kinds:
         if spec.broken is not None:
@@ -183,12 +183,19 @@ def _alias_name(rng: random.Random, taken: set[str]) -> str:
     return name
 
 
-def _renamed(tools: list[ToolSpec], name: str, new: str) -> list[ToolSpec]:
-    """The tool list with one tool renamed in place (its description and schema unchanged)."""
-    return [t.model_copy(update={"name": new}) if t.name == name else t for t in tools]
+def _alias(case: Case, tool: ToolSpec, name: str, rng: random.Random) -> ToolSpec:
+    """``tool`` under another name; a family may re-word its description (hook ``alias_tool``)
+    so that the name it had shows nowhere."""
+    hook = getattr(get_family(case.family), "alias_tool", None)
+    return hook(tool, name, rng) if hook is not None else tool.model_copy(update={"name": name})
 
 
-def _broken(tools: list[ToolSpec], needed: list[str], rng: random.Random, spec: RobustSpec,
+def _renamed(case: Case, tools: list[ToolSpec], name: str, new: str, rng: random.Random) -> list[ToolSpec]:
+    """The tool list with one tool renamed in place."""
+    return [_alias(case, t, new, rng) if t.name == name else t for t in tools]
+
+
+def _broken(case: Case, tools: list[ToolSpec], needed: list[str], rng: random.Random, spec: RobustSpec,
             taken: set[str]) -> list[ToolSpec]:
     """A needed tool and a twin with an unrelated name and the same description and schema;
     one of the two (by a coin) fails with a realistic error, the other works. Which one fails
@@ -204,7 +211,7 @@ def _broken(tools: list[ToolSpec], needed: list[str], rng: random.Random, spec: 
     broken, replacement = (name, twin) if rng.random() < 0.5 else (twin, name)
     spec.broken = Broken(tool=broken, replacement=replacement, error=rng.choice(BROKEN_ERRORS).format(tool=broken))
     out = list(tools)
-    out.insert(rng.randrange(len(out) + 1), original.model_copy(update={"name": twin}))
+    out.insert(rng.randrange(len(out) + 1), _alias(case, original, twin, rng))
     return out
 
 
@@ -279,10 +286,9 @@ def _unsolvable(case: Case, tools: list[ToolSpec], needed: list[str], kind: str,
     if kind == "removal":  # a needed tool goes; a tool for another activity, under an unrelated name, comes
         gone = rng.choice(needed)
         out = [t for t in tools if t.name != gone]
-        decoy = _decoy(case, out, rng, taken)
+        decoy = _decoy(case, out, gone, rng, spec, taken)
         if decoy is not None:
             out.insert(rng.randrange(len(out) + 1), decoy)
-            spec.distractors.append(decoy.name)
         return case, out, Unsolvable(kind=kind, removed_tool=gone,
                                      proof=f"the task needs {gone}, and no tool can do it"), None
     if kind == "contradiction":
@@ -304,7 +310,7 @@ def _control(case: Case, tools: list[ToolSpec], needed: list[str], kind: str, rn
         name = rng.choice(needed)
         alias = _alias_name(rng, taken)
         spec.aliases[alias] = name
-        return case, _renamed(tools, name, alias), None
+        return case, _renamed(case, tools, name, alias, rng), None
     if kind == "contradiction":  # one more sentence from the same grammar, restating a constraint
         restate = getattr(get_family(case.family), "restate", None)
         if restate is None:
@@ -319,13 +325,30 @@ def _control(case: Case, tools: list[ToolSpec], needed: list[str], kind: str, rn
         _value_note(param, value)
 
 
-def _decoy(case: Case, tools: list[ToolSpec], rng: random.Random, taken: set[str]) -> Optional[ToolSpec]:
-    """A tool for an activity the task does not ask for, under an unrelated name."""
+def _decoy(case: Case, tools: list[ToolSpec], gone: str, rng: random.Random, spec: RobustSpec,
+           taken: set[str]) -> Optional[ToolSpec]:
+    """What takes a removed tool's place, under an unrelated name, so that the tool count and the
+    names the text does not mention are as in the controls: a tool for an activity the task does
+    not ask for (families with ``distractor_tools``), else a twin of another tool of the case."""
     hook = getattr(get_family(case.family), "distractor_tools", None)
-    found = hook(case, 1, rng) if hook is not None else []
-    if not found:
+    if hook is not None:
+        found = hook(case, 1, rng)
+        if not found:
+            return None
+        decoy = found[0].model_copy(update={"name": _alias_name(rng, taken)})
+        spec.distractors.append(decoy.name)
+        return decoy
+    removed = next((t for t in case.tools if t.name == gone), None)
+    arity = len(removed.parameters.get("required", [])) if removed is not None else None
+    others = [t for t in tools if t.name != gone and t.name != REFUSE_TOOL]
+    if not others:
         return None
-    return found[0].model_copy(update={"name": _alias_name(rng, taken)})
+    # a twin taking as many arguments as the removed tool, so the schemas' sizes stay as in controls
+    same = [t for t in others if len(t.parameters.get("required", [])) == arity]
+    original = rng.choice(same or others)
+    name = _alias_name(rng, taken)
+    spec.aliases[name] = original.name
+    return _alias(case, original, name, rng)
 
 
 def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Random) -> list[ToolSpec]:

@@ -361,14 +361,12 @@ def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Ran
     # tool that needs a parameter): it would be a way round the change
     blocked = {spec.given.tool if spec.given else None,
                *((spec.unsolvable.removed_tool, spec.unsolvable.missing_tool) if spec.unsolvable else ())}
-    pairs = [(plan[i], plan[i + 1]) for i in range(len(plan) - 1)
-             if plan[i] not in blocked and plan[i + 1] not in blocked]
+    # composites for ordered pairs drawn from all the actions, not from the plan: which pairs
+    # exist must say nothing about the order (some fit a valid order, some never do)
+    actions = sorted({n for n in plan if n not in blocked})
+    pairs = [(a, b) for a in actions for b in actions if a != b]
     rng.shuffle(pairs)
-    chosen = pairs[: max(1, len(pairs) // 2)]
-    if len(plan) >= 2 and plan[-1] not in blocked and plan[0] not in blocked:
-        trap = (plan[-1], plan[0])  # and one that is never usable: it does the actions in the wrong order
-        if trap not in chosen:
-            chosen.append(trap)
+    chosen = pairs[: max(1, len(plan) // 2 + 1)]
     composites = []
     for k, (a, b) in enumerate(chosen, 1):
         saving = rng.randint(1, max(1, min(base_costs[a], base_costs[b]) - 1))

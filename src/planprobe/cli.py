@@ -346,7 +346,7 @@ def run(
     agent: Optional[str] = typer.Option(
         None, help="tools (function calling) | react (text) | modular (memory/reflection/plan/action) | "
                    "python:<module or file.py>:<function> | "
-                   "oracle | random | faulty:<fault>. Default: tools with --model, else oracle."),
+                   "oracle | random | faulty:<fault> | shortcut:<cue>. Default: tools with --model, else oracle."),
     out: Path = typer.Option(..., "--out", help="Run directory; re-run with the same one to resume."),
     model: Optional[str] = typer.Option(
         None, help="local (the embedded model) or openai:<model> (any OpenAI-compatible endpoint); for an agent "

@@ -81,21 +81,29 @@ def test_faults_in_variants_get_their_class(fault, expected):
     assert checked >= 5
 
 
-def test_contradictions_are_proven_unsatisfiable():
-    for case in variants(["unsolvable:contradiction"], n=60) + variants(["unsolvable:contradiction"], n=40,
-                                                                          extended=True):
-        spec = spec_of(case)
-        if spec.unsolvable is None:
-            continue
-        base = base_case(case)
-        assert not is_satisfiable(parse_constraint_spec(base))
-        added = parse_constraint_spec(base).constraints[-1]
-        start, end = parse_constraint_spec(base).clauses[added.clauses[0]]
-        assert base.task[start:end].startswith("Also, ")  # the added requirement is in the task's words
-        if not parse_constraint_spec(base).extended:  # and no order of the actions meets all constraints
-            ids = [a.id for a in parse_constraint_spec(base).actions]
-            orders = [c for c in parse_constraint_spec(base).constraints if c.kind == "order"]
+def test_contradictions_are_proven_unsatisfiable_and_controls_carry_as_many_sentences():
+    from planprobe.agents.cues import Visible
+
+    parsed = parse_transforms(["unsolvable:contradiction"])
+    kinds = set()
+    for extended, n in ((False, 60), (True, 40)):
+        for original in cases(n, seed=3, extended=extended):
+            case = robustify(original, parsed, 0)
+            spec = spec_of(case)
+            base = base_case(case)
+            before, after = Visible.of(original).sentences, Visible.of(base).sentences
+            assert len(after) == len(before) + 1  # one more sentence, in the unsolvable case and in its control
+            assert not any(s.startswith("Also") for s in after)
+            assert after.index(next(s for s in after if s not in before)) <= len(before)  # anywhere
+            parsed_base = parse_constraint_spec(base)
+            assert is_satisfiable(parsed_base) is (spec.unsolvable is None)
+            kinds.add((extended, spec.unsolvable is None))
+            if spec.unsolvable is None or parsed_base.extended:
+                continue
+            ids = [a.id for a in parsed_base.actions]  # basic mode: no order of the actions meets all constraints
+            orders = [c for c in parsed_base.constraints if c.kind == "order"]
             assert not any(all(p.index(c.a) < p.index(c.b) for c in orders) for p in itertools.permutations(ids))
+    assert len(kinds) == 4
 
 
 def _run_calls(case: Case, calls: list[tuple[str, str]], final: str = "done"):

@@ -21,7 +21,7 @@ def known_faults() -> list[str]:
 
 def make_agent(spec: str, seed: int = 0, model=None, params=None) -> Agent:
     """Build an agent from its command-line name: tools, react (with a model),
-    python:<module>:<function>, oracle, random, faulty:<fault>. ``model`` is one model for
+    python:<module>:<function>, oracle, random, faulty:<fault>, shortcut:<cue>. ``model`` is one model for
     every role, or a role -> model map (``models.roles.RoleModels``)."""
     from ..models.roles import RoleModels
 
@@ -62,6 +62,13 @@ def make_agent(spec: str, seed: int = 0, model=None, params=None) -> Agent:
                 if arg else f"--agent faulty needs a fault, e.g. faulty:drop (faults: {', '.join(faults)})"
             )
         return FaultyAgent(arg, seed)
+    if name == "shortcut":
+        from .shortcut import ShortcutAgent, cue_names
+
+        if not arg:
+            raise PlanprobeError(f"--agent shortcut needs a cue, e.g. shortcut:also (cues: {', '.join(cue_names())})")
+        return ShortcutAgent(arg, seed)
     raise PlanprobeError(
-        f"unknown agent {spec!r}: choose tools, react, modular, python:<module>:<function>, oracle, random or faulty:<fault>"
+        f"unknown agent {spec!r}: choose tools, react, modular, python:<module>:<function>, oracle, random, "
+        "faulty:<fault> or shortcut:<cue>"
     )

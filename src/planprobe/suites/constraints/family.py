@@ -69,6 +69,11 @@ class ConstraintFamily:
 
         return contradict(case, rng)
 
+    def restate(self, case: Case, rng: random.Random):
+        from .robust_hooks import restate
+
+        return restate(case, rng)
+
     def min_cost_plan(self, case: Case, costs: dict[str, int], composites: list[tuple[str, str, str, int]]):
         from .robust_hooks import min_cost_plan
 

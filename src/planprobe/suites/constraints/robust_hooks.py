@@ -4,9 +4,11 @@ cheapest valid plan when tools have costs.
 
 Distractors are other activities of the case's own job in the lexicon, so their
 names and descriptions are as close to the real tools as the lexicon allows.
-A contradiction is one added requirement that reverses an order the case already
-implies (or, with no order to reverse, a deadline before a task may start);
-unsatisfiability is then proven by the same solver the synthesis uses. The
+A contradiction is one more sentence from the task grammar, at a random position, that
+reverses an implied order or swaps a stated time bound's kind at the same hour;
+unsatisfiability is then proven by the same solver the synthesis uses. Its solvable
+controls (``restate``) get one more sentence too, drawn the same way but restating the
+constraint instead of reversing it, so no count, position or template tells them apart. The
 cheapest plan is an exact DP over the sets of actions done so far.
 """
 
@@ -20,9 +22,12 @@ from ...schema import Case, ToolSpec
 from .compiled import compiled
 from .generator import _action_tool
 from .lexicon import default_lexicon, tool_name
-from .render import capitalise
+from .generator import build_case, text_reads_as_spec
+from .grammar import Sentence
+from .mutations import _context, _Cover
 from .solver import predecessors, schedule
 from .spec import ConstraintSpec, parse_spec
+from .synthesis import MAX_STATEMENTS
 from .vocabulary import format_hour
 
 
@@ -53,41 +58,83 @@ def distractor_tools(case: Case, k: int, rng: random.Random) -> list[ToolSpec]:
     return picked
 
 
-def contradict(case: Case, rng: random.Random) -> tuple[Case, str]:
-    """The case with one added requirement that no plan can meet, and a proof note.
+_TRIES = 50  # sentences drawn before giving up (each must read back as exactly its constraints)
 
-    Reverses an order the constraints imply (a cycle); with no order to reverse,
-    requires a task to end by the hour it may start at the earliest (durations are
-    at least one hour, and basic-mode cases always have an order to reverse)."""
+
+def _anchors(case: Case) -> list[tuple]:
+    """Atoms (in action indices) a variant may restate or reverse: every order the
+    constraints imply and every stated time bound, each stated fewer than the
+    maximum number of times. Contradictions and their controls draw from this same list."""
     cc = compiled(case)
     spec = parse_spec(case)
+    index = cc.index_of
+    stated: dict[tuple, int] = {}
+    for c in spec.constraints:
+        second = index[c.b] if c.kind == "order" and c.b is not None else c.hour
+        stated[(c.kind, index[c.a], second)] = len(c.clauses)
     after = cc.closure().after
-    pairs = [(a, b) for a in range(cc.n) for b in range(cc.n) if (after[a] >> b) & 1]
-    new_id = f"c{len(spec.constraints) + 1}x"
-    if pairs:
-        a, b = rng.choice(sorted(pairs))
-        sentence = f"Also, {cc.names[b]} has to be finished before {cc.names[a]} begins."
-        atom = {"id": new_id, "kind": "order", "a": cc.ids[b], "b": cc.ids[a]}
-        proof = f"{cc.ids[a]} must precede {cc.ids[b]} (implied) and {cc.ids[b]} must precede {cc.ids[a]} (added)"
-    else:
-        release, _ = cc.windows_arrays()
-        a = rng.randrange(cc.n)
-        hour = release[a]
-        sentence = f"Also, {cc.names[a]} has to be finished by {format_hour(hour)}."
-        atom = {"id": new_id, "kind": "end_le", "a": cc.ids[a], "hour": hour}
-        proof = f"{cc.ids[a]} starts at or after {format_hour(hour)}, lasts at least an hour, and must end by then"
-    task = case.task.rstrip()
-    start = len(task) + 1
-    task = f"{task} {capitalise(sentence)}"
-    raw = case.spec | {
-        "constraints": [*case.spec["constraints"], atom | {"clauses": [len(case.spec["clauses"])]}],
-        "clauses": [*case.spec["clauses"], [start, len(task)]],
-    }
-    changed = case.model_copy(update={"task": task, "spec": raw})
-    changed.forget_derived()
-    if is_satisfiable(ConstraintSpec.model_validate(raw)):  # pragma: no cover - would be a bug above
+    implied = [("order", a, b) for a in range(cc.n) for b in range(cc.n) if (after[a] >> b) & 1]
+    windows = [atom for atom in stated if atom[0] != "order"]
+    every = sorted(implied) + sorted(windows)
+    return [atom for atom in every if stated.get(atom, 0) < MAX_STATEMENTS] or every
+
+
+def _flipped(atom: tuple) -> tuple:
+    """The atom no plan can meet together with the original: the order reversed, or the
+    time bound's kind swapped at the same hour (a task must end by the hour it may start at
+    the earliest, or start at the hour it must have ended by; tasks last an hour or more)."""
+    kind, a, x = atom
+    if kind == "order":
+        return ("order", x, a)
+    return ("start_ge" if kind == "end_le" else "end_le", a, x)
+
+
+def _with_sentence(case: Case, atom: tuple, rng: random.Random) -> Case:
+    """The case with one more sentence, drawn from the grammar, stating ``atom`` alone, at a
+    random position among the sentences; the text is read back to prove it says exactly that."""
+    cc, opts, durations, sentences = _context(case)
+    for _ in range(_TRIES):
+        part = _Cover({atom}, cc.n, rng).part_for(atom)
+        at = rng.randrange(len(sentences) + 1)
+        new = [*sentences[:at], Sentence((part,), ()), *sentences[at:]]
+        built = build_case(0, opts, case.meta.topic, cc.names, durations, new)
+        if text_reads_as_spec(built):
+            changed = case.model_copy(update={"task": built.task, "spec": built.spec})
+            changed.forget_derived()
+            return changed
+    raise PlanprobeError(f"case {case.id}: no added sentence read back as its constraint")  # pragma: no cover
+
+
+def contradict(case: Case, rng: random.Random) -> tuple[Case, str]:
+    """The case with one more sentence from the task grammar, at a random position, that no
+    plan can meet together with the others; and a proof note.
+
+    It reverses an order the constraints imply, or swaps the kind of a stated time bound
+    at the same hour (see ``_flipped``); unsatisfiability is proven by the solver."""
+    anchor = rng.choice(_anchors(case))
+    atom = _flipped(anchor)
+    changed = _with_sentence(case, atom, rng)
+    if is_satisfiable(parse_spec(changed)):  # pragma: no cover - would be a bug above
         raise PlanprobeError(f"case {case.id}: the contradiction added is satisfiable")
+    names = compiled(case).names
+    if anchor[0] == "order":
+        proof = f"{names[anchor[1]]!r} must come before {names[anchor[2]]!r} and the text also requires the reverse"
+    else:
+        proof = (f"{names[anchor[1]]!r} {'may start no earlier' if anchor[0] == 'start_ge' else 'must end no later'} "
+                 f"than {format_hour(anchor[2])} and the text also requires it to "
+                 f"{'end' if anchor[0] == 'start_ge' else 'start'} {'by' if anchor[0] == 'start_ge' else 'at or after'}"
+                 " that hour")
     return changed, proof
+
+
+def restate(case: Case, rng: random.Random) -> Case:
+    """The solvable control of ``contradict``: one more sentence from the same grammar at a
+    random position, restating an implied order or a stated time bound (drawn from the same
+    list), so controls carry as many extra constraints as contradictions do."""
+    changed = _with_sentence(case, rng.choice(_anchors(case)), rng)
+    if not is_satisfiable(parse_spec(changed)):  # pragma: no cover - a restatement cannot conflict
+        raise PlanprobeError(f"case {case.id}: the restatement made the case unsatisfiable")
+    return changed
 
 
 def is_satisfiable(spec: ConstraintSpec) -> bool:

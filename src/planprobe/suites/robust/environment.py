@@ -19,6 +19,11 @@ from .spec import base_case, spec_of
 REFUSAL_RECORDED = "Your refusal has been recorded."
 
 
+def not_found(param: str, args: dict[str, Any]) -> str:
+    """What a service answers when the record a parameter names does not exist."""
+    return f"Error 404: no record matches {param} {str(args.get(param, ''))[:60]!r}."
+
+
 def distractor_reply(name: str) -> str:
     words = name.replace("_", " ")
     return f"{words[:1].upper()}{words[1:]} has been done."
@@ -32,6 +37,7 @@ class RobustEnvironment(Environment):
         self.base_env = get_family(base.family).environment(base, limits, trial, agent)
         self.distractors = set(self.spec.distractors)
         self.composites = {c.tool: c for c in self.spec.composites}
+        self.variant_names = frozenset(t.name for t in case.tools)
 
     def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
         spec = self.spec
@@ -39,21 +45,22 @@ class RobustEnvironment(Environment):
             return REFUSAL_RECORDED, None
         if name in self.distractors:
             return distractor_reply(name), None
-        if spec.broken is not None:
-            if name == spec.broken.tool:
-                return spec.broken.error, None
-            if name == spec.broken.replacement:
-                return self._base(spec.broken.tool, args)
+        if spec.broken is not None and name == spec.broken.tool:
+            return spec.broken.error, None
         unsolvable = spec.unsolvable
         if unsolvable is not None and name == unsolvable.missing_tool:
-            value = args.get(unsolvable.missing_param or "", "")
-            return f"Error 404: no record matches {unsolvable.missing_param} {str(value)[:60]!r}.", None
+            return not_found(unsolvable.missing_param or "", args), None
+        given = spec.given
+        if given is not None and name == spec.alias_of(given.tool, self.variant_names):
+            if str(args.get(given.param, "")).strip() != given.value:
+                return not_found(given.param, args), None
+            args = {k: v for k, v in args.items() if k != given.param}
         combo = self.composites.get(name)
         if combo is not None:
             first, _ = self._base(combo.first, args)
             second, _ = self._base(combo.second, args)
             return f"{first} {second}", None
-        return self._base(name, args)
+        return self._base(spec.base_name(name), args)
 
     def _base(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
         before = self.base_env.attempt

@@ -76,17 +76,37 @@ class RobustFamily:
         return [PlannedCall(spec.refuse_tool, json.dumps({"reason": REFUSAL_REASON}))]
 
     def _in_variant_terms(self, case: Case, plan: list[PlannedCall]) -> list[PlannedCall]:
-        broken = spec_of(case).broken
-        if broken is None:
-            return plan
-        return [PlannedCall(broken.replacement, c.arguments) if c.name == broken.tool else c for c in plan]
+        """A base plan as the variant's tools say it: the working one of a broken pair, a renamed
+        tool's new name, the given parameter value added."""
+        spec = spec_of(case)
+        names = frozenset(t.name for t in case.tools)
+        out = []
+        for call in plan:
+            name = call.name
+            if spec.broken is not None and name == spec.broken.tool:
+                name = spec.broken.replacement
+            name = spec.alias_of(name, names) if name not in names else name
+            arguments = call.arguments
+            if spec.given is not None and spec.base_name(name) == spec.given.tool:
+                args = json.loads(arguments or "{}")
+                args[spec.given.param] = spec.given.value
+                arguments = json.dumps(args)
+            out.append(PlannedCall(name, arguments))
+        return out
+
+    def _plain_arguments(self, case: Case, arguments: str) -> str:
+        """Arguments without the given parameter (what a tool of the base case takes)."""
+        given = spec_of(case).given
+        if given is None:
+            return arguments
+        return json.dumps({k: v for k, v in json.loads(arguments or "{}").items() if k != given.param})
 
     def reference_plan(self, case: Case) -> list[PlannedCall]:
         spec = spec_of(case)
         if spec.unsolvable is not None:
             return self._refusal(case)
         if spec.min_cost_plan:
-            return [PlannedCall(name, "{}") for name in spec.min_cost_plan]
+            return self._in_variant_terms(case, [PlannedCall(name, "{}") for name in spec.min_cost_plan])
         base = base_case(case)
         return self._in_variant_terms(case, get_family(base.family).reference_plan(base))
 
@@ -111,7 +131,7 @@ class RobustFamily:
             if not spec.distractors:
                 return None
             at = rng.randrange(len(plan) + 1)
-            args = plan[0].arguments if plan else "{}"  # distractors take the same arguments as real tools
+            args = self._plain_arguments(case, plan[0].arguments) if plan else "{}"  # as real tools take
             return plan[:at] + [PlannedCall(rng.choice(spec.distractors), args)] + plan[at:]
         if fault == "unknown-tool":  # a name no tool of the variant has (the base's ghost may be the replacement)
             names = {t.name for t in case.tools}
@@ -119,7 +139,8 @@ class RobustFamily:
             while ghost in names:
                 ghost += "_x"
             at = rng.randrange(len(plan) + 1)
-            return plan[:at] + [PlannedCall(ghost, plan[0].arguments if plan else "{}")] + plan[at:]
+            return plan[:at] + [PlannedCall(ghost, self._plain_arguments(case, plan[0].arguments) if plan else "{}")
+                                ] + plan[at:]
         if spec.min_cost_plan:
             return None  # base faults are defined on single-action plans
         base = base_case(case)

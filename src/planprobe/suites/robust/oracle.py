@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Optional
 
 from ...schema import Case, ErrorClass, Evidence, OracleKind, ToolCall, Trace, TraceStatus, Verdict, sort_errors
@@ -73,7 +74,7 @@ def check(case: Case, trace: Trace) -> Verdict:
             text=f"The task can be done, but the agent refused: {reason[:300]!r}.",
         )])
 
-    rewritten, extraneous = _base_calls(spec, trace.tool_calls)
+    rewritten, extraneous = _base_calls(spec, trace.tool_calls, frozenset(t.name for t in case.tools))
     verdict = family.check(base, trace.model_copy(update={"tool_calls": rewritten}))
     evidence = list(verdict.evidence) + extraneous
     errors = set(verdict.errors) | {e.error for e in extraneous}
@@ -98,13 +99,16 @@ def _failed(case: Case, trace: Trace, labels: dict[str, Any], evidence: list[Evi
                    oracle=OracleKind.FORMAL, checker=CHECKER, labels=labels)
 
 
-def _base_calls(spec: RobustSpec, calls: list[ToolCall]) -> tuple[list[ToolCall], list[Evidence]]:
+def _base_calls(spec: RobustSpec, calls: list[ToolCall], variant_names: frozenset[str]
+                ) -> tuple[list[ToolCall], list[Evidence]]:
     """The calls in the base case's terms, and the distractor calls as evidence."""
     out: list[ToolCall] = []
     extraneous: list[Evidence] = []
     distractors = set(spec.distractors)
     composites = {c.tool: c for c in spec.composites}
     broken = spec.broken
+    given = spec.given
+    given_name = spec.alias_of(given.tool, variant_names) if given is not None else None
     for call in calls:
         if call.error is not None:
             out.append(call)  # an invalid call stays one: the base oracle names it
@@ -116,14 +120,18 @@ def _base_calls(spec: RobustSpec, calls: list[ToolCall]) -> tuple[list[ToolCall]
             ))
         elif broken is not None and call.name == broken.tool:
             continue  # it failed and did nothing
-        elif broken is not None and call.name == broken.replacement:
-            out.append(call.model_copy(update={"name": broken.tool}))
+        elif given is not None and call.name == given_name:
+            if str((call.args or {}).get(given.param, "")).strip() != given.value:
+                continue  # no record matched: it did nothing
+            args = {k: v for k, v in (call.args or {}).items() if k != given.param}
+            out.append(call.model_copy(update={"name": spec.base_name(call.name), "args": args,
+                                               "arguments": json.dumps(args)}))
         elif call.name in composites:
             c = composites[call.name]
             out.append(call.model_copy(update={"name": c.first}))
             out.append(call.model_copy(update={"name": c.second}))
         else:
-            out.append(call)
+            out.append(call.model_copy(update={"name": spec.base_name(call.name)}))
     return out, extraneous
 
 

@@ -16,7 +16,7 @@ from ...errors import PlanprobeError
 from ...schema import Case
 
 FAMILY = "robust"
-SPEC_VERSION = 1
+SPEC_VERSION = 2  # 2: aliases (renamed tools), given parameter values, symmetric broken pairs
 REFUSE_TOOL = "refuse"
 
 
@@ -28,6 +28,14 @@ class Broken(_Strict):
     tool: str  # the needed tool that fails
     replacement: str  # the designated replacement, which works
     error: str  # the realistic error the broken tool returns
+
+
+class Given(_Strict):
+    """A required parameter of a tool whose value the task states (missing-info's controls)."""
+
+    tool: str
+    param: str
+    value: str
 
 
 class Unsolvable(_Strict):
@@ -57,6 +65,22 @@ class RobustSpec(_Strict):
     composites: list[Composite] = Field(default_factory=list)
     min_cost: Optional[int] = None
     min_cost_plan: list[str] = Field(default_factory=list)
+    aliases: dict[str, str] = Field(default_factory=dict)  # variant tool name -> the base tool it runs
+    given: Optional[Given] = None
+
+    def base_name(self, name: str) -> str:
+        """The base tool a variant tool runs (spec version 1 named the replacement only in ``broken``)."""
+        if name in self.aliases:
+            return self.aliases[name]
+        if self.version < 2 and self.broken is not None and name == self.broken.replacement:
+            return self.broken.tool
+        return name
+
+    def alias_of(self, base: str, variant_names: frozenset[str] | set[str]) -> str:
+        """The variant's name for a base tool: its own if the variant has it, else its alias."""
+        if base in variant_names:
+            return base
+        return next((a for a, b in self.aliases.items() if b == base), base)
 
 
 def parse_spec(case: Case) -> RobustSpec:

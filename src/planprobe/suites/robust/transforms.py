@@ -27,7 +27,7 @@ from typing import Iterable, Iterator, Optional
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec
 from ..registry import get_family
-from .spec import FAMILY, REFUSE_TOOL, Broken, Composite, RobustSpec, Unsolvable
+from .spec import FAMILY, REFUSE_TOOL, Broken, Composite, Given, RobustSpec, Unsolvable
 
 UNSOLVABLE_KINDS = ("removal", "contradiction", "missing-info")
 TRANSFORM_HELP = ("extraneous:K | broken | unsolvable | unsolvable:removal|contradiction|missing-info | cost "
@@ -57,11 +57,23 @@ BROKEN_ERRORS = (
     "Error: connection to the '{tool}' backend timed out after 30 s.",
     "Error 410 Gone: '{tool}' has been retired and no longer accepts requests.",
 )
+# (parameter, its description, the prefix of its values): plausible for any of the jobs
 MISSING_PARAMS = (
-    ("booking_reference", "The booking reference the customer was given."),
-    ("account_id", "The account id of the person this is done for."),
-    ("ticket_number", "The number of the support ticket this belongs to."),
-    ("employee_id", "The id of the employee who approved this task."),
+    ("booking_reference", "The booking reference the customer was given.", "BR"),
+    ("account_id", "The account id of the person this is done for.", "AC"),
+    ("ticket_number", "The number of the work ticket this belongs to.", "TK"),
+    ("employee_id", "The id of the employee who approved this work.", "EMP"),
+    ("work_order", "The number of the work order this is recorded under.", "WO"),
+    ("site_code", "The code of the site where the work is done.", "ST"),
+)
+# names of tools that stand for another (a renamed tool, a broken tool's twin, a removal's decoy):
+# service-style, unrelated to any task's words
+ALIAS_NAMES = (
+    "process_request", "submit_work_order", "run_service_task", "dispatch_job", "queue_work_item",
+    "execute_routine", "perform_duty", "handle_assignment", "complete_work_step", "log_field_activity",
+    "start_procedure", "trigger_workflow", "run_operation", "carry_out_job", "ops_execute", "task_runner",
+    "record_activity", "action_dispatch", "job_executor", "fulfil_request", "assignment_handler",
+    "operation_submit", "workflow_step", "service_desk_call", "work_ticket_run",
 )
 
 
@@ -115,35 +127,33 @@ def robustify(case: Case, transforms: list[tuple[str, Optional[str]]], seed: int
     tags: list[str] = []
     notes: list[str] = []
     spec = RobustSpec(base={}, transforms=[k if a is None else f"{k}:{a}" for k, a in transforms])
+    taken = {t.name for t in tools}
 
     if "unsolvable" in kinds:
         spec.refuse_tool = REFUSE_TOOL
-        notes.append(REFUSE_NOTE)
+        # the kind is drawn for controls too: each control carries that kind's change, made
+        # solvable, so nothing but planning tells a variant from a control
+        kind = kinds["unsolvable"] or rng.choice(UNSOLVABLE_KINDS)
         if rng.random() < 0.5:
-            kind = kinds["unsolvable"] or rng.choice(UNSOLVABLE_KINDS)
-            base, tools, spec.unsolvable = _unsolvable(case, tools, needed, kind, rng)
+            base, tools, spec.unsolvable, note = _unsolvable(case, tools, needed, kind, rng, spec, taken)
             tags.append(f"unsolvable-{kind}")
         else:
+            base, tools, note = _control(case, tools, needed, kind, rng, spec, taken)
             tags.append("solvable")
+        if note:
+            notes.append(note)
+        notes.append(REFUSE_NOTE)
     if "extraneous" in kinds:
         k = int(kinds["extraneous"])
         hook = getattr(get_family(case.family), "distractor_tools", None)
         distractors = hook(case, k, rng) if hook is not None else near_duplicate_tools(tools, k, rng)
-        spec.distractors = [t.name for t in distractors]
+        spec.distractors += [t.name for t in distractors]
+        taken |= {t.name for t in distractors}
         for tool in distractors:  # spread among the real tools: position carries no hint
             tools.insert(rng.randrange(len(tools) + 1), tool)
         tags.append(f"x{k}")
     if "broken" in kinds:
-        candidates = [t for t in needed if spec.unsolvable is None
-                      or t not in (spec.unsolvable.removed_tool, spec.unsolvable.missing_tool)]
-        name = rng.choice(candidates)
-        original = next(t for t in tools if t.name == name)
-        replacement = _replacement_name(name, {t.name for t in tools})
-        spec.broken = Broken(tool=name, replacement=replacement, error=rng.choice(BROKEN_ERRORS).format(tool=name))
-        tools.insert(rng.randrange(len(tools) + 1), ToolSpec(
-            name=replacement, parameters=original.parameters,
-            description=f"Version 2 of {name}, on a separate service. {original.description}",
-        ))
+        tools = _broken(case, tools, needed, rng, spec, taken)
         tags.append("broken")
     if "cost" in kinds:
         if spec.broken is not None:
@@ -163,6 +173,76 @@ def robustify(case: Case, transforms: list[tuple[str, Optional[str]]], seed: int
     })
     return Case(id=f"{case.id}+{'+'.join(tags)}", family=FAMILY, task=task, system=case.system, tools=tools,
                 oracle=case.oracle, spec=spec.model_dump(mode="json"), meta=meta)
+
+
+def _alias_name(rng: random.Random, taken: set[str]) -> str:
+    """A service-style name unrelated to any task (APB Fig. 13: a completely different name)."""
+    options = [n for n in ALIAS_NAMES if n not in taken]
+    name = rng.choice(options) if options else f"service_call_{len(taken)}"
+    taken.add(name)
+    return name
+
+
+def _alias(case: Case, tool: ToolSpec, name: str, rng: random.Random) -> ToolSpec:
+    """``tool`` under another name; a family may re-word its description (hook ``alias_tool``)
+    so that the name it had shows nowhere."""
+    hook = getattr(get_family(case.family), "alias_tool", None)
+    return hook(tool, name, rng) if hook is not None else tool.model_copy(update={"name": name})
+
+
+def _renamed(case: Case, tools: list[ToolSpec], name: str, new: str, rng: random.Random) -> list[ToolSpec]:
+    """The tool list with one tool renamed in place."""
+    return [_alias(case, t, new, rng) if t.name == name else t for t in tools]
+
+
+def _broken(case: Case, tools: list[ToolSpec], needed: list[str], rng: random.Random, spec: RobustSpec,
+            taken: set[str]) -> list[ToolSpec]:
+    """A needed tool and a twin with an unrelated name and the same description and schema;
+    one of the two (by a coin) fails with a realistic error, the other works. Which one fails
+    shows only when it is called."""
+    busy = {spec.given.tool if spec.given else None,
+            *((spec.unsolvable.missing_tool, spec.unsolvable.removed_tool) if spec.unsolvable else ())}
+    present = {t.name for t in tools}
+    candidates = [t for t in needed if t in present and t not in busy] or [t for t in needed if t in present]
+    name = rng.choice(candidates)
+    original = next(t for t in tools if t.name == name)
+    twin = _alias_name(rng, taken)
+    spec.aliases[twin] = name
+    broken, replacement = (name, twin) if rng.random() < 0.5 else (twin, name)
+    spec.broken = Broken(tool=broken, replacement=replacement, error=rng.choice(BROKEN_ERRORS).format(tool=broken))
+    out = list(tools)
+    out.insert(rng.randrange(len(out) + 1), _alias(case, original, twin, rng))
+    return out
+
+
+def _with_param(tool: ToolSpec, param: str, text: str) -> ToolSpec:
+    """The tool with one more required string parameter, named in its description as in its schema."""
+    params = dict(tool.parameters)
+    props = dict(params.get("properties") or {})
+    props[param] = {"type": "string", "description": text}
+    params["properties"] = props
+    params["required"] = [*params.get("required", []), param]
+    params.setdefault("type", "object")
+    desc = tool.description
+    words = text[:1].lower() + text[1:].rstrip(".")
+    if "It takes no arguments." in desc:
+        desc = desc.replace("It takes no arguments.", f"It takes one argument: {param}, {words}.")
+    elif "Receives one argument: " in desc:
+        head, _, rest = desc.partition("Receives one argument: ")
+        first, dot, tail = rest.partition(". ")
+        desc = f"{head}Receives two arguments: {first}; and {param}, {words}{dot}{tail}"
+    else:
+        desc = f"{desc.rstrip()} It requires {param}: {words}."
+    return tool.model_copy(update={"description": desc, "parameters": params})
+
+
+def _value(param: str, rng: random.Random) -> str:
+    prefix = dict((p, v) for p, _, v in MISSING_PARAMS)[param]
+    return f"{prefix}-{rng.randrange(10000, 100000)}"
+
+
+def _value_note(param: str, value: str) -> str:
+    return f"The {param.replace('_', ' ')} to use is {value}."
 
 
 NEAR_DUPLICATES = (
@@ -200,66 +280,112 @@ def transform_lines(lines: Iterable[str], transforms: list[tuple[str, Optional[s
         yield robustify(Case.model_validate_json(line), transforms, seed).model_dump_json()
 
 
-def _replacement_name(name: str, taken: set[str]) -> str:
-    candidate = f"{name}_v2"[:64]
-    k = 3
-    while candidate in taken:
-        candidate = f"{name[:60]}_v{k}"
-        k += 1
-    return candidate
-
-
-def _unsolvable(case: Case, tools: list[ToolSpec], needed: list[str], kind: str,
-                rng: random.Random) -> tuple[Case, list[ToolSpec], Unsolvable]:
-    if kind == "removal":
+def _unsolvable(case: Case, tools: list[ToolSpec], needed: list[str], kind: str, rng: random.Random,
+                spec: RobustSpec, taken: set[str]) -> tuple[Case, list[ToolSpec], Unsolvable, Optional[str]]:
+    """An unsolvable variant: (base, tools, why, a note for the task)."""
+    if kind == "removal":  # a needed tool goes; a tool for another activity, under an unrelated name, comes
         gone = rng.choice(needed)
-        return case, [t for t in tools if t.name != gone], Unsolvable(
-            kind=kind, removed_tool=gone, proof=f"the task needs {gone}, and no tool can do it")
+        out = [t for t in tools if t.name != gone]
+        decoy = _decoy(case, out, gone, rng, spec, taken)
+        if decoy is not None:
+            out.insert(rng.randrange(len(out) + 1), decoy)
+        return case, out, Unsolvable(kind=kind, removed_tool=gone,
+                                     proof=f"the task needs {gone}, and no tool can do it"), None
     if kind == "contradiction":
         changed, proof = _hook(case, "contradict", "unsolvable:contradiction")(case, rng)
-        return changed, list(changed.tools), Unsolvable(kind=kind, proof=proof)
+        return changed, list(changed.tools), Unsolvable(kind=kind, proof=proof), None
     tool_name = rng.choice(needed)
-    param, description = rng.choice(MISSING_PARAMS)
-    out = []
-    for t in tools:
-        if t.name == tool_name:
-            params = dict(t.parameters)
-            props = dict(params.get("properties") or {})
-            props[param] = {"type": "string", "description": description}
-            params["properties"] = props
-            params["required"] = sorted({*params.get("required", []), param})
-            params.setdefault("type", "object")
-            t = t.model_copy(update={"parameters": params})
-        out.append(t)
+    param, description, _ = rng.choice(MISSING_PARAMS)
+    other = rng.choice([p for p, _, _ in MISSING_PARAMS if p != param])  # the task gives a value, not this one
+    out = [_with_param(t, param, description) if t.name == tool_name else t for t in tools]
     return case, out, Unsolvable(kind=kind, missing_tool=tool_name, missing_param=param,
-                                 proof=f"{tool_name} needs {param}, which the task never gives")
+                                 proof=f"{tool_name} needs {param}, which the task never gives"), \
+        _value_note(other, _value(other, rng))
+
+
+def _control(case: Case, tools: list[ToolSpec], needed: list[str], kind: str, rng: random.Random,
+             spec: RobustSpec, taken: set[str]) -> tuple[Case, list[ToolSpec], Optional[str]]:
+    """A solvable control carrying the same kind of change as an unsolvable variant of ``kind``."""
+    if kind == "removal":  # a needed tool under an unrelated name: the text's names and the tools mismatch as often
+        name = rng.choice(needed)
+        alias = _alias_name(rng, taken)
+        spec.aliases[alias] = name
+        return case, _renamed(case, tools, name, alias, rng), None
+    if kind == "contradiction":  # one more sentence from the same grammar, restating a constraint
+        restate = getattr(get_family(case.family), "restate", None)
+        if restate is None:
+            return case, tools, None
+        changed = restate(case, rng)
+        return changed, list(changed.tools), None
+    tool_name = rng.choice(needed)
+    param, description, _ = rng.choice(MISSING_PARAMS)
+    value = _value(param, rng)
+    spec.given = Given(tool=tool_name, param=param, value=value)
+    return case, [_with_param(t, param, description) if t.name == tool_name else t for t in tools], \
+        _value_note(param, value)
+
+
+def _decoy(case: Case, tools: list[ToolSpec], gone: str, rng: random.Random, spec: RobustSpec,
+           taken: set[str]) -> Optional[ToolSpec]:
+    """What takes a removed tool's place, under an unrelated name, so that the tool count and the
+    names the text does not mention are as in the controls: a tool for an activity the task does
+    not ask for (families with ``distractor_tools``), else a twin of another tool of the case."""
+    hook = getattr(get_family(case.family), "distractor_tools", None)
+    if hook is not None:
+        found = hook(case, 1, rng)
+        if not found:
+            return None
+        decoy = found[0].model_copy(update={"name": _alias_name(rng, taken)})
+        spec.distractors.append(decoy.name)
+        return decoy
+    removed = next((t for t in case.tools if t.name == gone), None)
+    arity = len(removed.parameters.get("required", [])) if removed is not None else None
+    others = [t for t in tools if t.name != gone and t.name != REFUSE_TOOL]
+    if not others:
+        return None
+    # a twin taking as many arguments as the removed tool, so the schemas' sizes stay as in controls
+    same = [t for t in others if len(t.parameters.get("required", [])) == arity]
+    original = rng.choice(same or others)
+    name = _alias_name(rng, taken)
+    spec.aliases[name] = original.name
+    return _alias(case, original, name, rng)
 
 
 def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Random) -> list[ToolSpec]:
     """Price every tool and add composites, some of them usable in a valid order."""
     costs = {t.name: rng.randint(2, 9) for t in tools}
+    names = frozenset(t.name for t in tools)
+    base_costs = {spec.base_name(n): c for n, c in costs.items()}
     plan = [c.name for c in get_family(case.family).reference_plan(case)]
-    pairs = [(plan[i], plan[i + 1]) for i in range(len(plan) - 1)]
+    # no composite may do what the variant made impossible or conditional (a removed tool, a
+    # tool that needs a parameter): it would be a way round the change
+    blocked = {spec.given.tool if spec.given else None,
+               *((spec.unsolvable.removed_tool, spec.unsolvable.missing_tool) if spec.unsolvable else ())}
+    # composites for ordered pairs drawn from all the actions, not from the plan: which pairs
+    # exist must say nothing about the order (some fit a valid order, some never do)
+    actions = sorted({n for n in plan if n not in blocked})
+    pairs = [(a, b) for a in actions for b in actions if a != b]
     rng.shuffle(pairs)
-    chosen = pairs[: max(1, len(pairs) // 2)]
-    if len(plan) >= 2:  # and one that is never usable: it does the actions in the wrong order
-        trap = (plan[-1], plan[0])
-        if trap not in chosen:
-            chosen.append(trap)
+    chosen = pairs[: max(1, len(plan) // 2 + 1)]
     composites = []
     for k, (a, b) in enumerate(chosen, 1):
-        saving = rng.randint(1, max(1, min(costs[a], costs[b]) - 1))
-        composites.append(Composite(tool=f"combo_{k}", first=a, second=b, cost=costs[a] + costs[b] - saving))
-    total, best = _hook(case, "min_cost_plan", "cost")(
-        case, costs, [(c.tool, c.first, c.second, c.cost) for c in composites])
-    spec.costs, spec.composites, spec.min_cost, spec.min_cost_plan = costs, composites, total, best
-    by_name = {t.name: t for t in tools}
+        saving = rng.randint(1, max(1, min(base_costs[a], base_costs[b]) - 1))
+        composites.append(Composite(tool=f"combo_{k}", first=a, second=b,
+                                    cost=base_costs[a] + base_costs[b] - saving))
+    spec.costs, spec.composites = costs, composites
+    if spec.unsolvable is None:  # an unsolvable variant has no cheapest plan: it must be refused
+        total, best = _hook(case, "min_cost_plan", "cost")(
+            case, base_costs, [(c.tool, c.first, c.second, c.cost) for c in composites])
+        spec.min_cost = total
+        spec.min_cost_plan = [n if n in names or n.startswith("combo_") else spec.alias_of(n, names) for n in best]
+    by_name = {spec.base_name(t.name): t for t in tools}
     priced = [t.model_copy(update={"description": f"{t.description} Cost: {costs[t.name]} credits."}) for t in tools]
     for c in composites:
         first = by_name[c.first]
         priced.append(ToolSpec(
             name=c.tool, parameters=first.parameters,
-            description=(f"Carries out {c.first} and then, immediately after it, {c.second}, in one call. "
+            description=(f"Carries out {spec.alias_of(c.first, names)} and then, immediately after it, "
+                         f"{spec.alias_of(c.second, names)}, in one call. "
                          f"Cost: {c.cost} credits."),
         ))
     return priced

@@ -57,6 +57,19 @@ class PDDLAgentFamily:
 
         return contradict_case(case, rng)
 
+    def alias_tool(self, tool, name: str, rng: random.Random):
+        """A tool under another name, its description not naming the action and listing its
+        preconditions and effects in another order: what it does shows only by reading them."""
+        from .tools import aliased
+
+        return aliased(tool, name, rng)
+
+    def restate(self, case: Case, rng: random.Random) -> Case:
+        """The contradiction's solvable control: one more goal fact, one the reference plan reaches."""
+        from .contradict import restate_case
+
+        return restate_case(case, rng)
+
     # -- hooks for the planning protocols (suites/protocols) -----------------
 
     def extendable(self, case: Case, calls) -> tuple[bool, str]:

@@ -11,6 +11,7 @@ A tool whose parameter no object can fill is left out (it could never run).
 
 from __future__ import annotations
 
+import random
 import re
 from functools import lru_cache
 
@@ -111,3 +112,25 @@ def action_tools(problem: Problem) -> list[ToolSpec]:
                 "when a precondition does not hold.")
         tools.append(ToolSpec(name=names[action.name], description=desc, parameters=params))
     return tools
+
+
+_DESCRIPTION = re.compile(r"^Perform the action [^\s(]+\(([^)]*)\)\. Preconditions: (.*?)\. Makes true: (.*?)\. "
+                          r"Makes false: (.*?)\. (.*)$", re.S)
+
+
+def aliased(tool: ToolSpec, name: str, rng: random.Random) -> ToolSpec:
+    """``tool`` renamed (robustness variants): the description no longer names the action and
+    lists its preconditions and effects in a shuffled order; the schema is unchanged."""
+    m = _DESCRIPTION.match(tool.description)
+    if m is None:
+        return tool.model_copy(update={"name": name})
+    params, *lists, tail = m.groups()
+
+    def shuffled(text: str) -> str:
+        items = text.split(", ")
+        rng.shuffle(items)
+        return ", ".join(items)
+
+    pre, add, dele = (shuffled(x) for x in lists)
+    desc = f"Perform this action on ({params}). Preconditions: {pre}. Makes true: {add}. Makes false: {dele}. {tail}"
+    return tool.model_copy(update={"name": name, "description": desc})

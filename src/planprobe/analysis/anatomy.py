@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import PlanprobeError
 from ..runner.store import RunStore
 from ..schema import Case
+from ..suites.base import ShapesConstraints
 from ..suites.registry import get_family
 from .summary import Tally
 
@@ -74,7 +75,7 @@ def anatomy(stores: list[tuple[str, RunStore]]) -> Anatomy:
             if "actions" in case.meta.difficulty:
                 run.by_actions[int(case.meta.difficulty["actions"])].add(bool(passed), primary, status)
             family = get_family(case.family)
-            if not hasattr(family, "constraint_shapes"):
+            if not isinstance(family, ShapesConstraints):
                 continue
             shapes = shapes_of.get(cid)
             if shapes is None:

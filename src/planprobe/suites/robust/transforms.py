@@ -15,8 +15,8 @@
   one call; only a cheapest valid plan passes (basic-mode constraint cases).
 
 What a transform needs to know about the base family (distractor tools, a
-contradiction, the cheapest plan) it asks through optional family hooks:
-``distractor_tools``, ``contradict``, ``min_cost_plan``.
+contradiction, the cheapest plan) it asks through optional family capabilities
+(suites/base.py): ``OffersDistractors``, ``Contradicts``, ``PricesPlans``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Iterable, Iterator, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec
+from ..base import Contradicts, OffersDistractors, PricesPlans
 from ..registry import get_family
 from .spec import FAMILY, REFUSE_TOOL, Broken, Composite, RobustSpec, Unsolvable
 
@@ -96,11 +97,8 @@ def _needed_tools(case: Case) -> list[str]:
     return seen
 
 
-def _hook(case: Case, name: str, transform: str):
-    fn = getattr(get_family(case.family), name, None)
-    if fn is None:
-        raise PlanprobeError(f"case {case.id}: the {case.family!r} family does not support --transform {transform}")
-    return fn
+def _unsupported(case: Case, transform: str) -> PlanprobeError:
+    return PlanprobeError(f"case {case.id}: the {case.family!r} family does not support --transform {transform}")
 
 
 def robustify(case: Case, transforms: list[tuple[str, Optional[str]]], seed: int = 0) -> Case:
@@ -127,8 +125,9 @@ def robustify(case: Case, transforms: list[tuple[str, Optional[str]]], seed: int
             tags.append("solvable")
     if "extraneous" in kinds:
         k = int(kinds["extraneous"])
-        hook = getattr(get_family(case.family), "distractor_tools", None)
-        distractors = hook(case, k, rng) if hook is not None else near_duplicate_tools(tools, k, rng)
+        family = get_family(case.family)
+        distractors = (list(family.distractor_tools(case, k, rng)) if isinstance(family, OffersDistractors)
+                       else near_duplicate_tools(tools, k, rng))
         spec.distractors = [t.name for t in distractors]
         for tool in distractors:  # spread among the real tools: position carries no hint
             tools.insert(rng.randrange(len(tools) + 1), tool)
@@ -216,7 +215,10 @@ def _unsolvable(case: Case, tools: list[ToolSpec], needed: list[str], kind: str,
         return case, [t for t in tools if t.name != gone], Unsolvable(
             kind=kind, removed_tool=gone, proof=f"the task needs {gone}, and no tool can do it")
     if kind == "contradiction":
-        changed, proof = _hook(case, "contradict", "unsolvable:contradiction")(case, rng)
+        family = get_family(case.family)
+        if not isinstance(family, Contradicts):
+            raise _unsupported(case, "unsolvable:contradiction")
+        changed, proof = family.contradict(case, rng)
         return changed, list(changed.tools), Unsolvable(kind=kind, proof=proof)
     tool_name = rng.choice(needed)
     param, description = rng.choice(MISSING_PARAMS)
@@ -250,7 +252,10 @@ def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Ran
     for k, (a, b) in enumerate(chosen, 1):
         saving = rng.randint(1, max(1, min(costs[a], costs[b]) - 1))
         composites.append(Composite(tool=f"combo_{k}", first=a, second=b, cost=costs[a] + costs[b] - saving))
-    total, best = _hook(case, "min_cost_plan", "cost")(
+    family = get_family(case.family)
+    if not isinstance(family, PricesPlans):
+        raise _unsupported(case, "cost")
+    total, best = family.min_cost_plan(
         case, costs, [(c.tool, c.first, c.second, c.cost) for c in composites])
     spec.costs, spec.composites, spec.min_cost, spec.min_cost_plan = costs, composites, total, best
     by_name = {t.name: t for t in tools}

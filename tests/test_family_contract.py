@@ -1,0 +1,167 @@
+"""The contract every registered family keeps, checked on each of them — the built-ins,
+the test plug-in (``tests/plugin``, found through its entry points) and any family
+added later: the same seed gives byte-identical cases; a case survives the JSONL round
+trip and still validates; the oracle agent passes every case; each fault, where it is
+injected, is reported as exactly its class (and the valid plan passes where it is not).
+
+A new family gets its sample cases from its ``generate(n, seed)`` (``GeneratesSuites``)
+or from ``SAMPLES`` below; a family with neither fails here, by design.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import run_agent
+from planprobe.agents import make_agent
+from planprobe.environment import Limits
+from planprobe.schema import Case, OracleKind, Trace
+from planprobe.suites.base import ClassifiesFaults, GeneratesSuites
+from planprobe.suites.io import load_suite, write_suite
+from planprobe.suites.registry import families, get_family
+
+N = 6  # cases per kind of sample: enough for every fault to find room, small enough to run in seconds
+STALL_LIMITS = Limits(max_iterations=30, timeout_s=60)  # the stalling agent ends on the iteration limit
+
+
+def _constraints(seed: int) -> list[Case]:
+    from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_cases
+
+    return [*generate_cases(ConstraintSuiteOptions(actions=(3, 4), n=N, seed=seed)),
+            *generate_cases(ConstraintSuiteOptions(actions=(2, 3), n=N, seed=seed, extended=True))]
+
+
+def _pddl(seed: int) -> list[Case]:
+    from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_cases
+
+    return [*generate_cases(PDDLSuiteOptions(domain="blocksworld", n=N // 2, seed=seed, blocks=(3, 4))),
+            *generate_cases(PDDLSuiteOptions(domain="logistics", n=N // 2, seed=seed, cities=(2, 2),
+                                             packages=(1, 2), locations=(1, 2), airplanes=(1, 1)))]
+
+
+def _executable(seed: int) -> list[Case]:
+    return _constraints(seed) + _pddl(seed)
+
+
+def _holistic(seed: int) -> list[Case]:
+    from planprobe.suites.protocols import wrap_holistic
+
+    return [wrap_holistic(c) for c in _executable(seed) + _robust(seed)]  # robustness variants can be wrapped too
+
+
+def _stepwise(seed: int) -> list[Case]:
+    from planprobe.suites.protocols import stepwise_rng, wrap_stepwise
+
+    return [wrap_stepwise(c, k, stepwise_rng(seed, c)) for c in _executable(seed) for k in (1, 2)]
+
+
+def _robust(seed: int) -> list[Case]:
+    from planprobe.suites.robust import robustify
+
+    return [robustify(c, [("extraneous", "2"), ("unsolvable", None)], seed) for c in _executable(seed)]
+
+
+def _judged(seed: int) -> list[Case]:
+    from planprobe.suites.external.apb import iter_apb
+
+    return list(iter_apb(Path(__file__).parent / "data" / "apb_sample.jsonl"))
+
+
+def _planbench(seed: int) -> list[Case]:
+    from planprobe.suites.pddl.planbench import TASKS, PlanBenchOptions, generate_cases
+
+    return [c for task in TASKS for c in generate_cases(PlanBenchOptions(
+        task=task, domain="blocksworld", n=2, seed=seed, blocks=(3, 4), verify="explanation"))]
+
+
+SAMPLES = {"constraints": _constraints, "pddl": _pddl, "holistic": _holistic, "stepwise": _stepwise,
+           "robust": _robust, "judged": _judged, "planbench": _planbench}
+# faults no sample can carry (with why); every other fault must be injected at least once
+NO_ROOM: dict[tuple[str, str], str] = {}
+
+NAMES = sorted(families())
+_cache: dict[tuple[str, int], list[Case]] = {}
+
+
+def samples(name: str, seed: int = 1) -> list[Case]:
+    key = (name, seed)
+    if key not in _cache:
+        family = get_family(name)
+        if isinstance(family, GeneratesSuites):
+            _cache[key] = list(family.generate(N, seed))
+        elif name in SAMPLES:
+            _cache[key] = SAMPLES[name](seed)
+        else:
+            pytest.fail(f"family {name!r} has no sample cases: give it generate(n, seed) or add it to SAMPLES")
+        assert _cache[key], f"family {name!r}: no sample cases"
+        assert {c.family for c in _cache[key]} == {name}
+    return _cache[key]
+
+
+def _jsonl(cases: list[Case]) -> list[str]:
+    return [c.model_dump_json() for c in cases]
+
+
+def test_the_plugin_and_every_builtin_are_registered():
+    assert {"constraints", "holistic", "stepwise", "robust", "judged", "pddl", "planbench", "lamps"} <= set(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_seed_same_bytes(name):
+    first = _jsonl(samples(name))
+    _cache.pop((name, 1))
+    assert _jsonl(samples(name)) == first
+    if name != "judged":  # read from a fixed file: no seed
+        assert _jsonl(samples(name, seed=2)) != first
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_jsonl_round_trip(name, tmp_path):
+    cases = samples(name)
+    path = tmp_path / "suite.jsonl"
+    write_suite(cases, path)
+    again = load_suite(path)  # validates every case through its family
+    assert _jsonl(again) == _jsonl(cases)
+    oracle = make_agent("oracle")
+    for before, after in zip(cases[:4], again[:4]):
+        trace = run_agent(oracle, before)
+        family = get_family(name)
+        restored = Trace.model_validate_json(trace.model_dump_json())
+        assert family.check(after, restored).model_dump_json() == family.check(before, trace).model_dump_json()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_oracle_passes_every_case(name):
+    cases = samples(name)
+    if all(c.oracle == OracleKind.JUDGED for c in cases):
+        pytest.skip(f"{name}: verdicts come from an LLM judge; there is no exact oracle to pass")
+    oracle = make_agent("oracle")
+    failed = [(c.id, v.errors) for c in cases if not (v := get_family(name).check(c, run_agent(oracle, c))).passed]
+    assert not failed, failed[:3]
+
+
+def _fault_cases() -> list[tuple[str, str]]:
+    return [(name, fault) for name in NAMES for fault in sorted(get_family(name).faults)]
+
+
+@pytest.mark.parametrize("name,fault", _fault_cases(), ids=lambda v: str(v))
+def test_each_fault_is_reported_as_exactly_its_class(name, fault):
+    family = get_family(name)
+    agent = make_agent(f"faulty:{fault}", seed=3)
+    injected, wrong = 0, []
+    for case in samples(name):
+        expected = family.fault_class(case, fault) if isinstance(family, ClassifiesFaults) else family.faults[fault]
+        trace = run_agent(agent, case, STALL_LIMITS)
+        assert trace.meta["expected_error"] == expected
+        verdict = family.check(case, trace)
+        if trace.meta["fault_injected"]:
+            injected += 1
+            if verdict.errors != [expected]:
+                wrong.append((case.id, expected, verdict.errors))
+        elif not verdict.passed:
+            wrong.append((case.id, "no fault injected: must pass", verdict.errors))
+    assert not wrong, wrong[:3]
+    if (name, fault) not in NO_ROOM:
+        assert injected > 0, f"{name}: no sample case had room for {fault!r}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
-from typing import Optional, TypeVar
+from typing import Optional, TypeVar, cast
 
 from ..errors import PlanprobeError
 from ..plugins import Registry, missing_members
@@ -41,8 +41,9 @@ def _as_family(name: str, obj: object) -> Family:
     if missing:
         raise PlanprobeError(f"family {name!r}: {type(family).__name__} is not a Family; it lacks "
                              f"{', '.join(missing)} (see docs/extending.md)")
-    if inspect.getattr_static(family, "name") != name:
-        raise PlanprobeError(f"family {name!r}: its 'name' is {family.name!r}; the two must be equal "
+    own = getattr(family, "name", None)
+    if own != name:
+        raise PlanprobeError(f"family {name!r}: its 'name' is {own!r}; the two must be equal "
                              "(cases name their family)")
     for member in MEMBERS[2:]:
         if not callable(inspect.getattr_static(family, member)):
@@ -52,7 +53,7 @@ def _as_family(name: str, obj: object) -> Family:
         if not isinstance(faults, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
                                                       for k, v in faults.items()):
             raise PlanprobeError(f"family {name!r}: 'faults' must map fault names to error classes (str -> str)")
-    return family
+    return cast(Family, family)
 
 
 _REGISTRY: Registry[Family] = Registry("family", GROUP, BUILTIN_FAMILIES, _as_family)

@@ -78,6 +78,8 @@ def test_plugin_suite_takes_transforms_and_protocols(tmp_path):
     assert json.loads(_ok("show", str(tmp_path / "r"), "--json").stdout)["passed"] == 8
     r = _cli("generate", "lamps", "--n", "4", "-o", str(tmp_path / "c.jsonl"), "--transform", "cost")
     assert r.returncode == 2 and "does not support --transform cost" in r.stderr and "Traceback" not in r.stderr
+    r = _cli("generate", "lamps", "--n", "0", "-o", str(tmp_path / "z.jsonl"))
+    assert r.returncode == 2 and "--n" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_help_lists_the_plugin_and_only_when_installed():

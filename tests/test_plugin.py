@@ -76,6 +76,14 @@ def test_plugin_suite_takes_transforms_and_protocols(tmp_path):
     assert {json.loads(line)["family"] for line in suite.read_text().splitlines()} == {"holistic"}
     _ok("run", str(suite), "--agent", "oracle", "--out", str(tmp_path / "r"), "-q")
     assert json.loads(_ok("show", str(tmp_path / "r"), "--json").stdout)["passed"] == 8
+    # robustness variants: a plain 'unsolvable' draws only the kinds the family can make (no contradiction)
+    variants = tmp_path / "v.jsonl"
+    _ok("generate", "lamps", "--n", "12", "-o", str(variants), "--transform", "extraneous:2", "--transform",
+        "unsolvable", "-q")
+    tags = {t for line in variants.read_text().splitlines() for t in json.loads(line)["meta"]["tags"]}
+    assert "x2" in tags and "unsolvable-contradiction" not in tags
+    _ok("run", str(variants), "--agent", "oracle", "--out", str(tmp_path / "v"), "-q")
+    assert json.loads(_ok("show", str(tmp_path / "v"), "--json").stdout)["passed"] == 12
     r = _cli("generate", "lamps", "--n", "4", "-o", str(tmp_path / "c.jsonl"), "--transform", "cost")
     assert r.returncode == 2 and "does not support --transform cost" in r.stderr and "Traceback" not in r.stderr
     r = _cli("generate", "lamps", "--n", "0", "-o", str(tmp_path / "z.jsonl"))

@@ -101,6 +101,14 @@ def _unsupported(case: Case, transform: str) -> PlanprobeError:
     return PlanprobeError(f"case {case.id}: the {case.family!r} family does not support --transform {transform}")
 
 
+def _unsolvable_kinds(case: Case) -> tuple[str, ...]:
+    """The kinds a plain ``unsolvable`` draws from: all of them, less ``contradiction`` for a
+    family that cannot make one (the built-ins can: their draws are unchanged)."""
+    if isinstance(get_family(case.family), Contradicts):
+        return UNSOLVABLE_KINDS
+    return tuple(k for k in UNSOLVABLE_KINDS if k != "contradiction")
+
+
 def robustify(case: Case, transforms: list[tuple[str, Optional[str]]], seed: int = 0) -> Case:
     """One robustness variant of a formal case; deterministic in (seed, case id)."""
     if case.family == FAMILY:
@@ -118,7 +126,7 @@ def robustify(case: Case, transforms: list[tuple[str, Optional[str]]], seed: int
         spec.refuse_tool = REFUSE_TOOL
         notes.append(REFUSE_NOTE)
         if rng.random() < 0.5:
-            kind = kinds["unsolvable"] or rng.choice(UNSOLVABLE_KINDS)
+            kind = kinds["unsolvable"] or rng.choice(_unsolvable_kinds(case))
             base, tools, spec.unsolvable = _unsolvable(case, tools, needed, kind, rng)
             tags.append(f"unsolvable-{kind}")
         else:

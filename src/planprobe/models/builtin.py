@@ -25,5 +25,5 @@ def _openai(name: str, options: "ModelOptions") -> Model:
 
 
 LOCAL = ModelEntry("local", _local, takes_name=False, serial=True,
-                   help="the embedded model (llama.cpp), offline")
-OPENAI = ModelEntry("openai", _openai, help="any OpenAI-compatible endpoint (--base-url)")
+                   help="the embedded model, offline")
+OPENAI = ModelEntry("openai", _openai, help="any OpenAI-compatible endpoint, see --base-url")

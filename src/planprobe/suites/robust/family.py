@@ -28,7 +28,9 @@ REFUSAL_REASON = "The tasks cannot be carried out as required."
 class RobustFamily:
     name = FAMILY
 
-    own_faults = {"distractor": ErrorClass.EXTRANEOUS_TOOL.value, "refuse": ErrorClass.WRONG_REFUSAL.value}
+    # injected by the variant itself, whatever the base family (see faulty_plan)
+    own_faults = {"distractor": ErrorClass.EXTRANEOUS_TOOL.value, "refuse": ErrorClass.WRONG_REFUSAL.value,
+                  "unknown-tool": ErrorClass.ACT_ERROR.value}
 
     @property
     def faults(self) -> dict[str, str]:

@@ -18,7 +18,7 @@ from helpers import run_agent
 from planprobe.agents import make_agent
 from planprobe.environment import Limits
 from planprobe.schema import Case, OracleKind, Trace
-from planprobe.suites.base import ClassifiesFaults, GeneratesSuites
+from planprobe.suites.base import AnswersInText, ClassifiesFaults, GeneratesSuites, JudgesPrefixes, WrapsCases
 from planprobe.suites.io import load_suite, write_suite
 from planprobe.suites.registry import families, get_family
 
@@ -41,8 +41,18 @@ def _pddl(seed: int) -> list[Case]:
                                              packages=(1, 2), locations=(1, 2), airplanes=(1, 1)))]
 
 
+def _generated_bases(seed: int) -> list[Case]:
+    """Cases of every other family that makes its own and can be wrapped (the plug-in's):
+    the wrappers must work on any of them."""
+    out: list[Case] = []
+    for family in families().values():
+        if isinstance(family, GeneratesSuites) and not isinstance(family, (WrapsCases, AnswersInText)):
+            out += family.generate(N, seed)
+    return out
+
+
 def _executable(seed: int) -> list[Case]:
-    return _constraints(seed) + _pddl(seed)
+    return _constraints(seed) + _pddl(seed) + _generated_bases(seed)
 
 
 def _holistic(seed: int) -> list[Case]:
@@ -54,7 +64,8 @@ def _holistic(seed: int) -> list[Case]:
 def _stepwise(seed: int) -> list[Case]:
     from planprobe.suites.protocols import stepwise_rng, wrap_stepwise
 
-    return [wrap_stepwise(c, k, stepwise_rng(seed, c)) for c in _executable(seed) for k in (1, 2)]
+    judges = [c for c in _executable(seed) if isinstance(get_family(c.family), JudgesPrefixes)]
+    return [wrap_stepwise(c, k, stepwise_rng(seed, c)) for c in judges for k in (1, 2)]
 
 
 def _robust(seed: int) -> list[Case]:

@@ -20,7 +20,7 @@ import random
 from typing import Optional
 
 from ..environment import Environment
-from ..schema import Case
+from ..schema import Case, ErrorClass
 from ..suites.base import AnswersInText, ClassifiesFaults, PlannedCall
 from ..suites.registry import get_family
 
@@ -78,9 +78,11 @@ class FaultyAgent:
     async def __call__(self, case: Case, env: Environment) -> Optional[str]:
         family = get_family(case.family)
         env.trace.meta["fault"] = self.fault
-        env.trace.meta["expected_error"] = (family.fault_class(case, self.fault)
-                                            if isinstance(family, ClassifiesFaults) else family.faults.get(self.fault))
-        if self.fault == "stall":  # think forever without acting
+        expected = (family.fault_class(case, self.fault) if isinstance(family, ClassifiesFaults)
+                    else family.faults.get(self.fault))
+        env.trace.meta["expected_error"] = expected
+        if self.fault == "stall":  # think forever without acting: this agent does it in any family
+            env.trace.meta["expected_error"] = expected or ErrorClass.TIMEOUT.value
             env.trace.meta["fault_injected"] = True
             while True:
                 env.step()

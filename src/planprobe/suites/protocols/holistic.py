@@ -44,7 +44,8 @@ class HolisticFamily(ProtocolFamily):
             return ACT
         base = base_case(case)
         family = get_family(base.family)
-        return family.fault_class(base, fault) if isinstance(family, ClassifiesFaults) else family.faults.get(fault)
+        found = family.fault_class(base, fault) if isinstance(family, ClassifiesFaults) else family.faults.get(fault)
+        return found if found is not None else self.faults.get(fault)  # e.g. stall, which the agent does anywhere
 
     def _judge(self, case: Case, base: Case, calls: list[PlannedCall], trace: Trace):
         extra = not_offered(base, calls)

@@ -51,7 +51,8 @@ class RobustFamily:
             return self.own_faults[fault]
         base = base_case(case)
         family = get_family(base.family)
-        return family.fault_class(base, fault) if isinstance(family, ClassifiesFaults) else family.faults.get(fault)
+        found = family.fault_class(base, fault) if isinstance(family, ClassifiesFaults) else family.faults.get(fault)
+        return found if found is not None else self.faults.get(fault)  # e.g. stall, which the agent does anywhere
 
     def base_of(self, case: Case) -> Case:
         return base_case(case)

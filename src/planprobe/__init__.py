@@ -12,10 +12,12 @@ from .schema import (  # noqa: E402  (the vocabulary every part speaks)
 from .errors import InfrastructureError, PlanprobeError  # noqa: E402
 from .environment import Environment, IterationLimitExceeded, Limits  # noqa: E402
 from .suites.io import iter_suite, load_suite, write_suite  # noqa: E402
-from .suites.registry import get_family  # noqa: E402
+from .suites.registry import families, get_family, register_family  # noqa: E402
+from .suites.base import Family, PlannedCall  # noqa: E402
 from .suites.constraints.generator import ConstraintSuiteOptions, generate_case, generate_cases  # noqa: E402
 from .suites.constraints.synthesis import SynthesisOptions  # noqa: E402
-from .agents import make_agent  # noqa: E402
+from .agents import AgentEntry, AgentRequest, make_agent, register_agent  # noqa: E402
+from .models import ModelEntry, ModelOptions, register_model  # noqa: E402
 from .runner.engine import RunConfig, run_episode  # noqa: E402
 from .runner.store import RunStore  # noqa: E402
 from .analysis.summary import RunSummary, summarize  # noqa: E402
@@ -27,6 +29,9 @@ __all__ = [
     "Environment", "IterationLimitExceeded", "Limits", "iter_suite", "load_suite", "write_suite", "get_family",
     "ConstraintSuiteOptions", "SynthesisOptions", "generate_case", "generate_cases", "make_agent", "RunConfig",
     "run_episode", "RunStore", "RunSummary", "summarize", "check", "run_suite", "__version__",
+    # extension points (docs/extending.md)
+    "Family", "PlannedCall", "families", "register_family", "AgentEntry", "AgentRequest", "register_agent",
+    "ModelEntry", "ModelOptions", "register_model",
 ]
 
 # agents with roles and re-rollout (issue #13 items 5-6)

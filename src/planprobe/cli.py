@@ -16,58 +16,15 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import TextColumn
 
 from . import __version__
 from .errors import ContextLimitError, InfrastructureError, PlanprobeError
 from .atomic import write_text_atomic
 from .option_checks import check, check_limits, check_sampling
-
-app = typer.Typer(
-    help="planprobe: test, benchmark and diagnose the planning of LLM agents with exact oracles.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-generate_app = typer.Typer(help="Generate a suite of cases (JSONL).", no_args_is_help=True)
-app.add_typer(generate_app, name="generate")
+from .cli_common import _progress, app, err_console, generate_app, labelled, out_console, parse_range  # noqa: F401
 from .cli_pddl import pddl_app  # noqa: E402
 app.add_typer(pddl_app, name="pddl")
-
-err_console = Console(stderr=True, markup=False, emoji=False)
-out_console = Console(markup=False, emoji=False)
-
-
-def labelled(label: str, text: str, style: str = "yellow", console: Optional[Console] = None) -> None:
-    """``label: text`` with only the label styled; the text is printed as is."""
-    from rich.text import Text
-
-    (console or err_console).print(Text.assemble((label, style), " ", text), highlight=False, soft_wrap=True)
-
-
-def _progress(quiet: bool, *extra) -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), *extra,
-        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-        console=err_console, disable=quiet, transient=False,
-    )
-
-
-def parse_range(text: str, option: str = "--actions") -> tuple[int, int]:
-    """'4' -> (4, 4); '3-5' -> (3, 5)."""
-    parts = text.split("-")
-    try:
-        if len(parts) == 1:
-            lo = hi = int(parts[0])
-        elif len(parts) == 2:
-            lo, hi = int(parts[0]), int(parts[1])
-        else:
-            raise ValueError
-    except ValueError:
-        raise PlanprobeError(f"{option} {text!r}: expected a number or a range like 3-5") from None
-    return lo, hi
 
 
 @app.callback(invoke_without_command=True)
@@ -150,25 +107,35 @@ def prepare_agent(agent_name: Optional[str], model_spec: Optional[str], model_op
                   check_first=lambda: None):
     """The agent (and its models, if it takes any) for --agent/--model, checking the
     options before ``check_first`` (e.g. reading a suite) and before loading a model.
-    ``--model`` is one model for every role or ROLE=MODEL,… (models/roles.py); a python:
-    agent takes models when given them. The models come back as one ``RoleModels``."""
-    from .agents import MODEL_AGENTS, make_agent
+    ``--model`` is one model for every role or ROLE=MODEL,… (models/roles.py). Whether an
+    agent needs or takes models, and which roles it has, is its registry entry's say
+    (agents/registry.py). The models come back as one ``RoleModels``."""
+    from .agents import agent_entries, agent_entry, make_agent
     from .models.roles import parse_role_specs
 
     agent_name = agent_name or ("tools" if model_spec else "oracle")
-    takes_model = agent_name in MODEL_AGENTS or agent_name.startswith("python:")
-    if model_spec and not takes_model:
-        raise PlanprobeError(f"--model is used by the tools, react and modular agents (and python: agents), "
-                             f"not by --agent {agent_name}")
-    if agent_name in MODEL_AGENTS and not model_spec:
+    entry = agent_entry(agent_name)  # an unknown name fails here, first
+    if model_spec and not (entry.needs_model or entry.accepts_model):
+        entries = agent_entries().values()
+        names = [e.usage.split("<")[0] if e.argument else e.name for e in entries if e.needs_model]
+        others = [e.usage.split("<")[0] if e.argument else e.name for e in entries
+                  if e.accepts_model and not e.needs_model]
+        listed = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        also = f" (and {', '.join(others)} agents)" if others else ""
+        raise PlanprobeError(f"--model is used by the {listed} agents{also}, not by --agent {agent_name}")
+    if entry.needs_model and not model_spec:
         raise PlanprobeError(f"--agent {agent_name} needs a model: add --model local or --model openai:<model>")
-    if model_spec:  # a malformed role list, or a role the agent lacks, is refused before anything is loaded
-        from .schema import DEFAULT_ROLE
+    if model_spec:  # a malformed role list, a role the agent lacks or an unknown kind is refused before loading
+        from .models import model_entry
 
-        roles = sorted(set(parse_role_specs(model_spec)) - {"*"})
-        if agent_name in MODEL_AGENTS and set(roles) - {DEFAULT_ROLE}:
-            raise PlanprobeError(f"--model names role {(set(roles) - {DEFAULT_ROLE}).pop()!r}, which --agent "
-                                 f"{agent_name} does not have (its one role is {DEFAULT_ROLE!r}: give one model)")
+        specs = parse_role_specs(model_spec)
+        extra = sorted(set(specs) - {"*"} - set(entry.roles)) if entry.roles is not None else []
+        if extra:
+            have = (f"its one role is {entry.roles[0]!r}: give one model" if len(entry.roles or ()) == 1
+                    else f"its roles: {', '.join(entry.roles or ())}")
+            raise PlanprobeError(f"--model names role {extra[0]!r}, which --agent {agent_name} does not have ({have})")
+        for spec in specs.values():
+            model_entry(spec)
     agent = None if model_spec else make_agent(agent_name, seed)  # check the name before anything else
     check_first()
     models = None
@@ -203,10 +170,16 @@ def uses_local(model_spec: Optional[str]) -> bool:
 
 
 def effective_concurrency(model_spec: Optional[str], concurrency: int) -> int:
-    """The embedded model answers one call at a time: cases run side by side would wait for each
-    other, and the waiting would count against each case's time limit as spurious Timeouts."""
-    if uses_local(model_spec) and concurrency > 1:
-        err_console.print("note: the embedded model serves one call at a time; running cases one at a time "
+    """A backend that answers one call at a time (the embedded model; its registry entry says
+    ``serial``) would make cases run side by side wait for each other, and the waiting would
+    count against each case's time limit as spurious Timeouts."""
+    from .models.registry import serves_one_call_at_a_time
+    from .models.roles import parse_role_specs
+
+    serial = [spec for spec in (parse_role_specs(model_spec).values() if model_spec else ())
+              if serves_one_call_at_a_time(spec)]
+    if serial and concurrency > 1:
+        err_console.print(f"note: the model {serial[0]} serves one call at a time; running cases one at a time "
                           "(--concurrency 1) so waiting is not counted against each case's time limit",
                           highlight=False)
         return 1
@@ -340,17 +313,27 @@ def _params_identity(params, options=None) -> str:
     return text
 
 
+def agent_help() -> str:
+    from .agents.registry import agent_choices
+
+    return agent_choices(" | ", described=True)
+
+
+def model_help() -> str:
+    from .models.registry import model_choices
+
+    return model_choices(" | ", described=True)
+
+
 @app.command()
 def run(
     suite: Path = typer.Argument(..., help="Suite file (JSONL) to run."),
     agent: Optional[str] = typer.Option(
-        None, help="tools (function calling) | react (text) | modular (memory/reflection/plan/action) | "
-                   "python:<module or file.py>:<function> | "
-                   "oracle | random | faulty:<fault> | shortcut:<cue>. Default: tools with --model, else oracle."),
+        None, help=f"{agent_help()}. Default: tools with --model, else oracle."),
     out: Path = typer.Option(..., "--out", help="Run directory; re-run with the same one to resume."),
     model: Optional[str] = typer.Option(
-        None, help="local (the embedded model) or openai:<model> (any OpenAI-compatible endpoint); for an agent "
-                   "with roles one per role: ROLE=MODEL,ROLE=MODEL (a bare MODEL is the default for the others)."),
+        None, help=f"{model_help()}; for an agent with roles one per role: ROLE=MODEL,ROLE=MODEL (a bare MODEL "
+                   "is the default for the others)."),
     base_url: Optional[str] = typer.Option(None, help="Endpoint for openai:<model>, e.g. http://127.0.0.1:8000/v1."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key "
                                                            "(read at run time, never stored)."),
@@ -899,7 +882,7 @@ from . import cli_generate_pddl  # noqa: E402,F401  (registers 'generate pddl')
 from . import cli_generate_planbench  # noqa: E402,F401  (registers 'generate planbench')
 from . import cli_planbench  # noqa: E402,F401  (registers 'import planbench-results')
 from . import cli_travelplanner  # noqa: E402,F401  (registers 'import travelplanner', 'travelplanner')
-from . import cli_debug  # noqa: E402,F401  (registers 'label', 'errorbench', 'import agentdebug')
+from . import cli_generate_plugins  # noqa: E402,F401  (registers 'generate NAME' for plug-in families)
 
 
 # Exit codes (docs/format.md): 0 done; 1 a check failed (gate) or the output pipe closed;

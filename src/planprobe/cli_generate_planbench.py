@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .cli import _progress, err_console, generate_app, parse_range
+from .cli_common import _progress, err_console, generate_app, parse_range
 
 TEXT_TRANSFORMS = ("unsolvable", "unsolvable:contradiction")
 

@@ -13,7 +13,7 @@ import typer
 from rich.progress import TextColumn
 from rich.table import Table
 
-from .cli import _progress, app, err_console, labelled, out_console
+from .cli_common import _progress, app, err_console, labelled, out_console
 from .errors import PlanprobeError
 
 import_app = typer.Typer(help="Import an existing dataset as a planprobe suite (JSONL).", no_args_is_help=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from .cli import err_console, out_console
+from .cli_common import err_console, out_console
 from .cli_judge import import_app
 from .errors import PlanprobeError
 

@@ -13,7 +13,7 @@ from typing import Callable, Iterator, Optional
 
 import typer
 
-from .cli import _progress, app, err_console, out_console
+from .cli_common import _progress, app, err_console, out_console
 from .cli_judge import import_app
 from .errors import PlanprobeError
 

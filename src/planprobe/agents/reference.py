@@ -10,8 +10,8 @@
   room for the fault it runs the valid plan and says so in ``trace.meta``.
 
 A family whose agents answer in text instead of calling tools (the planning
-protocols) provides ``reference_answer`` / ``random_answer`` / ``faulty_answer``;
-the agents then finish with that answer and execute nothing.
+protocols) has the ``AnswersInText`` capability; the agents then finish with its
+answer and execute nothing.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import random
 from typing import Optional
 
 from ..environment import Environment
-from ..schema import Case
-from ..suites.base import PlannedCall
+from ..schema import Case, ErrorClass
+from ..suites.base import AnswersInText, ClassifiesFaults, PlannedCall
 from ..suites.registry import get_family
 
 FINAL_ANSWER = "All tasks are done."
@@ -51,7 +51,7 @@ class OracleAgent:
 
     async def __call__(self, case: Case, env: Environment) -> Optional[str]:
         family = get_family(case.family)
-        if hasattr(family, "reference_answer"):
+        if isinstance(family, AnswersInText):
             return _answer(env, family.reference_answer(case))
         return await _execute(env, family.reference_plan(case))
 
@@ -64,7 +64,7 @@ class RandomAgent:
 
     async def __call__(self, case: Case, env: Environment) -> Optional[str]:
         family = get_family(case.family)
-        if hasattr(family, "random_answer"):
+        if isinstance(family, AnswersInText):
             return _answer(env, family.random_answer(case, _rng("random", case, env, self.seed)))
         return await _execute(env, family.random_plan(case, _rng("random", case, env, self.seed)))
 
@@ -78,14 +78,15 @@ class FaultyAgent:
     async def __call__(self, case: Case, env: Environment) -> Optional[str]:
         family = get_family(case.family)
         env.trace.meta["fault"] = self.fault
-        fault_class = getattr(family, "fault_class", None)
-        env.trace.meta["expected_error"] = (fault_class(case, self.fault) if fault_class
-                                            else family.faults.get(self.fault))
-        if self.fault == "stall":  # think forever without acting
+        expected = (family.fault_class(case, self.fault) if isinstance(family, ClassifiesFaults)
+                    else family.faults.get(self.fault))
+        env.trace.meta["expected_error"] = expected
+        if self.fault == "stall":  # think forever without acting: this agent does it in any family
+            env.trace.meta["expected_error"] = expected or ErrorClass.TIMEOUT.value
             env.trace.meta["fault_injected"] = True
             while True:
                 env.step()
-        if hasattr(family, "faulty_answer"):
+        if isinstance(family, AnswersInText):
             answer = family.faulty_answer(case, self.fault, _rng("faulty", case, env, self.seed))
             env.trace.meta["fault_injected"] = answer is not None
             return _answer(env, answer if answer is not None else family.reference_answer(case))

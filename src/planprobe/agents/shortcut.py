@@ -23,6 +23,7 @@ from ..environment import Environment
 from ..errors import PlanprobeError
 from ..schema import Case
 from ..suites.base import PlannedCall
+from ..suites.base import AnswersInText, has_capability
 from ..suites.registry import get_family
 from .cues import CUES, REFUSE_TOOL, Visible
 from .reference import FINAL_ANSWER, _answer, _execute, _rng
@@ -100,7 +101,7 @@ class ShortcutAgent:
             env.call(REFUSE_TOOL, json.dumps({"reason": REFUSAL_REASON}))
             env.finish(FINAL_ANSWER)
             return FINAL_ANSWER
-        if hasattr(family, "random_answer"):
+        if has_capability(family, AnswersInText):
             return _answer(env, family.random_answer(case, rng))
         plan = family.random_plan(case, rng)
         if self.cue == "mention-order":

@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..errors import PlanprobeError
 from ..runner.store import RunStore
 from ..schema import Case
+from ..suites.base import ShapesConstraints, has_capability
 from ..suites.registry import get_family
 from .summary import Tally
 
@@ -74,12 +75,12 @@ def anatomy(stores: list[tuple[str, RunStore]]) -> Anatomy:
             if "actions" in case.meta.difficulty:
                 run.by_actions[int(case.meta.difficulty["actions"])].add(bool(passed), primary, status)
             family = get_family(case.family)
-            if not hasattr(family, "constraint_shapes"):
+            if not has_capability(family, ShapesConstraints):
                 continue
             shapes = shapes_of.get(cid)
             if shapes is None:
                 try:  # a run stored before suites were checked on load may hold a malformed skeleton
-                    shapes = shapes_of[cid] = family.constraint_shapes(case)
+                    shapes = shapes_of[cid] = cast(ShapesConstraints, family).constraint_shapes(case)
                 except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
                     raise PlanprobeError(f"{name}: case {cid!r}: malformed 'spec.skeleton' "
                                          f"({type(exc).__name__}: {str(exc)[:160]})") from None

@@ -6,12 +6,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ..errors import PlanprobeError
 from .base import ChatParams, ChatResult, Model, Prices
 from .cache import CachedModel, default_cache_path
+from .registry import ModelEntry, build_model, model_choices, model_entry, register_model, unregister_model
 from .retry import RetryPolicy
 
-__all__ = ["ChatParams", "ChatResult", "Model", "ModelOptions", "Prices", "RetryPolicy", "make_model"]
+__all__ = ["ChatParams", "ChatResult", "Model", "ModelEntry", "ModelOptions", "Prices", "RetryPolicy", "make_model",
+           "model_choices", "model_entry", "register_model", "unregister_model"]
 
 
 @dataclass(frozen=True)
@@ -30,19 +31,9 @@ class ModelOptions:
 
 
 def make_model(spec: str, options: ModelOptions = ModelOptions()) -> Model:
-    """``openai:MODEL`` (any OpenAI-compatible endpoint with --base-url) or ``local``."""
-    kind, _, name = spec.partition(":")
-    if kind == "local":
-        from .local import LocalModel
-
-        model: Model = LocalModel(options.model_path, options.threads, options.n_ctx)
-    elif kind == "openai" and name:
-        from .openai_backend import OpenAIModel
-
-        model = OpenAIModel(name, options.base_url, options.api_key_env, options.request_timeout, options.retry,
-                            options.prices, options.tool_result_role)
-    else:
-        raise PlanprobeError(f"unknown model {spec!r}: use openai:<model> (with --base-url for other servers) or local")
+    """``openai:MODEL`` (any OpenAI-compatible endpoint with --base-url), ``local``, or a
+    registered kind (``register_model``); wrapped in the record/replay cache unless off."""
+    model = build_model(spec, options)
     if options.cache:
         model = CachedModel(model, options.cache_path or default_cache_path())
     return model

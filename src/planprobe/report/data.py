@@ -14,7 +14,7 @@ import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from ..analysis.dissect import CAUSES, read_rows
 from ..analysis.robustness import robustness, robustness_lines
@@ -24,6 +24,7 @@ from ..analysis.summary import RunSummary, Tally, summarize, timeout_limit
 from ..runner.store import RunStore
 from ..errors import PlanprobeError
 from ..schema import ErrorClass
+from ..suites.base import HighlightsEvidence, has_capability
 from ..suites.registry import get_family
 
 # A reply or tool result longer than this is cut in the drill-down (and says so),
@@ -86,11 +87,12 @@ def _highlights(case: dict[str, Any], verdict: dict[str, Any]) -> list[list[int]
     if not cited:
         return []
     try:
-        spans = getattr(get_family(case["family"]), "evidence_spans", None)
-        if spans is None:
+        family = get_family(case["family"])
+        if not has_capability(family, HighlightsEvidence):
             return []
         n = len(case.get("task") or "")
-        return [[a, b] for a, b in spans(case.get("spec") or {}, cited) if 0 <= a < b <= n]
+        spans = cast(HighlightsEvidence, family).evidence_spans(case.get("spec") or {}, cited)
+        return [[a, b] for a, b in spans if 0 <= a < b <= n]
     except (PlanprobeError, KeyError, TypeError, ValueError, IndexError):
         return []  # an odd case gets no highlight; the report still renders
 

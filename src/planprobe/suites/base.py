@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import random
-from typing import NamedTuple, Optional, Protocol
+from typing import Any, Iterator, Mapping, NamedTuple, Optional, Protocol, Sequence, runtime_checkable
 
 from ..environment import Environment, Limits
-from ..schema import Case, Trace, Verdict
+from ..schema import Case, Evidence, ToolSpec, Trace, Verdict
 
 
 class PlannedCall(NamedTuple):
@@ -16,10 +16,20 @@ class PlannedCall(NamedTuple):
     arguments: str
 
 
+@runtime_checkable
 class Family(Protocol):
-    name: str
-    # fault name -> the error class the oracle must report when it is injected
-    faults: dict[str, str]
+    """What every family must provide. ``register_family`` checks an object against it
+    (``isinstance``: every member present) before the family can be used."""
+
+    @property
+    def name(self) -> str:
+        """The ``Case.family`` value of its cases."""
+        ...
+
+    @property
+    def faults(self) -> Mapping[str, str]:
+        """Fault name -> the error class the oracle must report when it is injected."""
+        ...
 
     def validate(self, case: Case) -> None:
         """Raise PlanprobeError naming the field if the case cannot be run."""
@@ -38,32 +48,176 @@ class Family(Protocol):
         ...
 
 
-# OPTIONAL methods. Callers look them up with getattr and do without them, so a
-# family implements only those its cases can answer (not part of the Protocol, so
-# that isinstance-free duck typing keeps every existing family conforming):
-#
-# For the planning protocols (suites/protocols), on a base family:
-#   planning_tools(case) -> list[ToolSpec]
-#       the tools as an agent that plans without executing must see them (e.g. with
-#       durations that would otherwise be revealed only by running). Default: case.tools.
-#   extendable(case, calls: list[PlannedCall]) -> tuple[bool, str]
-#       whether the calls, as the beginning of a plan, can still be completed into a
-#       valid plan; the string says why not. Required by the step-wise protocol.
-#   prefix_evidence(case, calls) -> list[Evidence]
-#       the same question answered as verdict evidence (error classes, constraint ids);
-#       empty when extendable. Without it a step-wise failure gets one generic
-#       order_error evidence built from extendable's reason.
-#
-# For judging attempts (suites/registry.restart_tool_of, schema.split_attempts), on any family
-# whose environment grants restarts:
-#   restart_tool(case) -> Optional[str]
-#       the name of the tool whose valid calls the environment grants as restarts; attempt
-#       boundaries are derived from the raw calls of that tool, never from annotations.
-#       Default (no hook): no restarts, every call is judged.
-#
-# For the reference agents (agents/reference.py), on any family whose agent answers
-# in text instead of calling tools (the protocol wrappers):
-#   reference_answer(case) -> str                          the oracle agent's answer
-#   random_answer(case, rng) -> str                        the random agent's answer
-#   faulty_answer(case, fault, rng) -> Optional[str]       one fault injected, or None
-#       when the case leaves no room for it (the agent then gives the reference answer)
+# ---------------------------------------------------------------------------
+# Optional capabilities. A family implements only those its cases can answer;
+# callers ask ``isinstance(family, Capability)`` and do without the ones it lacks.
+# Each names who asks and what happens without it.
+# ---------------------------------------------------------------------------
+
+
+@runtime_checkable
+class ClassifiesFaults(Protocol):
+    """The reference ``faulty:<fault>`` agent asks which class this case must report for a
+    fault (e.g. a style without that class). Without it: ``faults[fault]``."""
+
+    def fault_class(self, case: Case, fault: str) -> Optional[str]: ...
+
+
+@runtime_checkable
+class GrantsRestarts(Protocol):
+    """Judging attempts (``registry.restart_tool_of``, ``schema.split_attempts``): the name
+    of the tool whose valid calls the environment grants as restarts; attempt boundaries
+    are derived from the raw calls of that tool. Without it: no restarts, every call is judged."""
+
+    def restart_tool(self, case: Case) -> Optional[str]: ...
+
+
+@runtime_checkable
+class AnswersInText(Protocol):
+    """The reference agents of a family whose agent answers in text instead of calling
+    tools (the planning protocols, PlanBench's tasks): the oracle's answer, the random
+    one, and one with exactly this fault (None when the case leaves no room for it).
+    Without it the agents execute ``reference_plan`` / ``random_plan`` / ``faulty_plan``."""
+
+    def reference_answer(self, case: Case) -> str: ...
+
+    def random_answer(self, case: Case, rng: random.Random) -> str: ...
+
+    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]: ...
+
+
+@runtime_checkable
+class WrapsCases(Protocol):
+    """A family whose cases carry a case of another family (robustness variants, planning
+    protocols). Fault sets and report hints are then derived from the base families."""
+
+    def base_of(self, case: Case) -> Case: ...
+
+
+# -- report hints -----------------------------------------------------------
+
+
+@runtime_checkable
+class HighlightsEvidence(Protocol):
+    """The HTML report highlights the clauses of the task that state the cited constraints:
+    [start, end) character spans, read from the raw spec (no compiling: reports are large).
+    Without it: no highlight."""
+
+    def evidence_spans(self, spec: dict[str, Any], constraint_ids: set[str]) -> list[tuple[int, int]]: ...
+
+
+@runtime_checkable
+class ShapesConstraints(Protocol):
+    """Error anatomy: constraint id -> the shapes of the phrases that state it, so the
+    phrasings violated most can be counted. Without it the case is not counted there."""
+
+    def constraint_shapes(self, case: Case) -> dict[str, list[str]]: ...
+
+
+# -- robustness transforms (suites/robust) ----------------------------------
+
+
+@runtime_checkable
+class OffersDistractors(Protocol):
+    """``--transform extraneous:K``: K distractor tools in the family's own vocabulary.
+    Without it: near-duplicates of the case's tools."""
+
+    def distractor_tools(self, case: Case, k: int, rng: random.Random) -> Sequence[ToolSpec]: ...
+
+
+@runtime_checkable
+class Contradicts(Protocol):
+    """``--transform unsolvable:contradiction``: the case changed so that no plan exists,
+    and the proof in words. Without it that transform is refused for the family."""
+
+    def contradict(self, case: Case, rng: random.Random) -> tuple[Case, str]: ...
+
+
+@runtime_checkable
+class Restates(Protocol):
+    """The solvable control of ``contradict``: the case with one more requirement made the
+    same way, one that a valid plan still meets. Without it controls of
+    ``unsolvable:contradiction`` stay as they are (and the added requirement is a tell)."""
+
+    def restate(self, case: Case, rng: random.Random) -> Case: ...
+
+
+@runtime_checkable
+class AliasesTools(Protocol):
+    """A tool under another name, its description re-worded so that the old name shows
+    nowhere (``broken`` twins, removal decoys and controls). Without it only the name changes."""
+
+    def alias_tool(self, tool: ToolSpec, name: str, rng: random.Random) -> ToolSpec: ...
+
+
+@runtime_checkable
+class PricesPlans(Protocol):
+    """``--transform cost``: the cheapest valid plan's total and its tool names, given each
+    tool's cost and composites (tool, first, second, cost). Without it that transform is refused."""
+
+    def min_cost_plan(self, case: Case, costs: dict[str, int],
+                      composites: list[tuple[str, str, str, int]]) -> tuple[int, list[str]]: ...
+
+
+# -- planning protocols (suites/protocols) ----------------------------------
+
+
+@runtime_checkable
+class PlanningTools(Protocol):
+    """The tools as an agent that plans without executing must see them (e.g. with
+    durations that would otherwise be revealed only by running). Without it: ``case.tools``."""
+
+    def planning_tools(self, case: Case) -> list[ToolSpec]: ...
+
+
+@runtime_checkable
+class JudgesPrefixes(Protocol):
+    """Whether the calls, as the beginning of a plan, can still be completed into a valid
+    plan (the string says why not). Required by the step-wise protocol."""
+
+    def extendable(self, case: Case, calls: list[PlannedCall]) -> tuple[bool, str]: ...
+
+
+@runtime_checkable
+class ExplainsPrefixes(Protocol):
+    """The step-wise question answered as verdict evidence (error classes, constraint ids);
+    empty when extendable. Without it a step-wise failure gets one generic order_error
+    evidence built from ``extendable``'s reason."""
+
+    def prefix_evidence(self, case: Case, calls: list[PlannedCall]) -> list[Evidence]: ...
+
+
+# -- suites for plug-in families ---------------------------------------------
+
+
+@runtime_checkable
+class GeneratesSuites(Protocol):
+    """``planprobe generate NAME`` for a family that has no command of its own (plug-ins),
+    and its cases in the contract test: ``n`` cases, byte-identical for the same seed."""
+
+    def generate(self, n: int, seed: int) -> Iterator[Case]: ...
+
+
+CAPABILITIES: tuple[type, ...] = (
+    ClassifiesFaults, GrantsRestarts, AnswersInText, WrapsCases, HighlightsEvidence, ShapesConstraints,
+    OffersDistractors, Contradicts, Restates, AliasesTools, PricesPlans, PlanningTools, JudgesPrefixes, ExplainsPrefixes, GeneratesSuites,
+)
+
+
+_HAS: dict[tuple[type, type], bool] = {}
+
+
+def has_capability(family: object, capability: type) -> bool:
+    """``isinstance(family, capability)``, remembered per class: a runtime-checkable Protocol
+    check costs 10-40 µs on Python 3.11, too much once per row of a 10,000-case report.
+    (Capabilities are methods of the family's class, so the class decides.)"""
+    key = (type(family), capability)
+    found = _HAS.get(key)
+    if found is None:
+        found = _HAS[key] = isinstance(family, capability)
+    return found
+
+
+def capabilities(family: object) -> list[str]:
+    """The names of the optional capabilities a family has (for docs and errors)."""
+    return [c.__name__ for c in CAPABILITIES if isinstance(family, c)]

@@ -17,10 +17,10 @@ from typing import Any, Optional
 
 from ...environment import Environment, Limits
 from ...schema import Case, ErrorClass, Evidence, Trace, TraceStatus, Verdict, sort_errors
-from ..base import PlannedCall
+from ..base import AnswersInText, HighlightsEvidence, PlannedCall, ShapesConstraints
 from ..registry import families, get_family, restart_tool_of
 from .parse import ParsedPlan, parse_plan, quote
-from .spec import PROTOCOLS, base_case, spec_of
+from .spec import base_case, spec_of
 
 ACT = ErrorClass.ACT_ERROR.value
 UNPARSEABLE = "unparseable"  # the fault every protocol knows: an answer that is not JSON
@@ -78,16 +78,19 @@ class ProtocolFamily:
 
     # -- what reports ask the base family ------------------------------------
 
-    def evidence_spans(self, spec: dict, constraint_ids: set[str]) -> list[tuple[int, int]]:
+    def base_of(self, case: Case) -> Case:
+        return base_case(case)
+
+    def evidence_spans(self, spec: dict[str, Any], constraint_ids: set[str]) -> list[tuple[int, int]]:
         """The base task is the start of the wrapped one, so the base family's spans hold."""
         base = spec.get("base") or {}
-        hook = getattr(get_family(base.get("family", "")), "evidence_spans", None)
-        return hook(base.get("spec") or {}, constraint_ids) if hook is not None else []
+        family = get_family(base.get("family", ""))
+        return family.evidence_spans(base.get("spec") or {}, constraint_ids) if isinstance(family, HighlightsEvidence) else []
 
     def constraint_shapes(self, case: Case) -> dict[str, list[str]]:
         base = base_case(case)
-        hook = getattr(get_family(base.family), "constraint_shapes", None)
-        return hook(base) if hook is not None else {}
+        family = get_family(base.family)
+        return family.constraint_shapes(base) if isinstance(family, ShapesConstraints) else {}
 
     # -- for subclasses ------------------------------------------------------
 
@@ -113,10 +116,12 @@ class ProtocolFamily:
 
 
 def base_faults() -> dict[str, str]:
-    """Every executable family's faults (the first family naming one decides its class)."""
+    """The faults of every family a protocol can wrap: those whose agents call tools
+    (not the text-answer families, protocols included). The first family naming a
+    fault decides its class; ``fault_class`` says it per case."""
     out: dict[str, str] = {}
     for family in families().values():
-        if family.name in PROTOCOLS:
+        if isinstance(family, AnswersInText):
             continue
         for fault, error in family.faults.items():
             out.setdefault(fault, error)

@@ -20,7 +20,7 @@ import random
 from typing import Optional
 
 from ...schema import Case, Trace
-from ..base import PlannedCall
+from ..base import ClassifiesFaults, PlannedCall
 from ..registry import get_family
 from . import prompts
 from .family import ACT, UNPARSEABLE, ProtocolFamily, base_faults, not_offered
@@ -37,6 +37,15 @@ class HolisticFamily(ProtocolFamily):
     @property
     def faults(self) -> dict[str, str]:
         return {**base_faults(), UNPARSEABLE: ACT}
+
+    def fault_class(self, case: Case, fault: str) -> Optional[str]:
+        """The base family's class for its faults (it may depend on the case, e.g. its style)."""
+        if fault == UNPARSEABLE:
+            return ACT
+        base = base_case(case)
+        family = get_family(base.family)
+        found = family.fault_class(base, fault) if isinstance(family, ClassifiesFaults) else family.faults.get(fault)
+        return found if found is not None else self.faults.get(fault)  # e.g. stall, which the agent does anywhere
 
     def _judge(self, case: Case, base: Case, calls: list[PlannedCall], trace: Trace):
         extra = not_offered(base, calls)

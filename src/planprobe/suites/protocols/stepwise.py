@@ -28,7 +28,7 @@ from typing import Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence, Trace, Verdict, sort_errors
-from ..base import PlannedCall
+from ..base import ExplainsPrefixes, JudgesPrefixes, PlannedCall
 from ..registry import get_family
 from . import prompts
 from .family import ACT, UNPARSEABLE, ProtocolFamily, evidence, not_offered
@@ -48,7 +48,7 @@ class StepwiseFamily(ProtocolFamily):
     def validate(self, case: Case) -> None:
         super().validate(case)
         base = base_case(case)
-        if not hasattr(get_family(base.family), "extendable"):
+        if not isinstance(get_family(base.family), JudgesPrefixes):
             raise PlanprobeError(f"case {case.id}: field 'spec.base.family': the {base.family!r} family cannot judge "
                                  "partial plans (no 'extendable' hook)")
         if not spec_of(case).gold:
@@ -69,6 +69,8 @@ class StepwiseFamily(ProtocolFamily):
             full = family.check(base, replay(base, whole, trace.trial, trace.agent))
             if full.passed:
                 return full, extra  # the task ends sooner: fewer steps are right
+        if not isinstance(family, JudgesPrefixes):  # validate() refuses such cases; a trace judged alone may not
+            raise PlanprobeError(f"case {case.id}: the {base.family!r} family cannot judge partial plans")
         verdict = _extendability(family, base, whole)
         if verdict.passed and n < k:
             return verdict, extra + [evidence(
@@ -127,13 +129,12 @@ def _steps(n: int) -> str:
     return "1 step" if n == 1 else f"{n} steps"
 
 
-def _extendability(family, base: Case, calls: list[PlannedCall]) -> Verdict:
+def _extendability(family: JudgesPrefixes, base: Case, calls: list[PlannedCall]) -> Verdict:
     checker = f"{base.family}/extendable"
     ok, why = family.extendable(base, calls)
     if ok:
         return Verdict(case_id=base.id, passed=True, checker=checker)
-    hook = getattr(family, "prefix_evidence", None)
-    found: list[Evidence] = list(hook(base, calls)) if hook is not None else []
+    found: list[Evidence] = list(family.prefix_evidence(base, calls)) if isinstance(family, ExplainsPrefixes) else []
     if not found:  # the family says no but not how: one line in its own words
         found = [evidence(ORDER, "unextendable", "prefix cannot be completed",
                           f"The steps so far cannot be completed into a valid plan: {why}")]

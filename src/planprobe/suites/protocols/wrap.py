@@ -16,7 +16,7 @@ from typing import Iterable, Iterator, Sequence
 from ...environment import Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec, Trace
-from ..base import PlannedCall
+from ..base import JudgesPrefixes, PlannedCall, PlanningTools
 from ..registry import get_family
 from . import prompts
 from .spec import HOLISTIC, MAX_STEPS, PROTOCOLS, SPEC_VERSION, STEPWISE
@@ -27,8 +27,8 @@ _REPLAY_LIMITS = Limits(max_iterations=10**9, timeout_s=10**9)  # replays call n
 
 def planning_tools(base: Case) -> list[ToolSpec]:
     """The base tools as a planning agent sees them (the family's hook, else as they are)."""
-    hook = getattr(get_family(base.family), "planning_tools", None)
-    return list(hook(base)) if hook is not None else list(base.tools)
+    family = get_family(base.family)
+    return list(family.planning_tools(base)) if isinstance(family, PlanningTools) else list(base.tools)
 
 
 def replay(base: Case, calls: Sequence[PlannedCall], trial: int = 0, agent: str = "") -> Trace:
@@ -70,9 +70,10 @@ def wrap_stepwise(case: Case, k: int, rng: random.Random) -> Case:
     if not 1 <= k <= MAX_STEPS:
         raise PlanprobeError(f"--steps {k}: the step-wise protocol predicts 1 to {MAX_STEPS} steps")
     family = get_family(case.family)
-    if not hasattr(family, "extendable"):
+    if not isinstance(family, JudgesPrefixes):
         raise PlanprobeError(f"case {case.id}: the {case.family!r} family cannot say whether a partial plan can "
-                             "still be completed (no 'extendable' hook), so step-wise cases cannot be judged")
+                             "still be completed (no 'extendable' method: JudgesPrefixes), so step-wise cases "
+                             "cannot be judged")
     plan = family.reference_plan(case)
     if not plan:
         raise PlanprobeError(f"case {case.id}: the reference plan is empty; there is no next step to predict")

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Optional
+from typing import Any, Optional
 
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Trace, Verdict
-from ..base import PlannedCall
-from ..registry import get_family
+from ..base import AnswersInText, ClassifiesFaults, GrantsRestarts, HighlightsEvidence, PlannedCall, WrapsCases
+from ..registry import families, get_family
 from . import oracle
 from .environment import RobustEnvironment
 from .spec import FAMILY, base_case, spec_of
@@ -28,15 +28,34 @@ REFUSAL_REASON = "The tasks cannot be carried out as required."
 class RobustFamily:
     name = FAMILY
 
+    # injected by the variant itself, whatever the base family (see faulty_plan)
+    own_faults = {"distractor": ErrorClass.EXTRANEOUS_TOOL.value, "refuse": ErrorClass.WRONG_REFUSAL.value,
+                  "unknown-tool": ErrorClass.ACT_ERROR.value}
+
     @property
     def faults(self) -> dict[str, str]:
-        """The faults of the base families variants are made from, plus the variants' own.
-        (A fault a case's base family lacks yields no injected plan for that case.)"""
-        from ..constraints.plans import FAULTS as CONSTRAINT_FAULTS
-        from ..pddl.agent.plans import FAULTS as PDDL_FAULTS
+        """The faults of every family variants can be made from (registered, executable,
+        not itself a wrapper), plus the variants' own. A fault a case's base family lacks
+        yields no injected plan for that case; ``fault_class`` names the class per case."""
+        out: dict[str, str] = {}
+        for family in families().values():
+            if isinstance(family, (WrapsCases, AnswersInText)):
+                continue
+            for fault, error in family.faults.items():
+                out.setdefault(fault, error)
+        return {**out, **self.own_faults}
 
-        return {**PDDL_FAULTS, **CONSTRAINT_FAULTS, "distractor": ErrorClass.EXTRANEOUS_TOOL.value,
-                "refuse": ErrorClass.WRONG_REFUSAL.value}
+    def fault_class(self, case: Case, fault: str) -> Optional[str]:
+        """The variant's own faults have their class; the others keep the base family's."""
+        if fault in self.own_faults:
+            return self.own_faults[fault]
+        base = base_case(case)
+        family = get_family(base.family)
+        found = family.fault_class(base, fault) if isinstance(family, ClassifiesFaults) else family.faults.get(fault)
+        return found if found is not None else self.faults.get(fault)  # e.g. stall, which the agent does anywhere
+
+    def base_of(self, case: Case) -> Case:
+        return base_case(case)
 
     def validate(self, case: Case) -> None:
         spec = spec_of(case)
@@ -60,14 +79,14 @@ class RobustFamily:
     def restart_tool(self, case: Case) -> Optional[str]:
         """The base case's restart tool: calls under its name reach the base environment, which grants them."""
         base = base_case(case)
-        hook = getattr(get_family(base.family), "restart_tool", None)
-        return hook(base) if hook is not None else None
+        family = get_family(base.family)
+        return family.restart_tool(base) if isinstance(family, GrantsRestarts) else None
 
-    def evidence_spans(self, spec: dict, constraint_ids: set[str]) -> list[tuple[int, int]]:
+    def evidence_spans(self, spec: dict[str, Any], constraint_ids: set[str]) -> list[tuple[int, int]]:
         """The base family's spans: the variant's task begins with the base task, unchanged."""
         base = spec.get("base") or {}
-        hook = getattr(get_family(base.get("family", "")), "evidence_spans", None)
-        return hook(base.get("spec") or {}, constraint_ids) if hook else []
+        family = get_family(base.get("family", ""))
+        return family.evidence_spans(base.get("spec") or {}, constraint_ids) if isinstance(family, HighlightsEvidence) else []
 
     # -- reference agents ---------------------------------------------------
 

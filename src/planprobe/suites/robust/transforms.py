@@ -15,8 +15,8 @@
   one call; only a cheapest valid plan passes (basic-mode constraint cases).
 
 What a transform needs to know about the base family (distractor tools, a
-contradiction, the cheapest plan) it asks through optional family hooks:
-``distractor_tools``, ``contradict``, ``min_cost_plan``.
+contradiction, the cheapest plan) it asks through optional family capabilities
+(suites/base.py): ``OffersDistractors``, ``Contradicts``, ``PricesPlans``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Iterable, Iterator, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec
+from ..base import AliasesTools, Contradicts, OffersDistractors, PricesPlans, Restates
 from ..registry import get_family
 from .spec import FAMILY, REFUSE_TOOL, Broken, Composite, Given, RobustSpec, Unsolvable
 
@@ -108,11 +109,16 @@ def _needed_tools(case: Case) -> list[str]:
     return seen
 
 
-def _hook(case: Case, name: str, transform: str):
-    fn = getattr(get_family(case.family), name, None)
-    if fn is None:
-        raise PlanprobeError(f"case {case.id}: the {case.family!r} family does not support --transform {transform}")
-    return fn
+def _unsupported(case: Case, transform: str) -> PlanprobeError:
+    return PlanprobeError(f"case {case.id}: the {case.family!r} family does not support --transform {transform}")
+
+
+def _unsolvable_kinds(case: Case) -> tuple[str, ...]:
+    """The kinds a plain ``unsolvable`` draws from: all of them, less ``contradiction`` for a
+    family that cannot make one (the built-ins can: their draws are unchanged)."""
+    if isinstance(get_family(case.family), Contradicts):
+        return UNSOLVABLE_KINDS
+    return tuple(k for k in UNSOLVABLE_KINDS if k != "contradiction")
 
 
 def robustify(case: Case, transforms: list[tuple[str, Optional[str]]], seed: int = 0) -> Case:
@@ -133,7 +139,7 @@ def robustify(case: Case, transforms: list[tuple[str, Optional[str]]], seed: int
         spec.refuse_tool = REFUSE_TOOL
         # the kind is drawn for controls too: each control carries that kind's change, made
         # solvable, so nothing but planning tells a variant from a control
-        kind = kinds["unsolvable"] or rng.choice(UNSOLVABLE_KINDS)
+        kind = kinds["unsolvable"] or rng.choice(_unsolvable_kinds(case))
         if rng.random() < 0.5:
             base, tools, spec.unsolvable, note = _unsolvable(case, tools, needed, kind, rng, spec, taken)
             tags.append(f"unsolvable-{kind}")
@@ -145,8 +151,9 @@ def robustify(case: Case, transforms: list[tuple[str, Optional[str]]], seed: int
         notes.append(REFUSE_NOTE)
     if "extraneous" in kinds:
         k = int(kinds["extraneous"])
-        hook = getattr(get_family(case.family), "distractor_tools", None)
-        distractors = hook(case, k, rng) if hook is not None else near_duplicate_tools(tools, k, rng)
+        family = get_family(case.family)
+        distractors = (list(family.distractor_tools(case, k, rng)) if isinstance(family, OffersDistractors)
+                       else near_duplicate_tools(tools, k, rng))
         spec.distractors += [t.name for t in distractors]
         taken |= {t.name for t in distractors}
         for tool in distractors:  # spread among the real tools: position carries no hint
@@ -186,8 +193,8 @@ def _alias_name(rng: random.Random, taken: set[str]) -> str:
 def _alias(case: Case, tool: ToolSpec, name: str, rng: random.Random) -> ToolSpec:
     """``tool`` under another name; a family may re-word its description (hook ``alias_tool``)
     so that the name it had shows nowhere."""
-    hook = getattr(get_family(case.family), "alias_tool", None)
-    return hook(tool, name, rng) if hook is not None else tool.model_copy(update={"name": name})
+    family = get_family(case.family)
+    return family.alias_tool(tool, name, rng) if isinstance(family, AliasesTools) else tool.model_copy(update={"name": name})
 
 
 def _renamed(case: Case, tools: list[ToolSpec], name: str, new: str, rng: random.Random) -> list[ToolSpec]:
@@ -292,7 +299,10 @@ def _unsolvable(case: Case, tools: list[ToolSpec], needed: list[str], kind: str,
         return case, out, Unsolvable(kind=kind, removed_tool=gone,
                                      proof=f"the task needs {gone}, and no tool can do it"), None
     if kind == "contradiction":
-        changed, proof = _hook(case, "contradict", "unsolvable:contradiction")(case, rng)
+        family = get_family(case.family)
+        if not isinstance(family, Contradicts):
+            raise _unsupported(case, "unsolvable:contradiction")
+        changed, proof = family.contradict(case, rng)
         return changed, list(changed.tools), Unsolvable(kind=kind, proof=proof), None
     tool_name = rng.choice(needed)
     param, description, _ = rng.choice(MISSING_PARAMS)
@@ -312,10 +322,10 @@ def _control(case: Case, tools: list[ToolSpec], needed: list[str], kind: str, rn
         spec.aliases[alias] = name
         return case, _renamed(case, tools, name, alias, rng), None
     if kind == "contradiction":  # one more sentence from the same grammar, restating a constraint
-        restate = getattr(get_family(case.family), "restate", None)
-        if restate is None:
+        family = get_family(case.family)
+        if not isinstance(family, Restates):
             return case, tools, None
-        changed = restate(case, rng)
+        changed = family.restate(case, rng)
         return changed, list(changed.tools), None
     tool_name = rng.choice(needed)
     param, description, _ = rng.choice(MISSING_PARAMS)
@@ -330,9 +340,9 @@ def _decoy(case: Case, tools: list[ToolSpec], gone: str, rng: random.Random, spe
     """What takes a removed tool's place, under an unrelated name, so that the tool count and the
     names the text does not mention are as in the controls: a tool for an activity the task does
     not ask for (families with ``distractor_tools``), else a twin of another tool of the case."""
-    hook = getattr(get_family(case.family), "distractor_tools", None)
-    if hook is not None:
-        found = hook(case, 1, rng)
+    family = get_family(case.family)
+    if isinstance(family, OffersDistractors):
+        found = family.distractor_tools(case, 1, rng)
         if not found:
             return None
         decoy = found[0].model_copy(update={"name": _alias_name(rng, taken)})
@@ -373,8 +383,11 @@ def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Ran
         composites.append(Composite(tool=f"combo_{k}", first=a, second=b,
                                     cost=base_costs[a] + base_costs[b] - saving))
     spec.costs, spec.composites = costs, composites
+    family = get_family(case.family)
+    if not isinstance(family, PricesPlans):
+        raise _unsupported(case, "cost")
     if spec.unsolvable is None:  # an unsolvable variant has no cheapest plan: it must be refused
-        total, best = _hook(case, "min_cost_plan", "cost")(
+        total, best = family.min_cost_plan(
             case, base_costs, [(c.tool, c.first, c.second, c.cost) for c in composites])
         spec.min_cost = total
         spec.min_cost_plan = [n if n in names or n.startswith("combo_") else spec.alias_of(n, names) for n in best]

@@ -22,8 +22,7 @@ from typing import Optional
 from ..environment import Environment
 from ..errors import PlanprobeError
 from ..schema import Case
-from ..suites.base import PlannedCall
-from ..suites.base import AnswersInText, has_capability
+from ..suites.base import AnswersInText, PlannedCall, has_capability
 from ..suites.registry import get_family
 from .cues import CUES, REFUSE_TOOL, Visible
 from .reference import FINAL_ANSWER, _answer, _execute, _rng

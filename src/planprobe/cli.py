@@ -882,6 +882,7 @@ from . import cli_generate_pddl  # noqa: E402,F401  (registers 'generate pddl')
 from . import cli_generate_planbench  # noqa: E402,F401  (registers 'generate planbench')
 from . import cli_planbench  # noqa: E402,F401  (registers 'import planbench-results')
 from . import cli_travelplanner  # noqa: E402,F401  (registers 'import travelplanner', 'travelplanner')
+from . import cli_debug  # noqa: E402,F401  (registers 'label', 'errorbench', 'import agentdebug')
 from . import cli_generate_plugins  # noqa: E402,F401  (registers 'generate NAME' for plug-in families)
 
 

@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from .cli import _progress, app, err_console, out_console
+from .cli_common import _progress, app, err_console, out_console
 from .cli_judge import import_app
 from .errors import PlanprobeError
 

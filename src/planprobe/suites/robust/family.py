@@ -107,9 +107,13 @@ class RobustFamily:
             name = spec.alias_of(name, names) if name not in names else name
             arguments = call.arguments
             if spec.given is not None and spec.base_name(name) == spec.given.tool:
-                args = json.loads(arguments or "{}")
-                args[spec.given.param] = spec.given.value
-                arguments = json.dumps(args)
+                try:
+                    args = json.loads(arguments or "{}")
+                except json.JSONDecodeError:
+                    args = None  # a malformed call (the malformed-args fault) stays malformed
+                if isinstance(args, dict):
+                    args[spec.given.param] = spec.given.value
+                    arguments = json.dumps(args)
             out.append(PlannedCall(name, arguments))
         return out
 
@@ -119,6 +123,32 @@ class RobustFamily:
         if given is None:
             return arguments
         return json.dumps({k: v for k, v in json.loads(arguments or "{}").items() if k != given.param})
+
+    def _arguments_for(self, case: Case, name: str, plan: list[PlannedCall]) -> str:
+        """Arguments valid for tool ``name``'s schema, so that a protocol which checks the
+        arguments of a written plan (holistic) still sees a call of a tool the task never asks
+        for, not a malformed call: a plan call's arguments when they fit, else the schema's first values."""
+        tool = next((t for t in case.tools if t.name == name), None)
+        if tool is None:
+            return self._plain_arguments(case, plan[0].arguments) if plan else "{}"
+        props: dict = tool.parameters.get("properties") or {}
+        required = set(tool.parameters.get("required") or ())
+        for call in plan:
+            args = json.loads(self._plain_arguments(case, call.arguments) or "{}")
+            if required <= set(args) and set(args) <= set(props):
+                return json.dumps(args)
+        values = {}
+        for key in sorted(required):
+            spec = props.get(key) or {}
+            if spec.get("enum"):
+                values[key] = spec["enum"][0]
+            elif spec.get("type") in ("integer", "number"):
+                values[key] = spec.get("minimum", 0)
+            elif spec.get("type") == "boolean":
+                values[key] = False
+            else:
+                values[key] = "x"
+        return json.dumps(values)
 
     def reference_plan(self, case: Case) -> list[PlannedCall]:
         spec = spec_of(case)
@@ -150,8 +180,8 @@ class RobustFamily:
             if not spec.distractors:
                 return None
             at = rng.randrange(len(plan) + 1)
-            args = self._plain_arguments(case, plan[0].arguments) if plan else "{}"  # as real tools take
-            return plan[:at] + [PlannedCall(rng.choice(spec.distractors), args)] + plan[at:]
+            name = rng.choice(spec.distractors)
+            return plan[:at] + [PlannedCall(name, self._arguments_for(case, name, plan))] + plan[at:]
         if fault == "unknown-tool":  # a name no tool of the variant has (the base's ghost may be the replacement)
             names = {t.name for t in case.tools}
             ghost = rng.choice(sorted(names - {spec.refuse_tool})) + "_x"

@@ -1,0 +1,171 @@
+"""``judge --style apb`` over a run directory or an APB prediction file.
+
+Either source becomes APB prediction records — the APB record as imported,
+plus ``tested_model`` and ``model_response`` (the reply of the run's model, or
+the one already in the file: the tested model is never called again). Each is
+judged once and appended to an APB judgement file (the prediction record plus
+``judge_model`` and ``judgement``) as soon as it is judged, so APB's own
+``score`` reads the file and an interrupted judging resumes: records already
+judged by the same judge model are skipped, as APB's runner skips them.
+Records from a run also carry ``planprobe: {case_id, trial}`` (APB's scorer
+ignores the key) so repeated trials stay apart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import PlanprobeError
+from ..models.base import Model
+from ..runner.store import RunStore
+from ..suites.external.apb_records import append_jsonl, iter_rows
+from ..suites.judged.spec import FAMILY, parse_spec
+from .apb import JUDGE_MAX_TOKENS, judge_record
+
+PREDICTIONS_NAME = "apb_predictions.jsonl"
+JUDGEMENTS_NAME = "apb_judgements.jsonl"
+FAILURES_NAME = "apb_judge_unreadable.jsonl"
+
+Record = dict[str, Any]
+
+
+@dataclass
+class Source:
+    """Prediction records to judge, and what was left out on the way (with counts)."""
+
+    records: list[Record] = field(default_factory=list)
+    infra: int = 0  # run results that are infrastructure failures: no reply to judge
+    not_apb: int = 0  # results of cases not imported under APB's protocol
+    skipped: int = 0  # bad rows of a prediction file (--skip-invalid)
+
+    def notes(self) -> list[str]:
+        out = []
+        if self.infra:
+            out.append(f"{self.infra} result(s) left out: the model service failed, there is no reply to judge "
+                       "(re-run the run's command)")
+        if self.not_apb:
+            out.append(f"{self.not_apb} result(s) left out: not APB cases imported with --protocol apb "
+                       "(judge them with --style planprobe)")
+        if self.skipped:
+            out.append(f"{self.skipped} bad row(s) of the prediction file skipped (named above)")
+        return out
+
+
+def key(record: Record) -> tuple[str, str, int]:
+    extra = record.get("planprobe")
+    trial = extra.get("trial", 0) if isinstance(extra, dict) else 0
+    return str(record.get("id")), str(record.get("tested_model", "")), int(trial)
+
+
+def from_run(run_dir: Path) -> Source:
+    """The run's APB cases as prediction records, in case order."""
+    store = RunStore(run_dir)
+    try:
+        cases = {c.id: c for c in store.cases()}
+        meta = store.meta()
+        src = Source()
+        for trace, verdict in store.results():
+            case = cases.get(trace.case_id)
+            if case is None or case.family != FAMILY or parse_spec(case).protocol != "apb":
+                src.not_apb += 1
+                continue
+            if verdict.infra:
+                src.infra += 1
+                continue
+            record = dict(parse_spec(case).apb or {})
+            record["tested_model"] = trace.model or str(meta.get("model") or "unknown")
+            record["model_response"] = trace.final_answer or ""
+            record["planprobe"] = {"case_id": case.id, "trial": trace.trial}
+            src.records.append(record)
+    finally:
+        store.close()
+    return src
+
+
+def from_predictions(path: Path, skip_invalid: bool = False,
+                     on_skip: Callable[[str], None] = lambda m: None) -> Source:
+    src = Source()
+
+    def skip(message: str) -> None:
+        src.skipped += 1
+        on_skip(message)
+
+    src.records = [row.record for row in iter_rows(path, "predictions", skip_invalid, skip)]
+    return src
+
+
+def judged_keys(path: Path, judge_model: str) -> set[tuple[str, str, int]]:
+    """Records already judged by this judge model (APB's resume rule)."""
+    if not path.exists():
+        return set()
+    done = set()
+    for row in iter_rows(path, "judgements"):
+        if row.record.get("judge_model") == judge_model:
+            done.add(key(row.record))
+    return done
+
+
+def write_predictions(records: list[Record], path: Path) -> None:
+    """APB's prediction file (the rows as its runner writes them), replacing any old one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    append_jsonl(tmp, records)
+    tmp.replace(path)
+
+
+async def judge_all(model: Model, records: list[Record], out: Path, failures: Path, *, max_tokens: int =
+                    JUDGE_MAX_TOKENS, json_mode: bool = True, concurrency: int = 1,
+                    on_row: Callable[[Record | None], None] = lambda r: None) -> tuple[int, int]:
+    """Judge ``records`` (already filtered for resume) in order of completion; returns
+    (judged, unreadable). ``on_row`` gets each judged record, or None for an unreadable reply."""
+    if concurrency < 1:
+        raise PlanprobeError("--concurrency must be at least 1")
+    queue: asyncio.Queue = asyncio.Queue()
+    for r in records:
+        queue.put_nowait(r)
+    counts = {"judged": 0, "unreadable": 0}
+
+    async def worker() -> None:
+        while True:
+            try:
+                record = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            result = await judge_record(model, record, max_tokens=max_tokens, json_mode=json_mode)
+            if result.judgement is None:
+                append_jsonl(failures, [{"id": record.get("id"), "split": record.get("split"),
+                                         "tested_model": record.get("tested_model"), "judge_model": model.name,
+                                         "problem": result.problem, "raw": result.raw,
+                                         **({"planprobe": record["planprobe"]} if "planprobe" in record else {})}])
+                counts["unreadable"] += 1
+                on_row(None)
+                continue
+            judged = dict(record)
+            judged["judge_model"] = model.name
+            judged["judgement"] = result.judgement
+            append_jsonl(out, [judged])
+            counts["judged"] += 1
+            on_row(judged)
+
+    tasks = [asyncio.create_task(worker()) for _ in range(min(concurrency, max(1, len(records))))]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for t in tasks:
+            t.cancel()
+    return counts["judged"], counts["unreadable"]
+
+
+def read_judgements(path: Path) -> list[Record]:
+    """Every row of an APB judgement file, as APB's scorer reads them (no de-duplication)."""
+    return [row.record for row in iter_rows(path, "judgements")]
+
+
+def json_line(record: Record) -> str:
+    return json.dumps(record, ensure_ascii=False)

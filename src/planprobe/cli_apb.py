@@ -132,7 +132,8 @@ def print_scores(summary: dict[str, Any], dims: dict[str, str], notes: list[str]
                       ("mean grade", "right")):
         t.add_column(col, justify=just)  # type: ignore[arg-type]
     order = {"overall": 0, "split": 1, "planning_regime": 2, "task_family": 3, "task_category": 4}
-    for name, g in sorted(summary["groups"].items(), key=lambda kv: (order.get(dims.get(kv[0], ""), 5), kv[0])):
+    for name, g in sorted(summary["groups"].items(),
+                          key=lambda kv: (order.get(dims.get(kv[0], "").split("+")[0], 5), kv[0])):
         acc = "-" if g["accuracy"] is None else f"{100 * g['accuracy']:.1f}%"
         grade = "-" if g["average_grade"] is None else f"{g['average_grade']:.3f}"
         t.add_row(name, dims.get(name, "?").replace("planning_regime", "regime"), str(g["records"]), acc, grade)
@@ -151,7 +152,8 @@ def score_cmd(
     """APB's scores (accuracy = mean is_correct, mean grade) overall and by split, regime, family, category."""
     from .judge.apb_run import read_judgements
 
-    show_scores(read_judgements(judgements), resolve_splits(splits), scores, as_json)
+    chosen = resolve_splits(splits)  # options first, then the file
+    show_scores(read_judgements(judgements), chosen, scores, as_json)
 
 
 @apb_app.command("predictions")

@@ -74,11 +74,11 @@ def collisions(records: Iterable[dict[str, Any]]) -> list[str]:
 
 
 def group_dimension(records: Iterable[dict[str, Any]]) -> dict[str, str]:
-    """For display: which dimension each group name comes from ("overall" for overall)."""
-    out = {"overall": "overall"}
+    """For display: which dimension(s) each group name comes from ("overall" for overall)."""
+    dims: dict[str, list[str]] = {"overall": ["overall"]}
     for r in records:
         for d in DIMENSIONS:
             v = r.get(d, "")
-            if v:
-                out.setdefault(str(v), d)
-    return out
+            if v and d not in dims.setdefault(str(v), []):
+                dims[str(v)].append(d)
+    return {k: "+".join(v) for k, v in dims.items()}

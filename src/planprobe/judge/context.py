@@ -21,18 +21,26 @@ from ..suites.registry import restart_tool_of
 from .rubric import JudgeContext
 
 DESCRIPTION_CHARS = 200
+SHORT_DESCRIPTION_CHARS = 60  # when the full tool list would pass TOOLS_CHARS
 TOOLS_CHARS = 2500
-REFERENCE_CHARS = 1500
+REFERENCE_CHARS = 3000
 
 
 def render_tools(tools: list[ToolSpec]) -> str:
+    """Every tool with its parameters, always: a long list shortens descriptions (each
+    cut says by how much), it never drops a tool."""
+    text = _tool_lines(tools, DESCRIPTION_CHARS)
+    return text if len(text) <= TOOLS_CHARS else _tool_lines(tools, SHORT_DESCRIPTION_CHARS)
+
+
+def _tool_lines(tools: list[ToolSpec], description_chars: int) -> str:
     lines = []
     for t in tools:
         props = t.parameters.get("properties", {}) if isinstance(t.parameters, dict) else {}
         required = set(t.parameters.get("required", ())) if isinstance(t.parameters, dict) else set()
         args = ", ".join(f"{name}{'' if name in required else '?'}: {_type(spec)}" for name, spec in props.items())
-        lines.append(f"- {t.name}({args}): {clip(t.description, DESCRIPTION_CHARS)}")
-    return clip("\n".join(lines), TOOLS_CHARS)
+        lines.append(f"- {t.name}({args}): {clip(t.description, description_chars)}")
+    return "\n".join(lines)
 
 
 def _type(spec: Any) -> str:

@@ -34,6 +34,7 @@ class Step(BaseModel):
     thought: str | None = None
     output: str | None = None
     text: str | None = None  # a step that is not a tool call (a message, an answer)
+    action: str | None = None  # an action written as text (OpenCUA's sentences, FrameThinker's <action>)
 
 
 class Reference(BaseModel):

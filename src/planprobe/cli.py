@@ -434,6 +434,11 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
             data["travelplanner"] = travel
         if infra:
             data["infra_first_cause"] = _cause(infra[0][3])
+        from .judge.apb_run import apb_scores
+
+        apb = apb_scores(run_dir)
+        if apb:
+            data["apb_scores"] = apb
         print(json.dumps(data, indent=2, sort_keys=True))
     else:
         out_console.print(summary_table(summary))
@@ -444,9 +449,9 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
             out_console.print(line, highlight=False)
         for line in run_figure_lines(travel):
             out_console.print(line, highlight=False, soft_wrap=True)
-        from .cli_apb import apb_judgement_lines
+        from .judge.apb_run import judgement_lines
 
-        for line in apb_judgement_lines(run_dir):
+        for line in judgement_lines(run_dir):
             out_console.print(line, highlight=False, markup=False, soft_wrap=True)
         if infra and infra_note:
             out_console.print(f"infrastructure failures: first cause: {_cause(infra[0][3])}; re-running the run's "

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any, Optional
 
@@ -173,27 +172,3 @@ def predictions_cmd(
     err_console.print(f"wrote {len(src.records)} APB prediction record(s) to {output}")
 
 
-def apb_judgement_lines(run_dir: Path) -> list[str]:
-    """For ``show``: APB's overall and per-split accuracy from the run's APB judgements."""
-    from .judge.apb_run import JUDGEMENTS_NAME, read_judgements
-    from .judge.apb_score import score
-
-    path = Path(run_dir) / JUDGEMENTS_NAME
-    if not path.exists():
-        return []
-    rows = read_judgements(path)
-    judges = sorted({str(r.get("judge_model")) for r in rows})
-    lines = []
-    for judge in judges:
-        summary = score([r for r in rows if str(r.get("judge_model")) == judge])
-        parts = []
-        for name in ("overall", *SPLITS):
-            g = summary["groups"].get(name)
-            if g and g["accuracy"] is not None:
-                parts.append(f"{name} {100 * g['accuracy']:.1f}% (n={g['records']})")
-        lines.append(f"APB judged by {judge}: accuracy " + ", ".join(parts) + f"; details: planprobe apb score {path}")
-    return lines
-
-
-def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)

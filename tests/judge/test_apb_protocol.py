@@ -191,6 +191,11 @@ def test_import_run_judge_score_end_to_end(tmp_path, apb_data):
     show = _cli("show", str(tmp_path / "run"))
     assert show.returncode in (0, 1) and "APB judged by openai:judge: accuracy overall 62.5% (n=17)" in " ".join(
         show.stdout.split())
+    shown = json.loads(_cli("show", str(tmp_path / "run"), "--json").stdout)
+    assert shown["apb_scores"] == {"openai:judge": summary}
+    r = _cli("report", str(tmp_path / "run"), "-o", str(tmp_path / "report.html"))
+    assert r.returncode == 0 and "APB judged by openai:judge: accuracy overall 62.5% (n=17)" in (
+        tmp_path / "report.html").read_text()
     again = _cli("apb", "score", str(tmp_path / "run" / "apb_judgements.jsonl"), "--json")
     assert again.returncode == 0 and again.stdout == scores_json(summary)
 

@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import PlanprobeError
 from ..models.base import Model
 from ..runner.store import RunStore
+from ..suites.external.apb_format import SPLITS
 from ..suites.external.apb_records import append_jsonl, iter_rows
 from ..suites.judged.spec import FAMILY, parse_spec
 from .apb import JUDGE_MAX_TOKENS, judge_record
@@ -167,5 +168,44 @@ def read_judgements(path: Path) -> list[Record]:
     return [row.record for row in iter_rows(path, "judgements")]
 
 
-def json_line(record: Record) -> str:
-    return json.dumps(record, ensure_ascii=False)
+def apb_scores(run_dir: Path) -> dict[str, Any]:
+    """APB's scores of the run, per judge model ({} when it was never judged --style apb)."""
+    from .apb_score import score
+
+    path = Path(run_dir) / JUDGEMENTS_NAME
+    if not path.exists():
+        return {}
+    rows = read_judgements(path)
+    return {judge: score([r for r in rows if str(r.get("judge_model")) == judge])
+            for judge in sorted({str(r.get("judge_model")) for r in rows})}
+
+
+def judgement_lines(run_dir: Path) -> list[str]:
+    """One line per judge of the run (APB's accuracy overall and per split; planprobe's judged
+    pass rate), for ``show`` and ``report``. Empty when the run was never judged."""
+    from .apb_score import score
+    from .run import LOG_NAME
+
+    lines = []
+    path = Path(run_dir) / JUDGEMENTS_NAME
+    if path.exists():
+        rows = read_judgements(path)
+        for judge in sorted({str(r.get("judge_model")) for r in rows}):
+            summary = score([r for r in rows if str(r.get("judge_model")) == judge])
+            parts = [f"{name} {100 * g['accuracy']:.1f}% (n={g['records']})" for name in ("overall", *SPLITS)
+                     if (g := summary["groups"].get(name)) and g["accuracy"] is not None]
+            lines.append(f"APB judged by {judge}: accuracy " + ", ".join(parts)
+                         + f"; details: planprobe apb score {path}")
+    log = Path(run_dir) / LOG_NAME
+    if log.exists():
+        by_judge: dict[str, list[bool]] = {}
+        for line in log.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+                by_judge.setdefault(str(row["identity"]["judge_model"]), []).append(bool(row["verdict"]["passed"]))
+            except (ValueError, KeyError, TypeError):
+                continue
+        for judge, passed in sorted(by_judge.items()):
+            lines.append(f"planprobe judge {judge}: judged pass rate {100 * sum(passed) / len(passed):.1f}% "
+                         f"(n={len(passed)}); details: planprobe judge {run_dir}")
+    return lines

@@ -30,6 +30,8 @@ def import_apb_cmd(
                                              "recorded outputs."),
     data_dir: Optional[Path] = typer.Option(None, help="--protocol apb: the APB data directory the records' "
                                                        "'files' paths are relative to (images, text files)."),
+    images: bool = typer.Option(True, help="--protocol apb: attach images as image content parts (APB's way); "
+                                           "--no-images for a text-only model names each image instead."),
     skip_invalid: bool = typer.Option(False, help="Leave out bad rows (each named on stderr) instead of stopping."),
 ) -> None:
     """Agent Planning Benchmark rows -> judged cases (holistic, step-wise, extraneous, broken, unsolvable)."""
@@ -57,7 +59,8 @@ def import_apb_cmd(
     from .suites.io import write_suite
 
     tally = ImportTally()
-    count = write_suite(iter_apb_protocol(files, data_dir, split or None, skip_invalid, on_skip, tally), output)
+    count = write_suite(iter_apb_protocol(files, data_dir, split or None, skip_invalid, on_skip, tally, images),
+                        output)
     if count == 0:
         output.unlink(missing_ok=True)
         raise PlanprobeError("no cases to import" + (" in the chosen splits" if split else ""))

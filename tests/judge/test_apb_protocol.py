@@ -389,3 +389,17 @@ def test_messages_and_scores_equal_apbs_own_code(tmp_path, apb_data):
     Args.judgements.write_text("".join(json.dumps(r) + "\n" for r in rows))
     official_runner.score(Args, list(SPLITS))
     assert Args.scores.read_text() == scores_json(score(rows))
+
+
+def test_no_images_names_each_image_and_the_import_is_deterministic(tmp_path, apb_data):
+    root, files = apb_data
+    tally = ImportTally()
+    cases = list(iter_apb_protocol(files, root, tally=tally, attach_images=False))
+    assert tally.images == 0 and tally.images_withheld == 3
+    sw1 = json.loads(next(c for c in cases if c.id == "apb-sw-1").task)["file_context"]
+    assert sw1.count("[Image not shown to this text-only model: assets/Step-wise/opencua/s_") == 2
+    assert any("3 image(s) not attached (--no-images)" in n for n in tally.notes(root))
+    one, two = tmp_path / "1.jsonl", tmp_path / "2.jsonl"
+    for out in (one, two):
+        assert _cli("import", "apb", *map(str, files), "-o", str(out), "--data-dir", str(root)).returncode == 0
+    assert one.read_bytes() == two.read_bytes()

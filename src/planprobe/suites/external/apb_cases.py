@@ -18,7 +18,9 @@ user message (checked by SHA-256 at run time), text files are inlined into
 ``file_context`` (APB's 12,000-character cut; how much was cut is recorded
 in the case's meta), other files are named. A file that is not there, or no
 data directory at all, gives APB's own "[Missing referenced file: …]" line.
-A path that leaves the data directory is refused.
+A path that leaves the data directory is refused. For a text-only model,
+``attach_images=False`` (``--no-images``) names each image in ``file_context``
+instead of attaching it — a deliberate change to APB's text, counted.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class ImportTally:
     duplicate_ids: int = 0
     files: int = 0
     images: int = 0
+    images_withheld: int = 0
     text_files: int = 0
     missing_files: int = 0
     other_files: int = 0
@@ -78,6 +81,9 @@ class ImportTally:
         if self.images:
             out.append(f"{self.images} image(s) attached as image content parts (text-only models get a note "
                        "instead; see docs/judge.md)")
+        if self.images_withheld:
+            out.append(f"{self.images_withheld} image(s) not attached (--no-images): the model is told "
+                       "'[Image not shown to this text-only model: …]' instead")
         if self.clipped_text_files:
             out.append(f"{self.clipped_text_files} text file(s) cut at {MAX_TEXT_CHARS} characters as APB does "
                        f"({self.clipped_chars} characters left out in all)")
@@ -87,10 +93,10 @@ class ImportTally:
 
 
 def record_case(record: dict[str, Any], case_id: str, data_dir: Path | None, tally: ImportTally,
-                file_name: str = "", lineno: int = 0) -> Case:
+                file_name: str = "", lineno: int = 0, attach_images: bool = True) -> Case:
     """One checked APB record as a case under APB's protocol."""
     split = str(record["split"])
-    file_context, images, clipped = _files(record.get("files"), data_dir, tally)
+    file_context, images, clipped = _files(record.get("files"), data_dir, tally, attach_images)
     spec = JudgedSpec(
         version=SPEC_VERSION, settings=list(SPLIT_SETTINGS[split]), protocol="apb", apb=record, images=images,
         data_dir=str(data_dir.resolve()) if data_dir is not None and images else None,
@@ -113,7 +119,8 @@ def record_case(record: dict[str, Any], case_id: str, data_dir: Path | None, tal
     return case
 
 
-def _files(files: Any, data_dir: Path | None, tally: ImportTally) -> tuple[str, list[ImageRef], int]:
+def _files(files: Any, data_dir: Path | None, tally: ImportTally,
+           attach_images: bool = True) -> tuple[str, list[ImageRef], int]:
     """APB's file handling: (file_context text, images to attach, characters cut)."""
     if files in (None, "", []):
         return "", [], 0
@@ -138,7 +145,10 @@ def _files(files: Any, data_dir: Path | None, tally: ImportTally) -> tuple[str, 
             continue
         kind = str(item.get("type") or "").lower()
         suffix = full.suffix.lower()
-        if kind == "image" or suffix in IMAGE_SUFFIXES:
+        if (kind == "image" or suffix in IMAGE_SUFFIXES) and not attach_images:
+            blocks.append(f"[Image not shown to this text-only model: {rel}]")
+            tally.images_withheld += 1
+        elif kind == "image" or suffix in IMAGE_SUFFIXES:
             data = full.read_bytes()
             mime = mimetypes.guess_type(full.name)[0] or "image/png"
             images.append(ImageRef(path=rel, mime=mime, sha256=hashlib.sha256(data).hexdigest()))
@@ -166,7 +176,7 @@ def _inside(root: Path, rel: str, index: int) -> Path:
 
 def iter_apb_protocol(paths: Iterable[Path], data_dir: Path | None, splits: Iterable[str] | None = None,
                       skip_invalid: bool = False, on_skip: Callable[[str], None] = lambda msg: None,
-                      tally: ImportTally | None = None) -> Iterator[Case]:
+                      tally: ImportTally | None = None, attach_images: bool = True) -> Iterator[Case]:
     """Cases from APB split files, in file order; ``splits`` keeps only those splits."""
     wanted = set(splits) if splits else None
     if wanted:
@@ -190,7 +200,7 @@ def iter_apb_protocol(paths: Iterable[Path], data_dir: Path | None, splits: Iter
                 case_id = f"{case_id}~{row.line}"
                 tally.duplicate_ids += 1
             try:
-                case = record_case(record, case_id, data_dir, tally, Path(path).name, row.line)
+                case = record_case(record, case_id, data_dir, tally, Path(path).name, row.line, attach_images)
             except ApbRowError as exc:
                 message = f"{row.where}: field '{exc.field}': {exc.message}"
                 if not skip_invalid:

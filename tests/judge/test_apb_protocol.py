@@ -403,3 +403,55 @@ def test_no_images_names_each_image_and_the_import_is_deterministic(tmp_path, ap
     for out in (one, two):
         assert _cli("import", "apb", *map(str, files), "-o", str(out), "--data-dir", str(root)).returncode == 0
     assert one.read_bytes() == two.read_bytes()
+
+
+class _ReferenceJudge:
+    """Correct exactly when the reply states the reference: APB's judge payload carries both."""
+
+    name = "reference-judge"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def chat(self, messages, tools, params):
+        from planprobe.models.base import ChatResult
+
+        self.calls += 1
+        payload = json.loads(messages[1].content)
+        ref, reply = payload["reference"], payload["model_response"]
+        try:
+            answer = json.loads(reply)
+        except ValueError:
+            answer = None
+        if "ground_truth_steps" in ref:
+            ok = isinstance(answer, dict) and answer.get("predicted_steps") == ref["ground_truth_steps"]
+        elif messages[0].content == prompts()["UNSOLVABLE_JUDGE_PROMPT"]:
+            ok = isinstance(answer, dict) and answer.get("status") == "REJECT"
+        else:
+            ok = isinstance(answer, dict) and answer.get("tool_chain") == ref["tool_chain"]
+        text = json.dumps({"is_correct": ok, "grade": 1.0 if ok else 0.0, "error_list": [0] * 6, "reasoning": ""})
+        return ChatResult(message=Message(role="assistant", content=text))
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_oracle_answers_with_the_reference_and_random_does_not(tmp_path, apb_data):
+    import asyncio
+
+    import planprobe as pp
+    from planprobe.judge.apb_run import from_run, judge_all
+
+    root, files = apb_data
+    cases = list(iter_apb_protocol(files, root))
+    accuracy = {}
+    for agent in ("oracle", "random"):
+        pp.run_suite(cases, agent, tmp_path / agent, concurrency=2)
+        src = from_run(tmp_path / agent)
+        assert len(src.records) == 18 and not src.notes()
+        out = tmp_path / f"{agent}.jsonl"
+        judged, unreadable = asyncio.run(judge_all(_ReferenceJudge(), src.records, out, tmp_path / "bad.jsonl"))
+        assert (judged, unreadable) == (18, 0)
+        rows = [json.loads(x) for x in out.read_text().splitlines()]
+        accuracy[agent] = score(rows)["groups"]["overall"]["accuracy"]
+    assert accuracy == {"oracle": 1, "random": 0}

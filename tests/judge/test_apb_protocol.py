@@ -455,3 +455,23 @@ def test_oracle_answers_with_the_reference_and_random_does_not(tmp_path, apb_dat
         rows = [json.loads(x) for x in out.read_text().splitlines()]
         accuracy[agent] = score(rows)["groups"]["overall"]["accuracy"]
     assert accuracy == {"oracle": 1, "random": 0}
+
+
+def test_repeated_ids_and_trials_are_kept_apart_and_said(tmp_path):
+    import asyncio
+
+    import planprobe as pp
+    from planprobe.judge.apb_run import from_run, judge_all, judged_keys
+
+    row = records()[0]
+    f = tmp_path / "dup.jsonl"
+    f.write_text(json.dumps(row) + "\n" + json.dumps({**row, "query": "another task, same id"}) + "\n")
+    tally = ImportTally()
+    cases = list(iter_apb_protocol([f], None, tally=tally))
+    assert [c.id for c in cases] == ["apb-hol-0", "apb-hol-0~2"] and tally.duplicate_ids == 1
+    pp.run_suite(cases, "oracle", tmp_path / "run", trials=2, concurrency=1)
+    src = from_run(tmp_path / "run")
+    assert len(src.records) == 4 and any("2 trials per record" in n for n in src.notes())
+    out = tmp_path / "j.jsonl"
+    assert asyncio.run(judge_all(_ReferenceJudge(), src.records, out, tmp_path / "u.jsonl")) == (4, 0)
+    assert len(judged_keys(out, "reference-judge")) == 4  # resuming skips all four, none twice

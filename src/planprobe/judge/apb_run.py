@@ -25,6 +25,7 @@ from ..models.base import Model
 from ..runner.store import RunStore
 from ..suites.external.apb_format import SPLITS
 from ..suites.external.apb_records import append_jsonl, iter_rows
+from ..schema import TraceStatus
 from ..suites.judged.spec import FAMILY, parse_spec
 from .apb import JUDGE_MAX_TOKENS, judge_record
 
@@ -43,6 +44,8 @@ class Source:
     infra: int = 0  # run results that are infrastructure failures: no reply to judge
     not_apb: int = 0  # results of cases not imported under APB's protocol
     skipped: int = 0  # bad rows of a prediction file (--skip-invalid)
+    unfinished: int = 0  # episodes that ended without a normal reply (time or iteration limit …)
+    trials: int = 1  # replies per record in the run
 
     def notes(self) -> list[str]:
         out = []
@@ -54,13 +57,22 @@ class Source:
                        "(judge them with --style planprobe)")
         if self.skipped:
             out.append(f"{self.skipped} bad row(s) of the prediction file skipped (named above)")
+        if self.unfinished:
+            out.append(f"{self.unfinished} episode(s) ended without a normal reply (a time or iteration limit): "
+                       "judged on what the model said, often nothing")
+        if self.trials > 1:
+            out.append(f"the run has {self.trials} trials per record and each counts as a record in APB's "
+                       "scores (APB has one reply per record)")
         return out
 
 
-def key(record: Record) -> tuple[str, str, int]:
+def key(record: Record) -> tuple[str, str, int, str]:
+    """APB's resume key (id, tested model), plus the run's trial and case id when present
+    (a repeated APB id imports as two cases)."""
     extra = record.get("planprobe")
     trial = extra.get("trial", 0) if isinstance(extra, dict) else 0
-    return str(record.get("id")), str(record.get("tested_model", "")), int(trial)
+    case_id = extra.get("case_id", "") if isinstance(extra, dict) else ""
+    return str(record.get("id")), str(record.get("tested_model", "")), int(trial), str(case_id)
 
 
 def from_run(run_dir: Path) -> Source:
@@ -69,7 +81,7 @@ def from_run(run_dir: Path) -> Source:
     try:
         cases = {c.id: c for c in store.cases()}
         meta = store.meta()
-        src = Source()
+        src = Source(trials=int(meta.get("trials") or 1))
         for trace, verdict in store.results():
             case = cases.get(trace.case_id)
             if case is None or case.family != FAMILY or parse_spec(case).protocol != "apb":
@@ -78,6 +90,8 @@ def from_run(run_dir: Path) -> Source:
             if verdict.infra:
                 src.infra += 1
                 continue
+            if trace.status != TraceStatus.COMPLETED:
+                src.unfinished += 1
             record = dict(parse_spec(case).apb or {})
             record["tested_model"] = trace.model or str(meta.get("model") or "unknown")
             record["model_response"] = trace.final_answer or ""
@@ -100,7 +114,7 @@ def from_predictions(path: Path, skip_invalid: bool = False,
     return src
 
 
-def judged_keys(path: Path, judge_model: str) -> set[tuple[str, str, int]]:
+def judged_keys(path: Path, judge_model: str) -> set[tuple[str, str, int, str]]:
     """Records already judged by this judge model (APB's resume rule)."""
     if not path.exists():
         return set()

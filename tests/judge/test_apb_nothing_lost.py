@@ -76,3 +76,12 @@ def test_the_judge_sees_the_whole_reference_and_every_tool():
     case = convert_row(row)
     ctx = build_context(case, Trace(case_id=case.id, agent="x"))
     assert all(t.name in ctx.tools for t in case.tools) and "GoogleSearch" in (ctx.reference or "")
+
+
+def test_planprobe_style_judge_gets_apbs_reference_for_apb_cases():
+    from planprobe.suites.external.apb_cases import ImportTally, record_case
+
+    row = next(r for r in records() if r["id"] == "swbrk-0")
+    case = record_case(row, "apb-swbrk-0", None, ImportTally())
+    ctx = build_context(case, Trace(case_id=case.id, agent="x", final_answer='{"predicted_steps": []}'))
+    assert "MathematicalExpressionEvaluator" in (ctx.reference or "") and "broken" in ctx.settings

@@ -175,10 +175,10 @@ def convert_row(row: dict[str, Any], file_name: str = "", lineno: int = 0) -> Ca
     replacement = _json_field(row, "replacement_tool_json", None)
     replacement_name = None
     if replacement not in (None, "", {}):
-        spec = _tool(replacement, "replacement_tool_json", names, allow_existing=True)
-        replacement_name = spec.name
-        if all(t.name != spec.name for t in tools):
-            tools.append(spec)
+        replacement_spec = _tool(replacement, "replacement_tool_json", names, allow_existing=True)
+        replacement_name = replacement_spec.name
+        if all(t.name != replacement_name for t in tools):
+            tools.append(replacement_spec)
     broken = row.get("broken_tool_name")
     broken_name = None
     if broken not in (None, ""):
@@ -359,7 +359,7 @@ def _raw_name(raw: Any) -> str | None:
         return raw
     if not isinstance(raw, dict):
         return None
-    body = raw.get("function") if isinstance(raw.get("function"), dict) else raw
+    body: dict[str, Any] = raw["function"] if isinstance(raw.get("function"), dict) else raw
     return next((body[k] for k in ("name", "tool_name", "api_name") if isinstance(body.get(k), str)), None)
 
 
@@ -371,7 +371,7 @@ def _tool(raw: Any, field: str, names: _Names, allow_existing: bool = False) -> 
                         parameters={"type": "object", "properties": {}})
     if not isinstance(raw, dict):
         raise RowError(field, f"expected a tool object or name, got {type(raw).__name__}")
-    body = raw.get("function") if isinstance(raw.get("function"), dict) else raw
+    body: dict[str, Any] = raw["function"] if isinstance(raw.get("function"), dict) else raw
     name = next((body[k] for k in ("name", "tool_name", "api_name") if isinstance(body.get(k), str)), None)
     if not name or not name.strip():
         raise RowError(field, "the tool has no name (expected 'name', 'tool_name' or 'function.name')")
@@ -517,15 +517,15 @@ def _steps(raw: Any, field: str, names: _Names, frames: bool = False) -> list[St
             continue
         calls = item.get("tool_calls")
         if isinstance(calls, list) and calls:
-            for call in calls:
-                fn = call.get("function", call) if isinstance(call, dict) else {}
+            for one in calls:
+                fn = one.get("function", one) if isinstance(one, dict) else {}
                 tool = fn.get("name") if isinstance(fn, dict) else None
                 if not isinstance(tool, str):
                     raise RowError(where, "a tool call without a function name")
                 steps.append(Step(tool=_known(names, tool), arguments=_arguments(fn.get("arguments")),
                                   thought=content or None))
             continue
-        call = item.get("tool_call") if isinstance(item.get("tool_call"), dict) else item
+        call: dict[str, Any] = item["tool_call"] if isinstance(item.get("tool_call"), dict) else item
         tool = next((call[k] for k in _TOOL_KEYS if isinstance(call.get(k), str) and call[k].strip()), None)
         if tool is not None and names.lookup(tool) is None and not _NAME_LIKE.match(tool.strip()):
             # an action written as text (OpenCUA: "Click on the 'Personal info' link …"): kept as it is

@@ -45,18 +45,23 @@ def is_run_dir(path: Path) -> bool:
 
 def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Optional[Path], scores: Optional[Path],
               splits: str, max_tokens: Optional[int], json_mode: bool, concurrency: int, limit: Optional[int],
-              skip_invalid: bool, as_json: bool, quiet: bool) -> None:
+              skip_invalid: bool, as_json: bool, quiet: bool, apb_code: Optional[Path] = None) -> None:
     """Judge a run directory's APB cases, or an APB prediction file, the way APB does."""
     from .judge.apb import JUDGE_MAX_TOKENS
-    from .judge.apb_run import (FAILURES_NAME, JUDGEMENTS_NAME, PREDICTIONS_NAME, from_predictions, from_run,
-                                judge_all, judged_keys, key, read_judgements, write_predictions)
+    from .judge.apb_run import (FAILURES_NAME, JUDGEMENTS_NAME, PREDICTIONS_NAME, check_judge_prompts,
+                                from_predictions, from_run, judge_all, judged_keys, key, read_judgements,
+                                write_predictions)
     from .models import make_model
+    from .suites.external.apb_prompts import load
 
     chosen = set(resolve_splits(splits))
     if limit is not None and limit < 1:
         raise PlanprobeError("--limit must be at least 1")
     if max_tokens is not None and max_tokens < 16:
         raise PlanprobeError("--max-tokens must be at least 16")
+    if not source.exists():
+        raise PlanprobeError(f"{source}: neither a run directory nor an APB prediction file")
+    prompts = load(apb_code)  # before anything is written
     if is_run_dir(source):
         src = from_run(source)
         default_out = source / JUDGEMENTS_NAME
@@ -74,6 +79,7 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
     if limit is not None:
         records = records[:limit]
     model = make_model(judge_model, model_options)
+    check_judge_prompts(out, model.name, prompts)
     done = judged_keys(out, model.name)
     pending = [r for r in records if key(r) not in done]
     tally = {"judged": 0, "correct": 0}
@@ -91,7 +97,8 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
         async def go() -> tuple[int, int]:
             try:
                 return await judge_all(model, pending, out, failures, max_tokens=max_tokens or JUDGE_MAX_TOKENS,
-                                       json_mode=json_mode, concurrency=concurrency, on_row=on_row)
+                                       json_mode=json_mode, concurrency=concurrency, on_row=on_row,
+                                       prompts=prompts)
             finally:
                 await model.aclose()
 
@@ -102,7 +109,7 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
             err_console.print(f"interrupted: the records judged so far are in {out}; run the same command again "
                               "to resume")
             raise typer.Exit(130) from None
-    for note in src.notes():
+    for note in src.notes() + src.prompt_notes(prompts) + [prompts.describe()]:
         labelled("note:", note)
     if unreadable:
         labelled("note:", f"{unreadable} judge repl(ies) APB's reader cannot read: not written to {out} (APB's "

@@ -16,6 +16,10 @@ from rich.table import Table
 from .cli import _progress, app, err_console, labelled, out_console
 from .errors import PlanprobeError
 
+APB_CODE_HELP = ("Your checkout of APB's official code (git clone https://github.com/Mikivishy/AgentPlanningBenchmark): "
+                 "APB's prompt texts are read from its evaluation/apb_eval/prompts.py, as data (planprobe ships "
+                 "none). Default: $PLANPROBE_APB_CODE.")
+
 import_app = typer.Typer(help="Import an existing dataset as a planprobe suite (JSONL).", no_args_is_help=True)
 app.add_typer(import_app, name="import")
 
@@ -33,6 +37,7 @@ def import_apb_cmd(
     images: bool = typer.Option(True, help="--protocol apb: attach images as image content parts (APB's way); "
                                            "--no-images for a text-only model names each image instead."),
     skip_invalid: bool = typer.Option(False, help="Leave out bad rows (each named on stderr) instead of stopping."),
+    apb_code: Optional[Path] = typer.Option(None, "--apb-code", help=APB_CODE_HELP),
 ) -> None:
     """Agent Planning Benchmark rows -> judged cases (holistic, step-wise, extraneous, broken, unsolvable)."""
     skipped: list[str] = []
@@ -56,16 +61,19 @@ def import_apb_cmd(
                                                                        else ""))
         return
     from .suites.external.apb_cases import ImportTally, iter_apb_protocol
+    from .suites.external.apb_prompts import load
     from .suites.io import write_suite
 
+    prompts = load(apb_code)
     tally = ImportTally()
-    count = write_suite(iter_apb_protocol(files, data_dir, split or None, skip_invalid, on_skip, tally, images),
-                        output)
+    count = write_suite(iter_apb_protocol(files, data_dir, split or None, skip_invalid, on_skip, tally, images,
+                                          prompts), output)
     if count == 0:
         output.unlink(missing_ok=True)
         raise PlanprobeError("no cases to import" + (" in the chosen splits" if split else ""))
     for note in tally.notes(data_dir):
         labelled("note:", note)
+    labelled("note:", prompts.describe())
     per_split = ", ".join(f"{k} {v}" for k, v in tally.by_split.items())
     err_console.print(f"wrote {count} APB cases ({per_split}) to {output}"
                       + (f"; {tally.skipped} row(s) skipped" if tally.skipped else ""))
@@ -110,6 +118,7 @@ def judge_cmd(
     response_format: bool = typer.Option(True, help="apb: ask the judge for JSON mode (APB's "
                                                     "--no-response-format is --no-response-format)."),
     skip_invalid: bool = typer.Option(False, help="apb: leave out bad rows of a prediction file (each named)."),
+    apb_code: Optional[Path] = typer.Option(None, "--apb-code", help="apb: " + APB_CODE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
 ) -> None:
@@ -135,10 +144,10 @@ def judge_cmd(
                                model_path=model_path, threads=threads, n_ctx=ctx)
         judge_apb(run_dir, judge_model=judge_model, model_options=options, out=out, scores=scores, splits=splits,
                   max_tokens=max_tokens, json_mode=response_format, concurrency=concurrency, limit=limit,
-                  skip_invalid=skip_invalid, as_json=as_json, quiet=quiet)
+                  skip_invalid=skip_invalid, as_json=as_json, quiet=quiet, apb_code=apb_code)
         return
-    if out is not None or scores is not None or splits != "all" or skip_invalid:
-        raise PlanprobeError("--out, --scores, --splits and --skip-invalid are for --style apb")
+    if out is not None or scores is not None or splits != "all" or skip_invalid or apb_code is not None:
+        raise PlanprobeError("--out, --scores, --splits, --skip-invalid and --apb-code are for --style apb")
     max_tokens = 256 if max_tokens is None else max_tokens
 
     if reply_format is None:

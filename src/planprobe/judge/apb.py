@@ -11,7 +11,9 @@ whatever fields it has, because APB's scorer reads ``is_correct`` and
 parser and its median of several samples are ``--style planprobe``.)
 
 A reply APB's reader cannot read would stop APB's runner; here it is kept
-out of the judgement file, recorded with its raw text, and counted.
+out of the judgement file, recorded with its raw text, and counted. The judge
+prompt texts are APB's own, read from the user's checkout of APB's code
+(``suites.external.apb_prompts``); planprobe ships none.
 """
 
 from __future__ import annotations
@@ -24,12 +26,13 @@ from typing import Any
 from ..models.base import ChatParams, Model
 from ..schema import Message
 from ..suites.external.apb_format import dumps, judge_payload, judge_system_prompt
+from ..suites.external.apb_prompts import ApbPrompts
 
 JUDGE_MAX_TOKENS = 2048  # APB's --judge-max-tokens default
 
 
-def judge_messages(record: dict[str, Any]) -> list[Message]:
-    return [Message(role="system", content=judge_system_prompt(record)),
+def judge_messages(record: dict[str, Any], prompts: ApbPrompts) -> list[Message]:
+    return [Message(role="system", content=judge_system_prompt(record, prompts.texts)),
             Message(role="user", content=dumps(judge_payload(record)))]
 
 
@@ -60,12 +63,13 @@ class ApbJudgement:
     problem: str = ""
 
 
-async def judge_record(model: Model, record: dict[str, Any], *, max_tokens: int = JUDGE_MAX_TOKENS,
-                       json_mode: bool = True, seed: int | None = None) -> ApbJudgement:
+async def judge_record(model: Model, record: dict[str, Any], prompts: ApbPrompts, *,
+                       max_tokens: int = JUDGE_MAX_TOKENS, json_mode: bool = True,
+                       seed: int | None = None) -> ApbJudgement:
     """One prediction record (with ``model_response``) judged once, at temperature 0."""
     params = ChatParams(temperature=0.0, seed=seed, max_tokens=max_tokens,
                         response_format="json_object" if json_mode else None)
-    result = await model.chat(judge_messages(record), None, params)
+    result = await model.chat(judge_messages(record, prompts), None, params)
     raw = result.message.content or "{}"  # APB reads an empty reply as "{}"
     try:
         return ApbJudgement(parse_json_object(raw), raw)

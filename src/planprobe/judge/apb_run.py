@@ -8,7 +8,11 @@ judged once and appended to an APB judgement file (the prediction record plus
 ``score`` reads the file and an interrupted judging resumes: records already
 judged by the same judge model are skipped, as APB's runner skips them.
 Records from a run also carry ``planprobe: {case_id, trial}`` (APB's scorer
-ignores the key) so repeated trials stay apart.
+ignores the key) so repeated trials stay apart, and ``prompts_sha256``: the
+APB prompts file the tested model's messages were built from (at import).
+Every judged row gets ``planprobe.judge_prompts_sha256``, the prompts file the
+judge prompt came from; resuming with a different one is refused, so one file
+never mixes two versions of APB's judge prompts.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from ..errors import PlanprobeError
 from ..models.base import Model
 from ..runner.store import RunStore
 from ..suites.external.apb_format import SPLITS
+from ..suites.external.apb_prompts import ApbPrompts, load
 from ..suites.external.apb_records import append_jsonl, iter_rows
 from ..schema import TraceStatus
 from ..suites.judged.spec import FAMILY, parse_spec
@@ -46,6 +51,7 @@ class Source:
     skipped: int = 0  # bad rows of a prediction file (--skip-invalid)
     unfinished: int = 0  # episodes that ended without a normal reply (time or iteration limit …)
     trials: int = 1  # replies per record in the run
+    prompts_sha256: set[str] = field(default_factory=set)  # prompts files the cases were imported with
 
     def notes(self) -> list[str]:
         out = []
@@ -63,7 +69,19 @@ class Source:
         if self.trials > 1:
             out.append(f"the run has {self.trials} trials per record and each counts as a record in APB's "
                        "scores (APB has one reply per record)")
+        if len(self.prompts_sha256) > 1:
+            out.append(f"the cases were imported with {len(self.prompts_sha256)} different APB prompts files "
+                       f"(sha256 {', '.join(sorted(h[:12] for h in self.prompts_sha256))}): the replies answer "
+                       "different prompts")
         return out
+
+    def prompt_notes(self, judge: ApbPrompts) -> list[str]:
+        """A note when the judge's prompts file is not the one the cases were imported with."""
+        other = sorted(h[:12] for h in self.prompts_sha256 if h != judge.sha256)
+        if not other:
+            return []
+        return [f"the tested model's prompts came from a prompts.py with sha256 {', '.join(other)}, the judge's "
+                f"from {judge.path} (sha256 {judge.sha256[:12]}): two versions of APB's prompts"]
 
 
 def key(record: Record) -> tuple[str, str, int, str]:
@@ -96,6 +114,10 @@ def from_run(run_dir: Path) -> Source:
             record["tested_model"] = trace.model or str(meta.get("model") or "unknown")
             record["model_response"] = trace.final_answer or ""
             record["planprobe"] = {"case_id": case.id, "trial": trace.trial}
+            sha = case.meta.generator.get("apb_prompts_sha256") if case.meta.generator else None
+            if isinstance(sha, str):
+                record["planprobe"]["prompts_sha256"] = sha
+                src.prompts_sha256.add(sha)
             src.records.append(record)
     finally:
         store.close()
@@ -111,6 +133,10 @@ def from_predictions(path: Path, skip_invalid: bool = False,
         on_skip(message)
 
     src.records = [row.record for row in iter_rows(path, "predictions", skip_invalid, skip)]
+    for record in src.records:
+        extra = record.get("planprobe")
+        if isinstance(extra, dict) and isinstance(extra.get("prompts_sha256"), str):
+            src.prompts_sha256.add(extra["prompts_sha256"])
     return src
 
 
@@ -125,6 +151,23 @@ def judged_keys(path: Path, judge_model: str) -> set[tuple[str, str, int, str]]:
     return done
 
 
+def check_judge_prompts(path: Path, judge_model: str, prompts: ApbPrompts) -> None:
+    """Refuse to resume a judgement file whose rows by this judge model came from another
+    prompts file (rows without the hash, e.g. from APB's own runner, are not checked)."""
+    if not path.exists():
+        return
+    other: set[str] = set()
+    for row in iter_rows(path, "judgements"):
+        extra = row.record.get("planprobe")
+        sha = extra.get("judge_prompts_sha256") if isinstance(extra, dict) else None
+        if row.record.get("judge_model") == judge_model and isinstance(sha, str) and sha != prompts.sha256:
+            other.add(sha[:12])
+    if other:
+        raise PlanprobeError(f"{path}: records judged by {judge_model} with another APB prompts file (sha256 "
+                             f"{', '.join(sorted(other))}; this one is {prompts.sha256[:12]}): judge into "
+                             "another --out, or point --apb-code at the checkout used before")
+
+
 def write_predictions(records: list[Record], path: Path) -> None:
     """APB's prediction file (the rows as its runner writes them), replacing any old one."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -136,11 +179,18 @@ def write_predictions(records: list[Record], path: Path) -> None:
 
 async def judge_all(model: Model, records: list[Record], out: Path, failures: Path, *, max_tokens: int =
                     JUDGE_MAX_TOKENS, json_mode: bool = True, concurrency: int = 1,
-                    on_row: Callable[[Record | None], None] = lambda r: None) -> tuple[int, int]:
+                    on_row: Callable[[Record | None], None] = lambda r: None,
+                    prompts: ApbPrompts | None = None) -> tuple[int, int]:
     """Judge ``records`` (already filtered for resume) in order of completion; returns
-    (judged, unreadable). ``on_row`` gets each judged record, or None for an unreadable reply."""
+    (judged, unreadable). ``on_row`` gets each judged record, or None for an unreadable reply.
+    ``prompts``: APB's texts (default: from ``$PLANPROBE_APB_CODE``)."""
     if concurrency < 1:
         raise PlanprobeError("--concurrency must be at least 1")
+    texts = prompts or load()
+
+    def stamped(record: Record) -> dict[str, Any]:
+        extra = record.get("planprobe")
+        return {**(extra if isinstance(extra, dict) else {}), "judge_prompts_sha256": texts.sha256}
     queue: asyncio.Queue = asyncio.Queue()
     for r in records:
         queue.put_nowait(r)
@@ -152,18 +202,19 @@ async def judge_all(model: Model, records: list[Record], out: Path, failures: Pa
                 record = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            result = await judge_record(model, record, max_tokens=max_tokens, json_mode=json_mode)
+            result = await judge_record(model, record, texts, max_tokens=max_tokens, json_mode=json_mode)
             if result.judgement is None:
                 append_jsonl(failures, [{"id": record.get("id"), "split": record.get("split"),
                                          "tested_model": record.get("tested_model"), "judge_model": model.name,
                                          "problem": result.problem, "raw": result.raw,
-                                         **({"planprobe": record["planprobe"]} if "planprobe" in record else {})}])
+                                         "planprobe": stamped(record)}])
                 counts["unreadable"] += 1
                 on_row(None)
                 continue
             judged = dict(record)
             judged["judge_model"] = model.name
             judged["judgement"] = result.judgement
+            judged["planprobe"] = stamped(record)
             append_jsonl(out, [judged])
             counts["judged"] += 1
             on_row(judged)
@@ -194,6 +245,23 @@ def apb_scores(run_dir: Path) -> dict[str, Any]:
             for judge in sorted({str(r.get("judge_model")) for r in rows})}
 
 
+def _prompt_hashes(rows: list[Record]) -> str:
+    """'; APB prompts sha256 …' for the rows' judge (and tested-model) prompts files."""
+    found: dict[str, set[str]] = {"judge_prompts_sha256": set(), "prompts_sha256": set()}
+    for row in rows:
+        extra = row.get("planprobe")
+        for k, seen in found.items():
+            if isinstance(extra, dict) and isinstance(extra.get(k), str):
+                seen.add(extra[k][:12])
+    judge, tested = found["judge_prompts_sha256"], found["prompts_sha256"]
+    if not judge and not tested:
+        return ""
+    if judge == tested or not tested:
+        return "; APB prompts sha256 " + ", ".join(sorted(judge))
+    return (f"; APB prompts sha256 {', '.join(sorted(judge)) or '?'} (judge), "
+            f"{', '.join(sorted(tested))} (tested model)")
+
+
 def judgement_lines(run_dir: Path) -> list[str]:
     """One line per judge of the run (APB's accuracy overall and per split; planprobe's judged
     pass rate), for ``show`` and ``report``. Empty when the run was never judged."""
@@ -205,10 +273,11 @@ def judgement_lines(run_dir: Path) -> list[str]:
     if path.exists():
         rows = read_judgements(path)
         for judge in sorted({str(r.get("judge_model")) for r in rows}):
-            summary = score([r for r in rows if str(r.get("judge_model")) == judge])
+            mine = [r for r in rows if str(r.get("judge_model")) == judge]
+            summary = score(mine)
             parts = [f"{name} {100 * g['accuracy']:.1f}% (n={g['records']})" for name in ("overall", *SPLITS)
                      if (g := summary["groups"].get(name)) and g["accuracy"] is not None]
-            lines.append(f"APB judged by {judge}: accuracy " + ", ".join(parts)
+            lines.append(f"APB judged by {judge}: accuracy " + ", ".join(parts) + _prompt_hashes(mine)
                          + f"; details: planprobe apb score {path}")
     log = Path(run_dir) / LOG_NAME
     if log.exists():

@@ -21,6 +21,10 @@ data directory at all, gives APB's own "[Missing referenced file: …]" line.
 A path that leaves the data directory is refused. For a text-only model,
 ``attach_images=False`` (``--no-images``) names each image in ``file_context``
 instead of attaching it — a deliberate change to APB's text, counted.
+
+APB's prompt texts come from the user's checkout of APB's code (``apb_prompts``;
+planprobe ships none); each case records the SHA-256 of the prompts file in
+``meta.generator.apb_prompts_sha256``.
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ from typing import Any
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, OracleKind
 from ..judged.spec import FAMILY, SPEC_VERSION, ImageRef, JudgedSpec, check_spec
-from .apb_format import SPLITS, prediction_text, prompts
+from .apb_format import SPLITS, prediction_text
+from .apb_prompts import ApbPrompts, load
 from .apb_records import ApbRowError, iter_rows
 
 MAX_TEXT_CHARS = 12000  # APB's --max-text-chars default
@@ -93,8 +98,11 @@ class ImportTally:
 
 
 def record_case(record: dict[str, Any], case_id: str, data_dir: Path | None, tally: ImportTally,
-                file_name: str = "", lineno: int = 0, attach_images: bool = True) -> Case:
-    """One checked APB record as a case under APB's protocol."""
+                file_name: str = "", lineno: int = 0, attach_images: bool = True,
+                prompts: ApbPrompts | None = None) -> Case:
+    """One checked APB record as a case under APB's protocol (``prompts``: APB's texts,
+    default from ``$PLANPROBE_APB_CODE``)."""
+    prompts = prompts or load()
     split = str(record["split"])
     file_context, images, clipped = _files(record.get("files"), data_dir, tally, attach_images)
     spec = JudgedSpec(
@@ -105,12 +113,13 @@ def record_case(record: dict[str, Any], case_id: str, data_dir: Path | None, tal
                                        "source_subset") if record.get(k) is not None},
     )
     generator: dict[str, Any] = {"importer": "apb", "protocol": "apb", "file": file_name, "line": lineno,
-                                 "split": split}
+                                 "split": split, "apb_prompts_sha256": prompts.sha256}
     if clipped:
         generator["file_chars_cut"] = clipped
     topic = record.get("task_category")
     case = Case(
-        id=case_id, family=FAMILY, task=prediction_text(record, file_context), system=prompts()["PREDICT_SYSTEM"],
+        id=case_id, family=FAMILY, task=prediction_text(record, prompts.texts, file_context),
+        system=prompts["PREDICT_SYSTEM"],
         tools=[], oracle=OracleKind.JUDGED, spec=spec.model_dump(mode="json", exclude_defaults=True),
         meta=CaseMeta(topic=topic if isinstance(topic, str) and topic else None, generator=generator,
                       tags=["apb", split, "protocol:apb"] + (["has_images"] if images else [])),
@@ -176,14 +185,17 @@ def _inside(root: Path, rel: str, index: int) -> Path:
 
 def iter_apb_protocol(paths: Iterable[Path], data_dir: Path | None, splits: Iterable[str] | None = None,
                       skip_invalid: bool = False, on_skip: Callable[[str], None] = lambda msg: None,
-                      tally: ImportTally | None = None, attach_images: bool = True) -> Iterator[Case]:
-    """Cases from APB split files, in file order; ``splits`` keeps only those splits."""
+                      tally: ImportTally | None = None, attach_images: bool = True,
+                      prompts: ApbPrompts | None = None) -> Iterator[Case]:
+    """Cases from APB split files, in file order; ``splits`` keeps only those splits.
+    ``prompts``: APB's texts (default: from ``$PLANPROBE_APB_CODE``), needed before any row is read."""
     wanted = set(splits) if splits else None
     if wanted:
         unknown = sorted(wanted - set(SPLITS))
         if unknown:
             raise PlanprobeError(f"--split: unknown APB split {unknown[0]!r} (known: {', '.join(SPLITS)})")
     tally = tally if tally is not None else ImportTally()
+    prompts = prompts or load()
     seen: set[str] = set()
 
     def skip(message: str) -> None:
@@ -200,7 +212,8 @@ def iter_apb_protocol(paths: Iterable[Path], data_dir: Path | None, splits: Iter
                 case_id = f"{case_id}~{row.line}"
                 tally.duplicate_ids += 1
             try:
-                case = record_case(record, case_id, data_dir, tally, Path(path).name, row.line, attach_images)
+                case = record_case(record, case_id, data_dir, tally, Path(path).name, row.line, attach_images,
+                                   prompts)
             except ApbRowError as exc:
                 message = f"{row.where}: field '{exc.field}': {exc.message}"
                 if not skip_invalid:

@@ -12,7 +12,9 @@ them, or its figures are not comparable. This module restates that behaviour:
   keys, same order, same regime test: only ``planning_regime == "Holistic"``
   is holistic) and ``dumps`` serialises them the same way (indent 2, no ASCII
   escaping).
-- the prompt texts themselves come unchanged from ``apb_prompts.json``.
+- ``prediction_instruction`` / ``judge_system_prompt``: which of APB's prompt
+  texts a record gets. The texts themselves are not shipped: they are read
+  from the user's checkout of APB's code (``apb_prompts``) and passed in.
 
 Pure functions over plain dicts: no I/O, no model.
 """
@@ -20,8 +22,7 @@ Pure functions over plain dicts: no I/O, no model.
 from __future__ import annotations
 
 import json
-from functools import cache
-from importlib import resources
+from collections.abc import Mapping
 from typing import Any
 
 SPLITS: tuple[str, ...] = (
@@ -50,13 +51,6 @@ _PREDICT_BY_SPLIT = {
 }
 
 
-@cache
-def prompts() -> dict[str, str]:
-    """APB's prompt texts by their names in APB's code."""
-    text = resources.files(__package__).joinpath("apb_prompts.json").read_text(encoding="utf-8")
-    return {k: v for k, v in json.loads(text).items() if not k.startswith("_")}
-
-
 def json_field(record: dict[str, Any], key: str, default: Any) -> Any:
     """A ``*_json`` field decoded; ValueError when it is text that is not JSON."""
     value = record.get(key)
@@ -75,14 +69,15 @@ def is_holistic(record: dict[str, Any]) -> bool:
     return record.get("planning_regime") == "Holistic"
 
 
-def prediction_instruction(record: dict[str, Any]) -> str:
-    """The split's instruction; an unrecognised split gets the step-wise one, as in APB."""
-    return prompts()[_PREDICT_BY_SPLIT.get(str(record.get("split")), "STEP_WISE_INSTRUCTION")]
+def prediction_instruction(record: dict[str, Any], p: Mapping[str, str]) -> str:
+    """The split's instruction out of APB's texts ``p``; an unrecognised split gets the
+    step-wise one, as in APB."""
+    return p[_PREDICT_BY_SPLIT.get(str(record.get("split")), "STEP_WISE_INSTRUCTION")]
 
 
-def judge_system_prompt(record: dict[str, Any]) -> str:
+def judge_system_prompt(record: dict[str, Any], p: Mapping[str, str]) -> str:
+    """The judge's system prompt out of APB's texts ``p``, chosen by split then regime as APB does."""
     split = record.get("split")
-    p = prompts()
     if split == "holistic_unsolvable":
         return p["UNSOLVABLE_JUDGE_PROMPT"]
     if split in ("holistic_tool_extraneous", "step_wise_tool_extraneous"):
@@ -94,7 +89,7 @@ def judge_system_prompt(record: dict[str, Any]) -> str:
     return p["HOLISTIC_JUDGE_PROMPT"]
 
 
-def prediction_payload(record: dict[str, Any]) -> dict[str, Any]:
+def prediction_payload(record: dict[str, Any], p: Mapping[str, str]) -> dict[str, Any]:
     """What the tested model is shown (before any file context), key for key."""
     payload: dict[str, Any] = {
         "id": record.get("id"),
@@ -102,7 +97,7 @@ def prediction_payload(record: dict[str, Any]) -> dict[str, Any]:
         "source": record.get("source"),
         "source_subset": record.get("source_subset"),
         "query": record.get("query"),
-        "instruction": prediction_instruction(record),
+        "instruction": prediction_instruction(record, p),
         "available_tools": json_field(record, "tools_json", []),
         "tool_names": json_field(record, "tool_names_json", []),
     }
@@ -146,9 +141,9 @@ def judge_payload(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def prediction_text(record: dict[str, Any], file_context: str = "") -> str:
-    """The text part of APB's user message to the tested model."""
-    payload = prediction_payload(record)
+def prediction_text(record: dict[str, Any], p: Mapping[str, str], file_context: str = "") -> str:
+    """The text part of APB's user message to the tested model (``p``: APB's texts)."""
+    payload = prediction_payload(record, p)
     if file_context:
         payload["file_context"] = file_context
     return dumps(payload)

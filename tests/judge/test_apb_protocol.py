@@ -6,6 +6,10 @@ user messages, JSON mode, images as image content parts. The scores are checked
 against an independent re-implementation of APB's ``score()`` written here, and
 — when the official repository is mirrored on this machine — against APB's own
 code (prompts, messages and scores).
+
+planprobe ships none of APB's prompt texts; these tests point it at a stand-in
+prompts.py written for them (``apb_code/``, same names and answer skeletons,
+other words), and at APB's own file when the mirror is present.
 """
 
 from __future__ import annotations
@@ -31,10 +35,18 @@ from planprobe.models.local import render_chatml
 from planprobe.models.openai_backend import OpenAIModel
 from planprobe.schema import Message
 from planprobe.suites.external.apb_cases import ImportTally, iter_apb_protocol
-from planprobe.suites.external.apb_format import SPLITS, dumps, judge_payload, prompts
+from planprobe.suites.external.apb_format import SPLITS, dumps, judge_payload, judge_system_prompt
+from planprobe.suites.external.apb_prompts import PROMPTS_FILE, load
 from planprobe.suites.io import load_suite
 
 MIRROR = Path("/work/.mirror/Mikivishy+AgentPlanningBenchmark/repo")
+STANDIN = Path(__file__).resolve().parent / "apb_code"  # a stand-in for APB's checkout (its prompts.py only)
+PROMPTS = load(STANDIN)
+INSTRUCTION_NAMES = {"holistic_planning": "HOLISTIC_INSTRUCTION",
+                     "holistic_tool_extraneous": "HOLISTIC_TOOL_EXTRANEOUS_INSTRUCTION",
+                     "holistic_unsolvable": "UNSOLVABLE_INSTRUCTION", "step_wise_planning": "STEP_WISE_INSTRUCTION",
+                     "step_wise_tool_extraneous": "STEP_WISE_TOOL_EXTRANEOUS_INSTRUCTION",
+                     "step_wise_tool_broken": "STEP_WISE_TOOL_BROKEN_INSTRUCTION"}
 
 
 # ---------------------------------------------------------------------------
@@ -127,6 +139,7 @@ def scripted_judge(index: int, body: dict, headers: dict):
 
 
 def _cli(*args: str, **env: str) -> subprocess.CompletedProcess:
+    env = {"PLANPROBE_APB_CODE": str(STANDIN), **env}
     return subprocess.run(planprobe_cmd() + list(args), capture_output=True, text=True,
                           env=subprocess_env(OPENAI_API_KEY="test-key", **env))
 
@@ -150,9 +163,12 @@ def test_import_run_judge_score_end_to_end(tmp_path, apb_data):
     assert "wrote 18 APB cases" in err and "3 image(s) attached" in err
     assert "1 text file(s) cut at 12000 characters as APB does (3000 characters left out in all)" in err
     cases = load_suite(suite)
-    assert len(cases) == 18 and all(c.tools == [] and c.system == prompts()["PREDICT_SYSTEM"] for c in cases)
+    assert len(cases) == 18 and all(c.tools == [] and c.system == PROMPTS["PREDICT_SYSTEM"] for c in cases)
+    assert all(c.meta.generator["apb_prompts_sha256"] == PROMPTS.sha256 for c in cases)
+    assert f"(sha256 {PROMPTS.sha256[:12]})" in err
 
     cache = tmp_path / "cache.sqlite"
+    by_id = {r["id"]: r for r in records()}
     with ScriptedServer(scripted_tested) as tested:
         r = _cli("run", str(suite), "--model", "openai:tested", "--base-url", tested.url, "--out",
                  str(tmp_path / "run"), "-q", "--cache-path", str(cache), "--max-tokens", "4096")
@@ -161,7 +177,9 @@ def test_import_run_judge_score_end_to_end(tmp_path, apb_data):
     assert len(requests) == 18  # one call per record: nothing executed, no second turn
     for body in requests:
         assert body["response_format"] == {"type": "json_object"} and "tools" not in body
-        assert body["messages"][0] == {"role": "system", "content": prompts()["PREDICT_SYSTEM"]}
+        assert body["messages"][0] == {"role": "system", "content": PROMPTS["PREDICT_SYSTEM"]}
+        payload = json.loads(_user_text(body))
+        assert payload["instruction"] == PROMPTS[INSTRUCTION_NAMES[by_id[payload["id"]]["split"]]]
     with_images = [b for b in requests if isinstance(b["messages"][1]["content"], list)]
     assert sorted(len(b["messages"][1]["content"]) - 1 for b in with_images) == [1, 2]
     assert all(p["image_url"]["url"].startswith("data:image/png;base64,")
@@ -173,6 +191,10 @@ def test_import_run_judge_score_end_to_end(tmp_path, apb_data):
         assert r.returncode == 0, r.stderr
         judge_requests = list(judge.requests)
     assert len(judge_requests) == 18
+    for body in judge_requests:  # the stand-in's judge prompt for the record's split
+        record = by_id[json.loads(body["messages"][1]["content"])["id"]]
+        assert body["messages"][0]["content"] == judge_system_prompt(record, PROMPTS.texts)
+        assert body["messages"][0]["content"].startswith("[stand-in]")
     assert all(b["temperature"] == 0.0 and b["max_tokens"] == 2048 and b["response_format"] ==
                {"type": "json_object"} for b in judge_requests)
     err = " ".join(r.stderr.split())
@@ -181,6 +203,8 @@ def test_import_run_judge_score_end_to_end(tmp_path, apb_data):
     rows = [json.loads(x) for x in (tmp_path / "run" / "apb_judgements.jsonl").read_text().splitlines()]
     assert len(rows) == 17 and set(records()[0]) <= set(rows[0])  # every APB field kept
     assert all({"tested_model", "model_response", "judge_model", "judgement"} <= set(row) for row in rows)
+    assert all(row["planprobe"]["judge_prompts_sha256"] == row["planprobe"]["prompts_sha256"] == PROMPTS.sha256
+               for row in rows)
     summary = json.loads((tmp_path / "scores.json").read_text())
     assert_same(summary, independent_score(rows))
     assert summary["groups"]["research"]["records"] == 2 * sum(r["task_category"] == "research" for r in rows)
@@ -189,8 +213,9 @@ def test_import_run_judge_score_end_to_end(tmp_path, apb_data):
     assert summary["groups"]["overall"]["accuracy"] == pytest.approx(10 / 16)
 
     show = _cli("show", str(tmp_path / "run"))
-    assert show.returncode in (0, 1) and "APB judged by openai:judge: accuracy overall 62.5% (n=17)" in " ".join(
-        show.stdout.split())
+    shown_text = " ".join(show.stdout.split())
+    assert show.returncode in (0, 1) and "APB judged by openai:judge: accuracy overall 62.5% (n=17)" in shown_text
+    assert f"APB prompts sha256 {PROMPTS.sha256[:12]};" in shown_text
     shown = json.loads(_cli("show", str(tmp_path / "run"), "--json").stdout)
     assert shown["apb_scores"] == {"openai:judge": summary}
     r = _cli("report", str(tmp_path / "run"), "-o", str(tmp_path / "report.html"))
@@ -235,7 +260,7 @@ def test_apb_reader_reads_what_apb_reads():
 
 def test_the_task_is_apbs_user_message_unclipped(tmp_path, apb_data):
     root, files = apb_data
-    cases = {c.id: c for c in iter_apb_protocol(files, root)}
+    cases = {c.id: c for c in iter_apb_protocol(files, root, prompts=PROMPTS)}
     by_id = {r["id"]: r for r in records()}
     for case in cases.values():
         payload = json.loads(case.task)
@@ -259,7 +284,7 @@ def test_images_are_content_parts_or_a_visible_note(tmp_path, apb_data):
     root, files = apb_data
     from planprobe.suites.judged.environment import JudgedEnvironment
 
-    case = next(c for c in iter_apb_protocol(files, root) if c.id == "apb-sw-1")
+    case = next(c for c in iter_apb_protocol(files, root, prompts=PROMPTS) if c.id == "apb-sw-1")
     env = JudgedEnvironment(case)
     message = env.user_message()
     assert len(message.parts or []) == 2
@@ -283,7 +308,7 @@ def _openai() -> OpenAIModel:
 def test_without_data_dir_files_are_named_missing_as_apb_does(apb_data):
     _, files = apb_data
     tally = ImportTally()
-    cases = list(iter_apb_protocol(files, None, tally=tally))
+    cases = list(iter_apb_protocol(files, None, tally=tally, prompts=PROMPTS))
     assert tally.missing_files == 4 and tally.images == 0
     ctx = json.loads(next(c for c in cases if c.id == "apb-hol-0").task)["file_context"]
     assert ctx == "[Missing referenced file: assets/Holistic/gta/image_0.png]"
@@ -335,10 +360,11 @@ def test_a_path_leaving_the_data_directory_is_refused(tmp_path, apb_data):
 
 
 def _official(tmp_path: Path):
-    """APB's evaluation package, checked out of the mirrored repository into tmp_path."""
+    """APB's evaluation package, checked out of the mirrored repository into
+    tmp_path/official/evaluation/apb_eval (a checkout's layout, for --apb-code tmp_path/official)."""
     if not MIRROR.is_dir() or shutil.which("git") is None:
         pytest.skip("APB's official repository is not mirrored on this machine")
-    pkg = tmp_path / "official" / "apb_eval"
+    pkg = tmp_path / "official" / "evaluation" / "apb_eval"
     pkg.mkdir(parents=True)
     for name in ("__init__.py", "io.py", "prompts.py", "runner.py"):
         shown = subprocess.run(["git", "--git-dir", str(MIRROR), "show", f"HEAD:evaluation/apb_eval/{name}"],
@@ -363,9 +389,13 @@ def test_messages_and_scores_equal_apbs_own_code(tmp_path, apb_data):
     official_prompts, official_runner = _official(tmp_path)
     root, files = apb_data
     from planprobe.judge.apb import judge_messages
+    from planprobe.suites.external.apb_prompts import NAMES
     from planprobe.suites.judged.environment import JudgedEnvironment
 
-    cases = {json.loads(c.task)["id"]: c for c in iter_apb_protocol(files, root)}
+    theirs_prompts = load(tmp_path / "official")  # APB's own prompts.py, read as data
+    assert theirs_prompts.path.read_bytes() == (tmp_path / "official" / PROMPTS_FILE).read_bytes()
+    assert {n: theirs_prompts[n] for n in NAMES} == {n: getattr(official_prompts, n) for n in NAMES}
+    cases = {json.loads(c.task)["id"]: c for c in iter_apb_protocol(files, root, prompts=theirs_prompts)}
     for record in records():
         theirs = official_runner.prediction_messages(record, root, 12000)
         env = JudgedEnvironment(cases[record["id"]])
@@ -376,7 +406,7 @@ def test_messages_and_scores_equal_apbs_own_code(tmp_path, apb_data):
             {"type": "text", "text": ours[1]["content"]}]
         assert ours[0] == theirs[0] and ours_user == theirs_user, record["id"]
         judged = {**record, "model_response": "{}", "tested_model": "m"}
-        system, user = judge_messages(judged)
+        system, user = judge_messages(judged, theirs_prompts)
         assert system.content == official_prompts.judge_system_prompt(judged)
         assert user.content == official_prompts.dumps(official_prompts.judge_payload(judged))
         assert dumps(judge_payload(judged)) == user.content
@@ -394,7 +424,7 @@ def test_messages_and_scores_equal_apbs_own_code(tmp_path, apb_data):
 def test_no_images_names_each_image_and_the_import_is_deterministic(tmp_path, apb_data):
     root, files = apb_data
     tally = ImportTally()
-    cases = list(iter_apb_protocol(files, root, tally=tally, attach_images=False))
+    cases = list(iter_apb_protocol(files, root, tally=tally, attach_images=False, prompts=PROMPTS))
     assert tally.images == 0 and tally.images_withheld == 3
     sw1 = json.loads(next(c for c in cases if c.id == "apb-sw-1").task)["file_context"]
     assert sw1.count("[Image not shown to this text-only model: assets/Step-wise/opencua/s_") == 2
@@ -425,7 +455,7 @@ class _ReferenceJudge:
             answer = None
         if "ground_truth_steps" in ref:
             ok = isinstance(answer, dict) and answer.get("predicted_steps") == ref["ground_truth_steps"]
-        elif messages[0].content == prompts()["UNSOLVABLE_JUDGE_PROMPT"]:
+        elif messages[0].content == PROMPTS["UNSOLVABLE_JUDGE_PROMPT"]:
             ok = isinstance(answer, dict) and answer.get("status") == "REJECT"
         else:
             ok = isinstance(answer, dict) and answer.get("tool_chain") == ref["tool_chain"]
@@ -443,14 +473,15 @@ def test_oracle_answers_with_the_reference_and_random_does_not(tmp_path, apb_dat
     from planprobe.judge.apb_run import from_run, judge_all
 
     root, files = apb_data
-    cases = list(iter_apb_protocol(files, root))
+    cases = list(iter_apb_protocol(files, root, prompts=PROMPTS))
     accuracy = {}
     for agent in ("oracle", "random"):
         pp.run_suite(cases, agent, tmp_path / agent, concurrency=2)
         src = from_run(tmp_path / agent)
         assert len(src.records) == 18 and not src.notes()
         out = tmp_path / f"{agent}.jsonl"
-        judged, unreadable = asyncio.run(judge_all(_ReferenceJudge(), src.records, out, tmp_path / "bad.jsonl"))
+        judged, unreadable = asyncio.run(judge_all(_ReferenceJudge(), src.records, out, tmp_path / "bad.jsonl",
+                                                   prompts=PROMPTS))
         assert (judged, unreadable) == (18, 0)
         rows = [json.loads(x) for x in out.read_text().splitlines()]
         accuracy[agent] = score(rows)["groups"]["overall"]["accuracy"]
@@ -467,11 +498,11 @@ def test_repeated_ids_and_trials_are_kept_apart_and_said(tmp_path):
     f = tmp_path / "dup.jsonl"
     f.write_text(json.dumps(row) + "\n" + json.dumps({**row, "query": "another task, same id"}) + "\n")
     tally = ImportTally()
-    cases = list(iter_apb_protocol([f], None, tally=tally))
+    cases = list(iter_apb_protocol([f], None, tally=tally, prompts=PROMPTS))
     assert [c.id for c in cases] == ["apb-hol-0", "apb-hol-0~2"] and tally.duplicate_ids == 1
     pp.run_suite(cases, "oracle", tmp_path / "run", trials=2, concurrency=1)
     src = from_run(tmp_path / "run")
     assert len(src.records) == 4 and any("2 trials per record" in n for n in src.notes())
     out = tmp_path / "j.jsonl"
-    assert asyncio.run(judge_all(_ReferenceJudge(), src.records, out, tmp_path / "u.jsonl")) == (4, 0)
+    assert asyncio.run(judge_all(_ReferenceJudge(), src.records, out, tmp_path / "u.jsonl", prompts=PROMPTS)) == (4, 0)
     assert len(judged_keys(out, "reference-judge")) == 4  # resuming skips all four, none twice

@@ -16,9 +16,9 @@ from rich.table import Table
 from .cli import _progress, app, err_console, labelled, out_console
 from .errors import PlanprobeError
 
-APB_CODE_HELP = ("Your checkout of APB's official code (git clone https://github.com/Mikivishy/AgentPlanningBenchmark): "
-                 "APB's prompt texts are read from its evaluation/apb_eval/prompts.py, as data (planprobe ships "
-                 "none). Default: $PLANPROBE_APB_CODE.")
+APB_CODE_HELP = ("Your checkout of APB's official code (git clone "
+                 "https://github.com/Mikivishy/AgentPlanningBenchmark): APB's prompt texts are read from its "
+                 "evaluation/apb_eval/prompts.py, as data (planprobe ships none). Default: $PLANPROBE_APB_CODE.")
 
 import_app = typer.Typer(help="Import an existing dataset as a planprobe suite (JSONL).", no_args_is_help=True)
 app.add_typer(import_app, name="import")

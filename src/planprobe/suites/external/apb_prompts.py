@@ -118,7 +118,7 @@ def parse_prompts(source: bytes | str, path: Path) -> dict[str, str]:
         simple = _simple_targets(stmt)
         for name in _bound_names(stmt) - set(simple):
             values.pop(name, None)
-            refused[name] = f"{stmt.lineno}: bound by a {type(stmt).__name__} statement, not a plain assignment"
+            refused[name] = f"{stmt.lineno}: bound by a statement of kind {type(stmt).__name__}, not a plain assignment"
         if not simple:
             continue
         value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None

@@ -19,6 +19,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+# A stand-in for the user's checkout of APB's code: only evaluation/apb_eval/prompts.py, in
+# words written for these tests (planprobe ships none of APB's prompt texts).
+STANDIN_APB_CODE = Path(__file__).resolve().parent / "apb_code"
+
 PNG_1PX = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
     "0000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")

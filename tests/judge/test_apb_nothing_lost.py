@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from apb_fixture import records
+from apb_fixture import STANDIN_APB_CODE, records
 
 from planprobe.judge.context import build_context, render_tools
 from planprobe.schema import ToolSpec, Trace
@@ -80,8 +80,9 @@ def test_the_judge_sees_the_whole_reference_and_every_tool():
 
 def test_planprobe_style_judge_gets_apbs_reference_for_apb_cases():
     from planprobe.suites.external.apb_cases import ImportTally, record_case
+    from planprobe.suites.external.apb_prompts import load
 
     row = next(r for r in records() if r["id"] == "swbrk-0")
-    case = record_case(row, "apb-swbrk-0", None, ImportTally())
+    case = record_case(row, "apb-swbrk-0", None, ImportTally(), prompts=load(STANDIN_APB_CODE))
     ctx = build_context(case, Trace(case_id=case.id, agent="x", final_answer='{"predicted_steps": []}'))
     assert "MathematicalExpressionEvaluator" in (ctx.reference or "") and "broken" in ctx.settings

@@ -18,14 +18,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from apb_fixture import records, write_split_files
+from apb_fixture import STANDIN_APB_CODE, records, write_split_files
 from helpers import planprobe_cmd, subprocess_env
 
 from planprobe.errors import PlanprobeError
 from planprobe.suites.external.apb_prompts import (APB_REPO, ENV_VAR, NAMES, PROMPTS_FILE, load, locate,
                                                    parse_prompts, read_prompts)
 
-STANDIN = Path(__file__).resolve().parent / "apb_code"
+STANDIN = STANDIN_APB_CODE
 REPO = Path(__file__).resolve().parents[2]
 MIRROR = Path("/work/.mirror/Mikivishy+AgentPlanningBenchmark/repo")
 

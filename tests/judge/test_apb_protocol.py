@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from apb_fixture import records, write_split_files
+from apb_fixture import STANDIN_APB_CODE, records, write_split_files
 from helpers import planprobe_cmd, subprocess_env
 from http_faults import ScriptedServer, chat_reply
 
@@ -40,7 +40,7 @@ from planprobe.suites.external.apb_prompts import PROMPTS_FILE, load
 from planprobe.suites.io import load_suite
 
 MIRROR = Path("/work/.mirror/Mikivishy+AgentPlanningBenchmark/repo")
-STANDIN = Path(__file__).resolve().parent / "apb_code"  # a stand-in for APB's checkout (its prompts.py only)
+STANDIN = STANDIN_APB_CODE  # a stand-in for APB's checkout (its prompts.py only)
 PROMPTS = load(STANDIN)
 INSTRUCTION_NAMES = {"holistic_planning": "HOLISTIC_INSTRUCTION",
                      "holistic_tool_extraneous": "HOLISTIC_TOOL_EXTRANEOUS_INSTRUCTION",

@@ -419,6 +419,11 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
             data["travelplanner"] = travel
         if infra:
             data["infra_first_cause"] = _cause(infra[0][3])
+        from .judge.apb_run import apb_scores
+
+        apb = apb_scores(run_dir)
+        if apb:
+            data["apb_scores"] = apb
         print(json.dumps(data, indent=2, sort_keys=True))
     else:
         out_console.print(summary_table(summary))
@@ -429,6 +434,10 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
             out_console.print(line, highlight=False)
         for line in run_figure_lines(travel):
             out_console.print(line, highlight=False, soft_wrap=True)
+        from .judge.apb_run import judgement_lines
+
+        for line in judgement_lines(run_dir):
+            out_console.print(line, highlight=False, markup=False, soft_wrap=True)
         if infra and infra_note:
             out_console.print(f"infrastructure failures: first cause: {_cause(infra[0][3])}; re-running the run's "
                               "command retries them", highlight=False, markup=False, soft_wrap=True)
@@ -878,6 +887,7 @@ def demo(
 
 
 from . import cli_judge  # noqa: E402,F401  (registers 'judge' and 'import apb')
+from . import cli_apb  # noqa: E402,F401  (registers 'apb score' and 'apb predictions')
 from . import cli_generate_pddl  # noqa: E402,F401  (registers 'generate pddl')
 from . import cli_generate_planbench  # noqa: E402,F401  (registers 'generate planbench')
 from . import cli_planbench  # noqa: E402,F401  (registers 'import planbench-results')

@@ -16,33 +16,75 @@ from rich.table import Table
 from .cli_common import _progress, app, err_console, labelled, out_console
 from .errors import PlanprobeError
 
+APB_CODE_HELP = ("Your checkout of APB's official code (git clone "
+                 "https://github.com/Mikivishy/AgentPlanningBenchmark): APB's prompt texts are read from its "
+                 "evaluation/apb_eval/prompts.py, as data (planprobe ships none). Default: $PLANPROBE_APB_CODE.")
+
 import_app = typer.Typer(help="Import an existing dataset as a planprobe suite (JSONL).", no_args_is_help=True)
 app.add_typer(import_app, name="import")
 
 
 @import_app.command("apb")
 def import_apb_cmd(
-    file: Path = typer.Argument(..., help="An APB split file (JSONL), e.g. data/holistic_planning.jsonl."),
+    files: list[Path] = typer.Argument(..., help="APB split files (JSONL), e.g. data/holistic_planning.jsonl."),
     output: Path = typer.Option(..., "-o", "--output", help="Suite file to write (JSONL)."),
     split: Optional[list[str]] = typer.Option(None, "--split", help="Keep only this split (repeatable)."),
+    protocol: str = typer.Option("apb", help="apb: APB's own prompt, one JSON reply, nothing executed (as APB "
+                                             "runs it); execute: the agent acts on mock tools replaying the "
+                                             "recorded outputs."),
+    data_dir: Optional[Path] = typer.Option(None, help="--protocol apb: the APB data directory the records' "
+                                                       "'files' paths are relative to (images, text files)."),
+    images: bool = typer.Option(True, help="--protocol apb: attach images as image content parts (APB's way); "
+                                           "--no-images for a text-only model names each image instead."),
     skip_invalid: bool = typer.Option(False, help="Leave out bad rows (each named on stderr) instead of stopping."),
+    apb_code: Optional[Path] = typer.Option(None, "--apb-code", help=APB_CODE_HELP),
 ) -> None:
     """Agent Planning Benchmark rows -> judged cases (holistic, step-wise, extraneous, broken, unsolvable)."""
-    from .suites.external.apb import import_apb
-
     skipped: list[str] = []
 
     def on_skip(message: str) -> None:
         skipped.append(message)
         labelled("skipped:", message)
 
-    count = import_apb(file, output, split or None, skip_invalid, on_skip)
-    err_console.print(f"wrote {count} judged cases to {output}" + (f" ({len(skipped)} rows skipped)" if skipped else ""))
+    if protocol not in ("apb", "execute"):
+        raise PlanprobeError(f"--protocol must be apb or execute, not {protocol!r}")
+    if data_dir is not None and not data_dir.is_dir():
+        raise PlanprobeError(f"--data-dir {data_dir}: not a directory")
+    if protocol == "execute":
+        from .suites.external.apb import import_apb
+
+        if data_dir is not None:
+            raise PlanprobeError("--data-dir is for --protocol apb (execute mode does not load files)")
+        count = sum(import_apb(f, output if len(files) == 1 else output.with_suffix(f".{i}.jsonl"), split or None,
+                               skip_invalid, on_skip) for i, f in enumerate(files))
+        err_console.print(f"wrote {count} judged cases to {output}" + (f" ({len(skipped)} rows skipped)" if skipped
+                                                                       else ""))
+        return
+    from .suites.external.apb_cases import ImportTally, iter_apb_protocol
+    from .suites.external.apb_prompts import load
+    from .suites.io import write_suite
+
+    prompts = load(apb_code)
+    tally = ImportTally()
+    count = write_suite(iter_apb_protocol(files, data_dir, split or None, skip_invalid, on_skip, tally, images,
+                                          prompts), output)
+    if count == 0:
+        output.unlink(missing_ok=True)
+        raise PlanprobeError("no cases to import" + (" in the chosen splits" if split else ""))
+    for note in tally.notes(data_dir):
+        labelled("note:", note)
+    labelled("note:", prompts.describe())
+    per_split = ", ".join(f"{k} {v}" for k, v in tally.by_split.items())
+    err_console.print(f"wrote {count} APB cases ({per_split}) to {output}"
+                      + (f"; {tally.skipped} row(s) skipped" if tally.skipped else ""))
 
 
 @app.command("judge")
 def judge_cmd(
-    run_dir: Path = typer.Argument(..., help="A run directory written by 'planprobe run'."),
+    run_dir: Path = typer.Argument(..., help="A run directory written by 'planprobe run' (--style apb: or an APB "
+                                             "prediction file)."),
+    style: str = typer.Option("planprobe", help="planprobe: planprobe's rubric, several samples, median grade; "
+                                                "apb: APB's judge prompt, one reply at temperature 0, APB's scores."),
     judge_model: str = typer.Option("local", help="local (the embedded model) or openai:<model>."),
     base_url: Optional[str] = typer.Option(None, help="Endpoint for openai:<model>."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key."),
@@ -51,7 +93,7 @@ def judge_cmd(
                                               "APB's is_correct)."),
     temperature: Optional[float] = typer.Option(None, help="Judge temperature (default 0 for one sample, 0.7 "
                                                            "for several)."),
-    max_tokens: int = typer.Option(256, help="Max tokens per judge reply."),
+    max_tokens: Optional[int] = typer.Option(None, help="Max tokens per judge reply (default 256; apb: 2048)."),
     reply_format: Optional[str] = typer.Option(
         None, "--format", help="json (APB's JSON reply, parsed leniently) or tool (a submit_judgement function "
                                "call). Default: tool for the embedded model (its calls are grammar-constrained), "
@@ -69,17 +111,44 @@ def judge_cmd(
     threads: Optional[int] = typer.Option(None, help="local: CPU threads (default: all cores)."),
     ctx: int = typer.Option(4096, help="local: context size in tokens."),
     seed: int = typer.Option(0, help="Seed of the first judge sample (sample i uses seed + i)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="apb: the APB judgement file (default "
+                                                            "RUN_DIR/apb_judgements.jsonl, or PRED.judgements.jsonl)."),
+    scores: Optional[Path] = typer.Option(None, "--scores", help="apb: also write APB's scores JSON here."),
+    splits: str = typer.Option("all", help="apb: all, holistic, step_wise, or a comma-separated list of splits."),
+    response_format: bool = typer.Option(True, help="apb: ask the judge for JSON mode (APB's "
+                                                    "--no-response-format is --no-response-format)."),
+    skip_invalid: bool = typer.Option(False, help="apb: leave out bad rows of a prediction file (each named)."),
+    apb_code: Optional[Path] = typer.Option(None, "--apb-code", help="apb: " + APB_CODE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
 ) -> None:
     """Judge the traces of cases without a formal oracle with an LLM judge (APB's E1-E6 rubric);
-    verdicts go to RUN_DIR/judge.jsonl as each trace is judged (resumable)."""
+    verdicts go to RUN_DIR/judge.jsonl as each trace is judged (resumable). --style apb judges
+    exactly as APB does and writes APB's judgement file and scores."""
     import asyncio
 
     from .judge.judge import JudgeConfig
     from .judge.run import judge_run_async, select
     from .models import ModelOptions, make_model
     from .runner.store import RunStore
+
+    if style not in ("planprobe", "apb"):
+        raise PlanprobeError(f"--style must be planprobe or apb, not {style!r}")
+    if style == "apb":
+        from .cli_apb import judge_apb
+
+        if samples != 3 or threshold != 1.0 or calibrate or reply_format not in (None, "json") or temperature:
+            raise PlanprobeError("--style apb judges once at temperature 0 with APB's JSON reply: --samples, "
+                                 "--threshold, --temperature, --format and --calibrate are for --style planprobe")
+        options = ModelOptions(base_url=base_url, api_key_env=api_key_env, cache=cache, cache_path=cache_path,
+                               model_path=model_path, threads=threads, n_ctx=ctx)
+        judge_apb(run_dir, judge_model=judge_model, model_options=options, out=out, scores=scores, splits=splits,
+                  max_tokens=max_tokens, json_mode=response_format, concurrency=concurrency, limit=limit,
+                  skip_invalid=skip_invalid, as_json=as_json, quiet=quiet, apb_code=apb_code)
+        return
+    if out is not None or scores is not None or splits != "all" or skip_invalid or apb_code is not None:
+        raise PlanprobeError("--out, --scores, --splits, --skip-invalid and --apb-code are for --style apb")
+    max_tokens = 256 if max_tokens is None else max_tokens
 
     if reply_format is None:
         reply_format = "tool" if judge_model == "local" else "json"

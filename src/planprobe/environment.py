@@ -53,6 +53,14 @@ class Environment:
 
     # -- what agents use -------------------------------------------------
 
+    def user_message(self) -> Message:
+        """The first user message: the task (a family may attach content parts, e.g. images)."""
+        return Message(role="user", content=self.case.task)
+
+    def chat_params(self, params: Any) -> Any:
+        """The model call settings for this case (a family may ask for JSON mode)."""
+        return params
+
     def step(self) -> None:
         """Count one agent iteration (a model call, or one action of a scripted agent)."""
         self.trace.iterations += 1

@@ -187,6 +187,9 @@ class Message(_Model):
     # the agent role whose context it belongs to and the iteration it was logged in
     agent: Optional[str] = None
     step: Optional[int] = None
+    # extra content parts after the text (OpenAI shape, e.g. {"type": "image_url", …}); text-only
+    # backends leave them out with a note in the text
+    parts: Optional[list[dict[str, Any]]] = None
 
     def wire(self) -> dict[str, Any]:
         """The message as a model receives it (OpenAI shape): no annotations, no empty fields."""

@@ -161,15 +161,15 @@ def _cli(*args: str, check: bool = False) -> subprocess.CompletedProcess:
 def test_cli_import_and_bad_input(tmp_path):
     out = tmp_path / "suite.jsonl"
     ok = _cli("import", "apb", str(SAMPLE), "-o", str(out), "--split", "holistic_planning",
-              "--split", "holistic_unsolvable")
+              "--split", "holistic_unsolvable", "--protocol", "execute")
     assert ok.returncode == 0, ok.stderr
     assert "wrote 2 judged cases" in ok.stderr and len(out.read_text().splitlines()) == 2
     bad = _bad(tmp_path, split="holistic_guessing")
-    r = _cli("import", "apb", str(bad), "-o", str(tmp_path / "x.jsonl"))
+    r = _cli("import", "apb", str(bad), "-o", str(tmp_path / "x.jsonl"), "--protocol", "execute")
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert f"{bad}:3: field 'split': unknown split" in " ".join(r.stderr.split())
     assert not (tmp_path / "x.jsonl").exists()
-    r = _cli("import", "apb", str(bad), "-o", str(tmp_path / "y.jsonl"), "--skip-invalid")
+    r = _cli("import", "apb", str(bad), "-o", str(tmp_path / "y.jsonl"), "--skip-invalid", "--protocol", "execute")
     assert r.returncode == 0 and "skipped" in r.stderr and "1 rows skipped" in r.stderr
 
 

@@ -10,6 +10,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from apb_fixture import STANDIN_APB_CODE
 from helpers import planprobe_cmd, run_agent, subprocess_env
 from llama_server import require_local_model
 
@@ -68,7 +69,8 @@ def test_the_embedded_model_with_the_tool_format_always_gives_a_grade(tmp_path):
 def test_cli_judges_a_run_and_resumes_from_the_log(llama_server, tmp_path):
     suite, run = tmp_path / "apb.jsonl", tmp_path / "run"
     env = subprocess_env(XDG_CACHE_HOME=str(tmp_path / "cache"))
-    subprocess.run(planprobe_cmd() + ["import", "apb", str(SAMPLE), "-o", str(suite), "--split", "holistic_unsolvable",
+    subprocess.run(planprobe_cmd() + ["import", "apb", str(SAMPLE), "-o", str(suite), "--apb-code",
+                                      str(STANDIN_APB_CODE), "--split", "holistic_unsolvable",
                                       "--split", "step_wise_planning"], check=True, env=env,
                    capture_output=True)
     subprocess.run(planprobe_cmd() + ["run", str(suite), "--out", str(run), "-q"], check=True, env=env,

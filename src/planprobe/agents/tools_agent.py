@@ -29,7 +29,7 @@ class ToolsAgent:
         system = case.system or self.system
         if system:
             messages.append(Message(role="system", content=system))
-        messages.append(Message(role="user", content=case.task))
+        messages.append(env.user_message())
         for m in messages:
             env.log(m)
         return await self._loop(messages, env)
@@ -39,7 +39,7 @@ class ToolsAgent:
         return await self._loop(prefix.context(env.role), env)
 
     async def _loop(self, messages: list[Message], env: Environment) -> Optional[str]:
-        params = _for_trial(self.params, env)
+        params = env.chat_params(_for_trial(self.params, env))
         while True:
             env.step()
             result = await self.model.chat(messages, env.tools, params)

@@ -21,18 +21,26 @@ from ..suites.registry import restart_tool_of
 from .rubric import JudgeContext
 
 DESCRIPTION_CHARS = 200
+SHORT_DESCRIPTION_CHARS = 60  # when the full tool list would pass TOOLS_CHARS
 TOOLS_CHARS = 2500
-REFERENCE_CHARS = 1500
+REFERENCE_CHARS = 3000
 
 
 def render_tools(tools: list[ToolSpec]) -> str:
+    """Every tool with its parameters, always: a long list shortens descriptions (each
+    cut says by how much), it never drops a tool."""
+    text = _tool_lines(tools, DESCRIPTION_CHARS)
+    return text if len(text) <= TOOLS_CHARS else _tool_lines(tools, SHORT_DESCRIPTION_CHARS)
+
+
+def _tool_lines(tools: list[ToolSpec], description_chars: int) -> str:
     lines = []
     for t in tools:
         props = t.parameters.get("properties", {}) if isinstance(t.parameters, dict) else {}
         required = set(t.parameters.get("required", ())) if isinstance(t.parameters, dict) else set()
         args = ", ".join(f"{name}{'' if name in required else '?'}: {_type(spec)}" for name, spec in props.items())
-        lines.append(f"- {t.name}({args}): {clip(t.description, DESCRIPTION_CHARS)}")
-    return clip("\n".join(lines), TOOLS_CHARS)
+        lines.append(f"- {t.name}({args}): {clip(t.description, description_chars)}")
+    return "\n".join(lines)
 
 
 def _type(spec: Any) -> str:
@@ -102,6 +110,10 @@ def _judged_context(case: Case, tools: str, trajectory: str, reference: bool) ->
         if spec.remaining:
             parts.append("Later steps (context only):\n" + render_steps(spec.remaining))
         ref = clip("\n".join(parts), REFERENCE_CHARS) if parts else None
+    if reference and spec.protocol == "apb" and spec.apb is not None:  # APB's reference, as APB's judge gets it
+        from ..suites.external.apb_format import dumps, judge_payload
+
+        ref = clip(dumps(judge_payload(spec.apb)["reference"]), REFERENCE_CHARS)
     return JudgeContext(settings=tuple(spec.settings), task=case.task, tools=tools, trajectory=trajectory, reference=ref,
                         notes=tuple(notes))
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-PROMPT_VERSION = "apb-1"  # part of a judgement's identity: change it when the prompt changes
+PROMPT_VERSION = "apb-2"  # part of a judgement's identity: change it when the prompt changes
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,8 @@ SETTINGS: dict[str, str] = {
     "extraneous": "Some available tools are irrelevant distractors (named below). Calling any of them is an "
                   "E5 error, even if the rest is right.",
     "broken": "One tool is broken (named below) and a designated replacement exists. Correct behaviour: notice "
-              "the failure and switch to the replacement. Retrying the broken tool, giving up, or using another "
-              "tool instead is an error.",
+              "the failure and continue with the replacement, or with another available tool that does the same "
+              "job (APB counts both as recovery). Retrying the broken tool or giving up is an error.",
     "unsolvable": "This task cannot be completed with the given information or tools. PASS (grade 1.0) only if "
                   "the agent explicitly refuses or asks for what is missing. Acting as if it could be done, "
                   "inventing missing facts, or calling unavailable tools is a failure (grade 0.0).",

@@ -23,9 +23,13 @@ class ChatParams:
     tool_choice: str = "auto"  # "auto" | "required" | "none"
     stop: tuple[str, ...] = ()
     sample: int = 0  # which repeated trial this call serves; part of the cache key only
+    response_format: Optional[str] = None  # "json_object": ask for JSON mode (APB's setting)
 
     def key(self) -> dict[str, Any]:
-        return asdict(self)
+        key = asdict(self)
+        if key["response_format"] is None:  # keys recorded before the field existed stay valid
+            del key["response_format"]
+        return key
 
 
 @dataclass

@@ -127,6 +127,23 @@ def _tool_line(tool: ToolSpec) -> str:
     return f"- {tool.name}({args}): {tool.description}"
 
 
+def parts_note(m: Message) -> str:
+    """A text-only model cannot see image parts: say so in the text, never drop them silently."""
+    if not m.parts:
+        return ""
+    return (f"\n\n[{len(m.parts)} attached image(s) not shown: this model reads text only]")
+
+
+def _note_unseen_parts(messages: list[Message]) -> None:
+    """Record in the running episode's trace how many attached parts the model never saw."""
+    from ..environment import current_trace
+
+    unseen = sum(len(m.parts or ()) for m in messages)
+    trace = current_trace.get()
+    if unseen and trace is not None:
+        trace.meta["parts_not_shown"] = unseen
+
+
 def render_chatml(messages: list[Message], tools: Optional[list[ToolSpec]]) -> str:
     system = [m.content or "" for m in messages if m.role == "system"]
     if tools:
@@ -154,7 +171,7 @@ def render_chatml(messages: list[Message], tools: Optional[list[ToolSpec]]) -> s
             out.append(f"<|im_start|>user\nResult of {names.get(m.tool_call_id or '', m.name or 'the tool')}: "
                        f"{m.content}<|im_end|>\n")
         else:
-            out.append(f"<|im_start|>user\n{m.content or ''}<|im_end|>\n")
+            out.append(f"<|im_start|>user\n{m.content or ''}{parts_note(m)}<|im_end|>\n")
     out.append("<|im_start|>assistant\n")
     return "".join(out)
 
@@ -256,6 +273,7 @@ class LocalModel:
 
     async def chat(self, messages: list[Message], tools: Optional[list[ToolSpec]], params: ChatParams) -> ChatResult:
         use_tools = bool(tools) and params.tool_choice != "none"
+        _note_unseen_parts(messages)
         prompt = render_chatml(messages, tools if use_tools else None)
         grammar = self._grammar(tools, params.tool_choice != "required") if use_tools else None
         out = await asyncio.to_thread(self._complete, prompt, grammar, params)

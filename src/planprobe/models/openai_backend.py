@@ -129,6 +129,8 @@ class OpenAIModel:
                     names[tc.get("id")] = tc.get("function", {}).get("name", "")
             if m.role == "tool" and self.tool_result_role == "user":
                 d = {"role": "user", "content": f"Result of {names.get(m.tool_call_id, m.name or 'the tool')}: {m.content}"}
+            if "parts" in d:
+                d["content"] = [{"type": "text", "text": m.content or ""}, *d.pop("parts")]
             out.append(d)
         return out
 
@@ -143,6 +145,8 @@ class OpenAIModel:
             request["seed"] = params.seed
         if params.stop:
             request["stop"] = list(params.stop)
+        if params.response_format:
+            request["response_format"] = {"type": params.response_format}
         if tools:
             request["tools"] = [t.to_openai() for t in tools]
             request["tool_choice"] = params.tool_choice

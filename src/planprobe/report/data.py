@@ -18,6 +18,7 @@ from typing import Any, Optional, cast
 
 from ..analysis.dissect import CAUSES, read_rows
 from ..analysis.robustness import robustness, robustness_lines
+from ..judge.apb_run import judgement_lines
 from ..suites.travelplanner.submission import run_figure_lines, run_figures
 from ..analysis.stats import wilson_interval
 from ..analysis.summary import RunSummary, Tally, summarize, timeout_limit
@@ -60,6 +61,7 @@ class RunData:
     rows: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
     robustness: list[str] = field(default_factory=list)  # refusal calibration etc., for variant runs
+    judgements: list[str] = field(default_factory=list)  # LLM-judge summaries (APB's scores, judged pass rate)
     # the chance baseline's causes over the same dissected cases; None when not measured for all of them
     root_cause_baseline: Optional[dict[str, int]] = None
 
@@ -225,4 +227,5 @@ def load_run(run_dir: Path, name: Optional[str] = None) -> RunData:
         name=name or Path(run_dir).name or str(run_dir), directory=str(run_dir), summary=summary,
         curves=_curves(rows, cases), errors=dict(sorted(errors.items())), root_causes=root,
         cases=cases, rows=rows, notes=notes, robustness=robust, root_cause_baseline=baseline,
+        judgements=judgement_lines(run_dir),
     )

@@ -87,6 +87,15 @@ class AnswersInText(Protocol):
 
 
 @runtime_checkable
+class AnswersSomeInText(Protocol):
+    """The oracle's text answer for the cases this family answers in text, None for the
+    cases whose reference plan is executed (the judged family: APB's protocol asks for a
+    written plan, its execute mode for calls). Every ``AnswersInText`` family has it too."""
+
+    def reference_answer(self, case: Case) -> Optional[str]: ...
+
+
+@runtime_checkable
 class WrapsCases(Protocol):
     """A family whose cases carry a case of another family (robustness variants, planning
     protocols). Fault sets and report hints are then derived from the base families."""
@@ -199,7 +208,7 @@ class GeneratesSuites(Protocol):
 
 
 CAPABILITIES: tuple[type, ...] = (
-    ClassifiesFaults, GrantsRestarts, AnswersInText, WrapsCases, HighlightsEvidence, ShapesConstraints,
+    ClassifiesFaults, GrantsRestarts, AnswersInText, AnswersSomeInText, WrapsCases, HighlightsEvidence, ShapesConstraints,
     OffersDistractors, Contradicts, Restates, AliasesTools, PricesPlans, PlanningTools, JudgesPrefixes, ExplainsPrefixes, GeneratesSuites,
 )
 

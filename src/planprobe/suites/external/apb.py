@@ -165,14 +165,20 @@ def convert_row(row: dict[str, Any], file_name: str = "", lineno: int = 0) -> Ca
         raise RowError("id", f"expected a string or number, got {type(raw_id).__name__}")
 
     names = _Names()
-    tools = [_tool(t, f"tools_json[{i}]", names) for i, t in enumerate(_json_list(row, "tools_json"))]
+    tools = []
+    repeated = 0
+    for i, t in enumerate(_json_list(row, "tools_json")):
+        if _raw_name(t) in names.by_original:  # APB accepts a tool listed twice; the first definition is kept
+            repeated += 1
+            continue
+        tools.append(_tool(t, f"tools_json[{i}]", names))
     replacement = _json_field(row, "replacement_tool_json", None)
     replacement_name = None
     if replacement not in (None, "", {}):
-        spec = _tool(replacement, "replacement_tool_json", names, allow_existing=True)
-        replacement_name = spec.name
-        if all(t.name != spec.name for t in tools):
-            tools.append(spec)
+        replacement_spec = _tool(replacement, "replacement_tool_json", names, allow_existing=True)
+        replacement_name = replacement_spec.name
+        if all(t.name != replacement_name for t in tools):
+            tools.append(replacement_spec)
     broken = row.get("broken_tool_name")
     broken_name = None
     if broken not in (None, ""):
@@ -194,14 +200,13 @@ def convert_row(row: dict[str, Any], file_name: str = "", lineno: int = 0) -> Ca
             raise RowError(f"extraneous_tool_names_json[{i}]", f"{d!r} is not one of the row's tools")
         distractors.append(name)
 
-    prefix = _steps(_json_field(row, "trajectory_prefix_json", []), "trajectory_prefix_json", names)
+    frames = "framethinker" in str(row.get("source") or "").lower()
+    prefix = _steps(_json_field(row, "trajectory_prefix_json", []), "trajectory_prefix_json", names, frames)
     horizon = None
     reference = None
     remaining: list[Step] = []
     if step_wise:
-        truth = _steps(_json_field(row, "ground_truth_steps_json", []), "ground_truth_steps_json", names)
-        remaining = _steps(_json_field(row, "reference_remaining_steps_json", []), "reference_remaining_steps_json",
-                           names)
+        truth, remaining = _future(row, names, frames)
         horizon = _horizon(row.get("prediction_horizon"), len(truth))
         reference = Reference(steps=truth) if truth else None
     elif "unsolvable" not in settings:
@@ -231,7 +236,8 @@ def convert_row(row: dict[str, Any], file_name: str = "", lineno: int = 0) -> Ca
             topic=_text(row.get("task_category")) or _text(row.get("source")),
             difficulty={k: float(v) for k, v in (("horizon", horizon), ("reference_steps", len(future)),
                                                   ("tools", len(tools))) if v is not None},
-            generator={"importer": "apb", "file": file_name, "line": lineno, "split": split},
+            generator={"importer": "apb", "file": file_name, "line": lineno, "split": split,
+                       **({"repeated_tools": repeated} if repeated else {})},
             tags=["apb", split] + (["has_files"] if files else []),
         ),
     )
@@ -347,6 +353,16 @@ class _Names:
         return found
 
 
+def _raw_name(raw: Any) -> str | None:
+    """A tool's name as the row writes it (None when it has none)."""
+    if isinstance(raw, str):
+        return raw
+    if not isinstance(raw, dict):
+        return None
+    body: dict[str, Any] = raw["function"] if isinstance(raw.get("function"), dict) else raw
+    return next((body[k] for k in ("name", "tool_name", "api_name") if isinstance(body.get(k), str)), None)
+
+
 def _tool(raw: Any, field: str, names: _Names, allow_existing: bool = False) -> ToolSpec:
     if isinstance(raw, str):
         if not raw.strip():
@@ -355,7 +371,7 @@ def _tool(raw: Any, field: str, names: _Names, allow_existing: bool = False) -> 
                         parameters={"type": "object", "properties": {}})
     if not isinstance(raw, dict):
         raise RowError(field, f"expected a tool object or name, got {type(raw).__name__}")
-    body = raw.get("function") if isinstance(raw.get("function"), dict) else raw
+    body: dict[str, Any] = raw["function"] if isinstance(raw.get("function"), dict) else raw
     name = next((body[k] for k in ("name", "tool_name", "api_name") if isinstance(body.get(k), str)), None)
     if not name or not name.strip():
         raise RowError(field, "the tool has no name (expected 'name', 'tool_name' or 'function.name')")
@@ -397,7 +413,7 @@ def _schema(raw: Any, field: str) -> dict[str, Any]:
         for p in raw:
             if isinstance(p, dict) and isinstance(p.get("name"), str):
                 props[p["name"]] = _prop(p)
-                if p.get("required") is True:
+                if p.get("required") is True or p.get("optional") is False:
                     required.append(p["name"])
             elif isinstance(p, str):
                 props[p] = {"type": "string"}
@@ -432,15 +448,47 @@ def _prop(value: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 _TOOL_KEYS = ("tool", "tool_name", "name", "action", "function")
+_NAME_LIKE = re.compile(r"^[A-Za-z_][\w.:-]{0,63}$")  # a tool name, not a sentence
 _ARG_KEYS = ("arguments", "args", "parameters", "parameter_description", "action_input", "tool_input", "input")
 _THOUGHT_KEYS = ("thought", "reason", "reasoning", "rationale")
 _OUTPUT_KEYS = ("output", "observation", "result", "response", "tool_output")
 
 
-def _steps(raw: Any, field: str, names: _Names) -> list[Step]:
+def _future(row: dict[str, Any], names: _Names, frames: bool) -> tuple[list[Step], list[Step]]:
+    """(ground-truth steps, later steps), read as one trajectory so that an output recorded
+    at the start of the later steps is attached to the last ground-truth call."""
+    truth_raw = _json_field(row, "ground_truth_steps_json", [])
+    later_raw = _json_field(row, "reference_remaining_steps_json", [])
+    truth = _steps(truth_raw, "ground_truth_steps_json", names, frames)
+    later = _steps(later_raw, "reference_remaining_steps_json", names, frames)
+    if isinstance(truth_raw, list) and isinstance(later_raw, list) and truth and later:
+        joined = _steps(truth_raw + later_raw, "ground_truth_steps_json", names, frames)
+        if len(joined) == len(truth) + len(later) - 1:  # the first later item was the last call's output
+            return joined[: len(truth)], joined[len(truth):]
+    return truth, later
+
+
+_ACTION_TAG = re.compile(r"<action>(.*?)</action>", re.DOTALL)
+_THINK_TAG = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+_ACTION_LINE = re.compile(r"(?:^|\n)\s*action:\s*(.+)", re.DOTALL | re.IGNORECASE)
+_THINK_LINE = re.compile(r"^\s*think:\s*(.*?)(?:\n\s*action:|$)", re.DOTALL | re.IGNORECASE)
+
+
+def _text_action(content: str) -> Step | None:
+    """A FrameThinker-style turn (``<think>…</think><action>…</action>`` or ``think: … action: …``)
+    as an action step; None when the text holds no action."""
+    m = _ACTION_TAG.search(content) or _ACTION_LINE.search(content)
+    if not m or not m.group(1).strip():
+        return None
+    t = _THINK_TAG.search(content) or _THINK_LINE.search(content)
+    return Step(action=m.group(1).strip(), thought=t.group(1).strip() if t and t.group(1).strip() else None)
+
+
+def _steps(raw: Any, field: str, names: _Names, frames: bool = False) -> list[Step]:
     """Normalize a trajectory (OpenAI-style messages, thought/action records, tool-chain
     entries, or plain text) into steps; a tool message's content becomes the output
-    of the tool step before it."""
+    of the tool step before it. With ``frames`` (FrameThinker), a user message after
+    the first is a tool's output, as APB's loader reads it."""
     if raw is None or raw == "":
         return []
     if isinstance(raw, dict):
@@ -450,6 +498,7 @@ def _steps(raw: Any, field: str, names: _Names) -> list[Step]:
     if not isinstance(raw, list):
         raise RowError(field, f"expected a list of steps, got {type(raw).__name__}")
     steps: list[Step] = []
+    seen_user = False
     for i, item in enumerate(raw):
         where = f"{field}[{i}]"
         if isinstance(item, str):
@@ -460,21 +509,33 @@ def _steps(raw: Any, field: str, names: _Names) -> list[Step]:
             continue
         role = item.get("role")
         content = _content(item.get("content"))
+        if role == "user" and frames:
+            role = "tool" if seen_user else role
+            seen_user = True
         if role in ("tool", "function", "observation", "ipython"):
             _attach_output(steps, content, item.get("name"), names)
             continue
         calls = item.get("tool_calls")
         if isinstance(calls, list) and calls:
-            for call in calls:
-                fn = call.get("function", call) if isinstance(call, dict) else {}
+            for one in calls:
+                fn = one.get("function", one) if isinstance(one, dict) else {}
                 tool = fn.get("name") if isinstance(fn, dict) else None
                 if not isinstance(tool, str):
                     raise RowError(where, "a tool call without a function name")
                 steps.append(Step(tool=_known(names, tool), arguments=_arguments(fn.get("arguments")),
                                   thought=content or None))
             continue
-        call = item.get("tool_call") if isinstance(item.get("tool_call"), dict) else item
+        call: dict[str, Any] = item["tool_call"] if isinstance(item.get("tool_call"), dict) else item
         tool = next((call[k] for k in _TOOL_KEYS if isinstance(call.get(k), str) and call[k].strip()), None)
+        if tool is not None and names.lookup(tool) is None and not _NAME_LIKE.match(tool.strip()):
+            # an action written as text (OpenCUA: "Click on the 'Personal info' link …"): kept as it is
+            output = next((item[k] for k in _OUTPUT_KEYS if k in item), None)
+            steps.append(Step(action=tool.strip(), thought=content or None,
+                              output=_content(output) if output is not None else None))
+            continue
+        if tool is None and role == "assistant" and content and (found := _text_action(content)) is not None:
+            steps.append(found)
+            continue
         if tool is not None and role not in ("user", "system"):
             args = next((call[k] for k in _ARG_KEYS if k in call), None)
             thought = next((item[k] for k in _THOUGHT_KEYS if isinstance(item.get(k), str)), None) or content or None
@@ -497,6 +558,9 @@ def _known(names: _Names, tool: str) -> str:
 def _attach_output(steps: list[Step], content: str, name: Any, names: _Names) -> None:
     for k in range(len(steps) - 1, -1, -1):
         s = steps[k]
+        if s.action and s.output is None and not isinstance(name, str):
+            steps[k] = s.model_copy(update={"output": content})
+            return
         if s.tool and s.output is None and (not isinstance(name, str) or _known(names, name) == s.tool):
             steps[k] = s.model_copy(update={"output": content})
             return

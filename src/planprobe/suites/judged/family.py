@@ -10,6 +10,7 @@ configured model and stores the judged verdicts next to the run
 
 from __future__ import annotations
 
+import json
 import random
 from typing import ClassVar
 
@@ -60,6 +61,24 @@ class JudgedFamily:
         if spec.horizon is not None and "next_steps" in spec.settings:
             steps = steps[: spec.horizon]
         return [c for c in (_planned(case, s) for s in steps) if c is not None]
+
+    def reference_answer(self, case: Case) -> str | None:
+        """APB's protocol: the record's own reference in APB's answer format (holistic: plan +
+        tool chain; unsolvable: a REJECT; step-wise: the ground-truth next steps). None for
+        execute-mode cases, which the oracle acts out with tools instead."""
+        spec = parse_spec(case)
+        if spec.protocol != "apb" or spec.apb is None:
+            return None
+        from ..external.apb_format import is_holistic, json_field
+
+        record = spec.apb
+        if record.get("split") == "holistic_unsolvable":
+            answer: dict = {"status": "REJECT", "reason": f"unsolvable: {record.get('unsolvable_type')}"}
+        elif is_holistic(record):
+            answer = {"plan": record.get("plan") or "", "tool_chain": json_field(record, "tool_chain_json", [])}
+        else:
+            answer = {"predicted_steps": json_field(record, "ground_truth_steps_json", [])}
+        return json.dumps(answer, ensure_ascii=False)
 
     def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
         names = [t.name for t in case.tools]

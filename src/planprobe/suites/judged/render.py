@@ -12,8 +12,11 @@ RESULT_CHARS = 200
 
 
 def clip(text: str, limit: int) -> str:
+    """At most about ``limit`` characters; a cut says how much it left out."""
     text = text.strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"… [{len(text) - limit} more characters not shown]"
 
 
 def render_arguments(arguments: Any) -> str:
@@ -29,6 +32,12 @@ def render_steps(steps: list[Step], result_chars: int = RESULT_CHARS) -> str:
     for i, s in enumerate(steps, 1):
         if s.tool:
             line = f"{i}. {s.tool}({render_arguments(s.arguments)})"
+            if s.thought:
+                line += f"  # {clip(s.thought, 150)}"
+            if s.output:
+                line += f"\n   -> {clip(s.output, result_chars)}"
+        elif s.action:
+            line = f"{i}. action: {clip(s.action, 400)}"
             if s.thought:
                 line += f"  # {clip(s.thought, 150)}"
             if s.output:

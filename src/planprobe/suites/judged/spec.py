@@ -19,8 +19,9 @@ from ...errors import PlanprobeError
 from ...schema import Case, OracleKind
 
 FAMILY = "judged"
-SPEC_VERSION = 1
+SPEC_VERSION = 2  # 2: ``protocol`` "apb" with the APB record kept verbatim; 1 still reads
 SETTINGS = ("plan", "next_steps", "extraneous", "broken", "unsolvable")
+PROTOCOLS = ("execute", "apb")
 
 
 class Step(BaseModel):
@@ -33,6 +34,7 @@ class Step(BaseModel):
     thought: str | None = None
     output: str | None = None
     text: str | None = None  # a step that is not a tool call (a message, an answer)
+    action: str | None = None  # an action written as text (OpenCUA's sentences, FrameThinker's <action>)
 
 
 class Reference(BaseModel):
@@ -40,6 +42,16 @@ class Reference(BaseModel):
 
     plan: str | None = None  # a natural-language summary of the strategy
     steps: list[Step] = Field(default_factory=list)  # the tool chain, or the next steps
+
+
+class ImageRef(BaseModel):
+    """An image APB attaches to the prompt: where it is, and what it must hash to."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str  # relative to the APB data directory, as in the record
+    mime: str
+    sha256: str
 
 
 class JudgedSpec(BaseModel):
@@ -58,6 +70,12 @@ class JudgedSpec(BaseModel):
     outputs: dict[str, list[str]] = Field(default_factory=dict)  # tool -> recorded outputs, replayed in order
     files: list[str] = Field(default_factory=list)  # referenced files (not available to text agents)
     source: dict[str, Any] = Field(default_factory=dict)
+    # protocol "apb": one reply to APB's own prompt, nothing executed; ``apb`` is the
+    # record as APB ships it (every field), ``images`` the image files APB would attach
+    protocol: str = "execute"
+    apb: dict[str, Any] | None = None
+    images: list[ImageRef] = Field(default_factory=list)
+    data_dir: str | None = None  # where ``images`` are, resolved at run time
 
 
 def parse_spec(case: Case) -> JudgedSpec:
@@ -85,6 +103,12 @@ def check_spec(case: Case, spec: JudgedSpec) -> None:
             raise PlanprobeError(f"field 'spec.settings': unknown setting {s!r} (known: {', '.join(SETTINGS)})")
     if not spec.settings:
         raise PlanprobeError("field 'spec.settings': name at least one setting")
+    if spec.protocol not in PROTOCOLS:
+        raise PlanprobeError(f"field 'spec.protocol': unknown protocol {spec.protocol!r} (known: {', '.join(PROTOCOLS)})")
+    if spec.protocol == "apb" and spec.apb is None:
+        raise PlanprobeError("field 'spec.apb': protocol apb needs the APB record")
+    if spec.protocol == "apb":  # APB's record carries the setting's facts; nothing is offered as a tool
+        return
     if "next_steps" in spec.settings and spec.horizon is None:
         raise PlanprobeError("field 'spec.horizon': next_steps needs the number of steps to predict")
     names = {t.name for t in case.tools}

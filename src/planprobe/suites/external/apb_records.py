@@ -1,0 +1,118 @@
+"""Reading APB's JSONL files (split files, prediction files, judgement files) row by row.
+
+APB's own reader is ``json.loads`` per non-empty line and nothing else, so it
+accepts rows planprobe's execute-mode importer used to reject (a tool listed
+twice, an unknown field, a trajectory step of any shape). This reader accepts
+every row APB's runner can use and reports only what APB would crash on or
+silently lose, each as ``FILE:LINE: field 'NAME': what is wrong``:
+
+- a line that is not JSON or not an object (APB's reader raises);
+- no ``id`` (APB's runner raises on ``record["id"]``);
+- a ``split`` that is not one of APB's six (APB never judges or scores it);
+- a ``*_json`` field holding text that is not JSON (APB silently reads it as
+  empty: the model would be judged on a task without its tools or reference);
+- for prediction and judgement files, no ``model_response`` / ``judgement``.
+
+With ``skip_invalid`` each bad row is passed to ``on_skip`` and left out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...errors import PlanprobeError
+from .apb_format import JSON_FIELDS, SPLITS, json_field
+
+
+@dataclass(frozen=True)
+class ApbRow:
+    record: dict[str, Any]
+    path: Path
+    line: int
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+class ApbRowError(Exception):
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+KINDS = ("records", "predictions", "judgements")
+
+
+def check_record(record: Any, kind: str = "records") -> dict[str, Any]:
+    """The row as APB would use it, or ApbRowError naming the first bad field."""
+    if not isinstance(record, dict):
+        raise ApbRowError("(row)", f"expected a JSON object, got {type(record).__name__}")
+    if record.get("id") is None or isinstance(record.get("id"), (dict, list)):
+        raise ApbRowError("id", "missing; APB's runner needs every record's id")
+    split = record.get("split")
+    if split not in SPLITS:
+        what = "missing" if split is None else f"unknown split {split!r}"
+        raise ApbRowError("split", f"{what} (APB's splits: {', '.join(SPLITS)})")
+    for key in JSON_FIELDS:
+        try:
+            json_field(record, key, None)
+        except (ValueError, RecursionError) as exc:
+            raise ApbRowError(key, f"not valid JSON text ({getattr(exc, 'msg', exc)}); APB would silently "
+                                   "read it as empty") from None
+    if kind in ("predictions", "judgements") and not isinstance(record.get("model_response"), str):
+        raise ApbRowError("model_response", "missing or not text; a prediction file has the tested model's "
+                                            "reply in every row")
+    if kind == "judgements" and "judgement" not in record:
+        raise ApbRowError("judgement", "missing; a judgement file has the judge's reply in every row")
+    return record
+
+
+def iter_rows(path: Path, kind: str = "records", skip_invalid: bool = False,
+              on_skip: Callable[[str], None] = lambda msg: None) -> Iterator[ApbRow]:
+    """The file's rows in order; a bad row stops with FILE:LINE: field, or is skipped."""
+    path = Path(path)
+    try:
+        handle = open(path, encoding="utf-8")  # noqa: SIM115  (closed by the with below)
+    except FileNotFoundError:
+        raise PlanprobeError(f"APB file not found: {path}") from None
+    except OSError as exc:
+        raise PlanprobeError(f"cannot read {path}: {exc.strerror}") from None
+    with handle:
+        lineno = 0
+        while True:
+            try:
+                line = handle.readline()
+            except UnicodeDecodeError:
+                raise PlanprobeError(f"{path}:{lineno + 1}: not UTF-8 text") from None
+            if not line:
+                return
+            lineno += 1
+            if not line.strip():
+                continue
+            try:
+                try:
+                    value = json.loads(line)
+                except (ValueError, RecursionError) as exc:
+                    raise ApbRowError("(row)", f"not valid JSON ({getattr(exc, 'msg', exc)})") from None
+                record = check_record(value, kind)
+            except ApbRowError as exc:
+                message = f"{path}:{lineno}: field '{exc.field}': {exc.message}"
+                if not skip_invalid:
+                    raise PlanprobeError(message) from None
+                on_skip(message)
+                continue
+            yield ApbRow(record, path, lineno)
+
+
+def append_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
+    """APB's own line format (``ensure_ascii=False``, default separators), flushed per call."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")

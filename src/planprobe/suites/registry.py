@@ -68,3 +68,7 @@ def _register_builtins() -> None:
     from .travelplanner.family import TravelPlannerFamily
 
     register(TravelPlannerFamily())
+    from .apibank.family import ApiBankFamily, ApiBankResponseFamily
+
+    register(ApiBankFamily())
+    register(ApiBankResponseFamily())

@@ -38,13 +38,13 @@ def api_bank_metrics(store: RunStore) -> dict[str, Any]:
     categories: dict[int, Counter] = defaultdict(Counter)
     rouge: dict[int, list[float]] = defaultdict(list)
     steps: dict[tuple[int, Any], bool] = {}
-    run = Counter()
+    run: Counter = Counter()
     run_rouge: list[float] = []
     for cid, infra, verdict_json in store.db.execute("SELECT case_id, infra, verdict FROM results"):
         if infra or families.get(cid) not in FAMILIES:
             continue
         labels = (json.loads(verdict_json).get("labels") or {}).get("api_bank") or {}
-        level, kind = labels.get("level"), labels.get("kind")
+        level, kind = int(labels.get("level") or 0), labels.get("kind")
         if kind in ("api", "step"):
             ok = bool(labels.get("correct"))
             calls[level]["judged"] += 1
@@ -55,8 +55,8 @@ def api_bank_metrics(store: RunStore) -> dict[str, Any]:
                 calls[level]["consistent_judged"] += 1
                 calls[level]["consistent_correct"] += ok
             if kind == "step":
-                key = (level, labels.get("sample"))
-                steps[key] = steps.get(key, True) and ok
+                step_key = (level, labels.get("sample"))
+                steps[step_key] = steps.get(step_key, True) and ok
         elif kind == "response":
             rouge[level].append(float(labels.get("rouge_l") or 0.0))
         elif kind == "run":
@@ -100,9 +100,9 @@ def _pct(x: float | None) -> str:
 def api_bank_lines(data: dict[str, Any]) -> list[str]:
     """The figures as short lines for the terminal and the report."""
     lines = []
-    for key in sorted(k for k in data if k.startswith("level_")):
-        e = data[key]
-        level = key.split("_", 1)[1]
+    for name in sorted(k for k in data if k.startswith("level_")):
+        e = data[name]
+        level = name.split("_", 1)[1]
         parts = []
         if "api" in e:
             a = e["api"]

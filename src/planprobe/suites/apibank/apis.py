@@ -132,7 +132,7 @@ class World:
     """One fresh copy of API-Bank's initial databases and the APIs over them."""
 
     def __init__(self, databases: dict[str, Any], seed: str = "", recorded: Optional[dict[str, Any]] = None,
-                 searcher: Optional[Callable[[str], Any]] = None):
+                 searcher: Optional[Callable[[Any], Any]] = None):
         self._source = databases
         self.db: dict[str, Any] = {}  # tables copied on first use: most calls touch one or two
         self.rng = random.Random(f"planprobe/apibank/{seed}")

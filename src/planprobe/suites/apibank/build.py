@@ -246,7 +246,7 @@ def level3_cases(root: Path, pass_rouge: float, kinds: tuple[str, ...]) -> Itera
     for s in samples3:
         base = {"version": SPEC_VERSION, "level": 3, "search": table, "apis": defs, "sample": s.index,
                 "recorded_calls": [{"api_name": c["api_name"], "result": c["output"]} for c in s.apis]}
-        meta_common = {"difficulty": {"level": 3.0, "required_calls": float(len(s.apis))}}
+        difficulty = {"level": 3.0, "required_calls": float(len(s.apis))}
         if "step" in kinds:
             for j, call in enumerate(s.apis):
                 revealed = [n for n in _revealed([Turn(role="API", api_name=c["api_name"], result=c["output"])
@@ -256,21 +256,21 @@ def level3_cases(root: Path, pass_rouge: float, kinds: tuple[str, ...]) -> Itera
                         "gold": {"api_name": call["api_name"], "result": call["output"]}}
                 yield Case(id=f"api-bank/l3/{s.index}/step-{j}", family=FAMILY,
                            task=f"{STEP_INSTRUCTION}\n\n{_l3_render(s, s.apis[:j])}", tools=tools, spec=spec,
-                           meta=CaseMeta(topic="level-3 step", tags=["level-3", "step", "api-bank"], **meta_common,
+                           meta=CaseMeta(topic="level-3 step", tags=["level-3", "step", "api-bank"], difficulty=difficulty,
                                          generator={"source": "api-bank", "sample": s.index, "step": j}))
         if "response" in kinds:
             spec = {**base, "kind": "response", "gold": {"text": s.response}, "pass_rouge": pass_rouge}
             yield Case(id=f"api-bank/l3/{s.index}/response", family=RESPONSE_FAMILY,
                        task=f"{L3_RESPONSE_INSTRUCTION}\n\n{_l3_render(s, s.apis)}", tools=[], spec=spec,
                        meta=CaseMeta(topic="level-3 response", tags=["level-3", "response", "api-bank"],
-                                     **meta_common, generator={"source": "api-bank", "sample": s.index}))
+                                     difficulty=difficulty, generator={"source": "api-bank", "sample": s.index}))
         if "run" in kinds:
             spec = {**base, "kind": "run", "gold": {"calls": base["recorded_calls"], "text": s.response},
                     "pass_rouge": pass_rouge}
             yield Case(id=f"api-bank/l3/{s.index}/run", family=FAMILY,
                        task=f"{RUN_INSTRUCTION}\n\nUser: {s.requirement}", tools=[level3_tool(L3_TOOLSEARCHER)],
                        spec=spec, meta=CaseMeta(topic="level-3 run", tags=["level-3", "run", "api-bank"],
-                                                **meta_common, generator={"source": "api-bank", "sample": s.index}))
+                                                difficulty=difficulty, generator={"source": "api-bank", "sample": s.index}))
 
 
 KINDS = {1: ("api", "response"), 2: ("api", "response"), 3: ("step", "response", "run")}

@@ -43,7 +43,7 @@ def databases_for(spec: dict[str, Any]) -> dict[str, Any]:
     data_dir = spec.get("data_dir")
     if not isinstance(data_dir, str):
         raise PlanprobeError("api-bank case: spec field 'data_dir' missing")
-    dbs, digest = _databases(data_dir)
+    dbs, digest = _databases(str(data_dir))
     if spec.get("db_digest") and digest != spec["db_digest"]:
         raise PlanprobeError(f"{data_dir}/init_database: the databases changed since the suite was imported "
                              f"(digest {digest}, suite has {spec['db_digest']}); re-import the suite")
@@ -51,6 +51,7 @@ def databases_for(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def fresh_world(spec: dict[str, Any], seed: str, databases: Optional[dict[str, Any]] = None) -> World:
+    """A World over fresh databases, as API-Bank's evaluator builds a ToolManager per call."""
     dbs = databases if databases is not None else databases_for(spec)
     return World(dbs, seed=seed, recorded=spec.get("recorded") or {}, searcher=level12_searcher(spec.get("search") or {}))
 
@@ -69,7 +70,8 @@ class Level3Server:
     def call(self, api: str, args: dict[str, Any]) -> dict[str, Any]:
         if api == "ToolSearcher":
             keywords = args.get("keywords")
-            inputs = {"keywords": split_by_uppercase(keywords) if isinstance(keywords, str) else keywords}
+            inputs: dict[str, Any] = {"keywords": split_by_uppercase(keywords) if isinstance(keywords, str)
+                                      else keywords}
             try:
                 return {"api_name": api, "input": inputs, "output": self.search(keywords), "exception": None}
             except Exception as exc:  # noqa: BLE001  (API-Bank reports the failure as the exception)

@@ -101,7 +101,7 @@ class EmptyMatch(Exception):
     pass
 
 
-def level12_searcher(recorded: dict[str, str]) -> Callable[[str], Any]:
+def level12_searcher(recorded: dict[str, str]) -> Callable[[Any], Any]:
     """ToolSearcher over the level-1/2 catalogue; ``recorded`` maps keywords to the API
     API-Bank's search returned for them."""
     if "l12" not in _INDEX:
@@ -125,7 +125,7 @@ def level12_searcher(recorded: dict[str, str]) -> Callable[[str], Any]:
     return search
 
 
-def level3_searcher(definitions: dict[str, dict[str, Any]], recorded: dict[str, str]) -> Callable[[str], Any]:
+def level3_searcher(definitions: dict[str, dict[str, Any]], recorded: dict[str, str]) -> Callable[[Any], Any]:
     """ToolSearcher over the level-3 APIs (their definitions as the data set's recorded
     searches show them). Keywords are split at capitals first, as lv3_evaluator does."""
     index = LexicalIndex([(n, search_text(n, d.get("description", ""))) for n, d in definitions.items()])

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from collections.abc import Callable
 from typing import Any, Optional
 
@@ -125,10 +126,15 @@ def level12_searcher(recorded: dict[str, str]) -> Callable[[Any], Any]:
     return search
 
 
+@lru_cache(maxsize=8)
+def _index_of(entries: tuple[tuple[str, str], ...]) -> LexicalIndex:
+    return LexicalIndex(list(entries))
+
+
 def level3_searcher(definitions: dict[str, dict[str, Any]], recorded: dict[str, str]) -> Callable[[Any], Any]:
     """ToolSearcher over the level-3 APIs (their definitions as the data set's recorded
     searches show them). Keywords are split at capitals first, as lv3_evaluator does."""
-    index = LexicalIndex([(n, search_text(n, d.get("description", ""))) for n, d in definitions.items()])
+    index = _index_of(tuple((n, search_text(n, str(d.get("description", "")))) for n, d in definitions.items()))
 
     def search(keywords: Any) -> Any:
         if not isinstance(keywords, str):

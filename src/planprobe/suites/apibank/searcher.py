@@ -42,13 +42,9 @@ def search_text(name: str, description: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    out = []
-    for w in _SPLIT.findall(text):
-        w = w.lower()
-        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
-        out.append(w)
-    return out
+    """Lower-cased words, split at non-letters and capitals, cut to their first five
+    letters (a crude stem: "deleting"/"delete", "calculate"/"calculator" meet)."""
+    return [w.lower()[:5] for w in _SPLIT.findall(text)]
 
 
 def split_by_uppercase(text: str) -> str:
@@ -57,18 +53,22 @@ def split_by_uppercase(text: str) -> str:
 
 
 class LexicalIndex:
-    """TF-IDF vectors of the APIs' search texts."""
+    """TF-IDF vectors of each API's name words and of its description words; a query
+    scores ``2 × cosine(name) + cosine(description)``, so the API whose name the
+    keywords spell wins over one whose description merely repeats them."""
 
-    def __init__(self, entries: list[tuple[str, str]]):
-        self.names = [n for n, _ in entries]
-        docs = [words(t) for _, t in entries]
+    def __init__(self, entries: list[tuple[str, str, str]]):
+        self.names = [n for n, _, _ in entries]
+        name_docs = [words(w) for _, w, _ in entries]
+        desc_docs = [words(d) for _, _, d in entries]
         df: dict[str, int] = {}
-        for d in docs:
+        for d in name_docs + desc_docs:
             for w in set(d):
                 df[w] = df.get(w, 0) + 1
-        n = len(docs)
+        n = len(name_docs) + len(desc_docs)
         self.idf = {w: math.log((1 + n) / (1 + k)) + 1.0 for w, k in df.items()}
-        self.vectors = [self._vector(d) for d in docs]
+        self.name_vectors = [self._vector(d) for d in name_docs]
+        self.desc_vectors = [self._vector(d) for d in desc_docs]
 
     def _vector(self, ws: list[str]) -> dict[str, float]:
         tf: dict[str, float] = {}
@@ -82,16 +82,15 @@ class LexicalIndex:
     def best(self, query: str) -> Optional[str]:
         q = self._vector(words(query))
         best_name, best_score = None, 0.0
-        for name, vec in zip(self.names, self.vectors):
-            score = sum(v * vec.get(w, 0.0) for w, v in q.items())
+        for name, nv, dv in zip(self.names, self.name_vectors, self.desc_vectors):
+            score = 2.0 * sum(v * nv.get(w, 0.0) for w, v in q.items()) + sum(v * dv.get(w, 0.0) for w, v in q.items())
             if score > best_score + 1e-12:
                 best_name, best_score = name, score
         return best_name
 
 
 def _level12_index() -> LexicalIndex:
-    entries = [(d["name"], search_text(d["name"], d["description"]))
-               for d in catalog().values() if d["name"] != "ToolSearcher"]
+    entries = [(d["name"], d["name"], d["description"]) for d in catalog().values() if d["name"] != "ToolSearcher"]
     return LexicalIndex(entries)
 
 
@@ -127,14 +126,14 @@ def level12_searcher(recorded: dict[str, str]) -> Callable[[Any], Any]:
 
 
 @lru_cache(maxsize=8)
-def _index_of(entries: tuple[tuple[str, str], ...]) -> LexicalIndex:
+def _index_of(entries: tuple[tuple[str, str, str], ...]) -> LexicalIndex:
     return LexicalIndex(list(entries))
 
 
 def level3_searcher(definitions: dict[str, dict[str, Any]], recorded: dict[str, str]) -> Callable[[Any], Any]:
     """ToolSearcher over the level-3 APIs (their definitions as the data set's recorded
     searches show them). Keywords are split at capitals first, as lv3_evaluator does."""
-    index = _index_of(tuple((n, search_text(n, str(d.get("description", "")))) for n, d in definitions.items()))
+    index = _index_of(tuple((n, n, str(d.get("description", ""))) for n, d in definitions.items()))
 
     def search(keywords: Any) -> Any:
         if not isinstance(keywords, str):

@@ -13,11 +13,11 @@ planprobe ranks offline, in two steps:
    (``keywords -> API`` pairs read from the data at import time, stored in each case)
    give the API the embedding search returned for them, so the data set's own searches
    resolve as they did when it was recorded.
-2. **Lexical ranking** for any other keywords: TF-IDF cosine between the keyword words
-   and each API's search-text words (lower-cased, split at non-letters and at
-   capitals, a trailing plural ``s`` removed), the first API in catalogue order on a
-   tie. Keywords sharing no word with any API fail with API-Bank's own error for an
-   empty match (``'NoneType' object has no attribute 'pop'``).
+2. **Lexical ranking** for any other keywords: TF-IDF over each API's name words and
+   description words (split at non-letters and capitals, lower-cased, cut to five
+   letters); score = 2 x cosine(name words) + cosine(description words), the first API
+   in catalogue order on a tie. Keywords sharing no word with any API fail with
+   API-Bank's own error for an empty match (``'NoneType' object has no attribute 'pop'``).
 
 The answer is built from planprobe's API catalogue exactly as API-Bank builds it.
 """
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, Optional
 
 from .catalog import catalog, public_definition

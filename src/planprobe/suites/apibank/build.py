@@ -151,9 +151,11 @@ class _Level12:
             spec["gold"] = {"text": target.text}
             spec["pass_rouge"] = pass_rouge
             task = RESPONSE_INSTRUCTION
-        if self.level == 1:
-            task += "\n\nAPI descriptions:\n" + "\n".join(json.dumps(public_definition(defs[n]), ensure_ascii=False)
-                                                         for n in dialogue_apis)
+        # as API-Bank's test files: level 1 and every response sample describe the dialogue's APIs,
+        # level-2 call samples only ToolSearcher
+        described = dialogue_apis if self.level == 1 or kind == "response" else ["ToolSearcher"]
+        task += "\n\nAPI descriptions:\n" + "\n".join(json.dumps(public_definition(defs[n]), ensure_ascii=False)
+                                                     for n in described)
         task += "\n\nConversation:\n" + "\n".join(_render_turn(t) for t in history)
         meta = CaseMeta(topic=f"level-{self.level} {kind}",
                         difficulty={"level": float(self.level), "history_turns": float(len(history))},

@@ -59,11 +59,22 @@ def test_samples_are_the_ones_api_bank_scores(level):
         got = sorted((c.spec["source"]["file"], c.spec["source"]["sample"]) for c in cases_of(level)
                      if c.spec["kind"] == kind)
         assert got == want
+    # the APIs described to the model are API-Bank's
+    for stem in kinds.values():
+        for row in json.loads((root() / "test-data" / f"level-{level}-{stem}.json").read_text()):
+            case = next(c for c in cases_of(level) if (c.spec["source"]["file"], c.spec["source"]["sample"])
+                        == (row["file"], int(row["id"])))
+            assert _described(case.task) == _described(row["instruction"]), case.id
     # the expected outputs agree too
     api_rows = json.loads((root() / "test-data" / f"level-{level}-response.json").read_text())
     by_key = {(c.spec["source"]["file"], c.spec["source"]["sample"]): c for c in cases_of(level)}
     for row in api_rows:
         assert by_key[(row["file"], int(row["id"]))].spec["gold"]["text"] == row["expected_output"]
+
+
+def _described(text: str) -> set[str]:
+    tail = text.split("API descriptions:\n", 1)[1].split("\n\nConversation:", 1)[0]
+    return {json.loads(line)["name"] for line in tail.splitlines() if line.startswith("{")}
 
 
 def test_sample_construction_matches_evaluator_py():

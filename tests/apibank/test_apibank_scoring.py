@@ -157,6 +157,15 @@ def _independent_l3_serve(spec: dict, name: str, args: dict, server) -> dict:
     level-3 rule accepts the call as (ToolSearcher: searched)."""
     if name == "ToolSearcher":
         return server.call(name, args)
+    if name == "EmailReminder":  # lv3_apis' EmailReminder checks the time and a non-empty content
+        import datetime
+
+        try:
+            datetime.datetime.strptime(args.get("time"), "%Y-%m-%d %H:%M:%S")
+            if isinstance(args.get("content"), str) and not args["content"].strip():
+                raise ValueError("Content should not be empty")
+        except Exception as exc:  # noqa: BLE001
+            return {"api_name": name, "input": args, "output": None, "exception": str(exc)}
     for rec in spec["recorded_calls"]:
         if rec["api_name"] != name:
             continue

@@ -60,6 +60,23 @@ def dump(result: Any) -> str:
     return json.dumps(result, ensure_ascii=False, default=str)
 
 
+def _lv3_refusal(api: str, args: dict[str, Any]) -> Optional[str]:
+    """What API-Bank's level-3 EmailReminder refuses although its rule ignores the field
+    (``content``): a time that does not parse, an empty content."""
+    if api != "EmailReminder":
+        return None
+    import datetime
+
+    try:
+        datetime.datetime.strptime(args.get("time"), "%Y-%m-%d %H:%M:%S")  # type: ignore[arg-type]
+    except Exception as exc:  # noqa: BLE001
+        return str(exc)
+    content = args.get("content")
+    if isinstance(content, str) and content.strip() == "":
+        return "Content should not be empty"
+    return None
+
+
 class Level3Server:
     """Serves level-3 calls from the recorded ones of one requirement."""
 
@@ -76,6 +93,9 @@ class Level3Server:
                 return {"api_name": api, "input": inputs, "output": self.search(keywords), "exception": None}
             except Exception as exc:  # noqa: BLE001  (API-Bank reports the failure as the exception)
                 return {"api_name": api, "input": inputs, "output": None, "exception": str(exc)}
+        problem = _lv3_refusal(api, args)
+        if problem is not None:
+            return {"api_name": api, "input": dict(args), "output": None, "exception": problem}
         for rec in self.recorded:
             if rec["api_name"] != api:
                 continue

@@ -26,6 +26,12 @@ def call(world: World, api: str, **args):
     return world.call(api, convert_arguments(catalog()[api], args))
 
 
+def test_every_catalogued_api_is_implemented():
+    from planprobe.suites.apibank.apis import implemented
+
+    assert implemented() == set(catalog())
+
+
 def test_calculator_keeps_api_banks_reduction():
     assert calculate("(1 + 2) * 3") == 9.0
     assert calculate("2*3-4/2") == 4.0

@@ -16,7 +16,7 @@ from helpers import shared_path
 from official_scoring import official_correct, official_samples, official_verdict
 from planprobe.agents.reference import OracleAgent
 from planprobe.environment import Limits
-from planprobe.schema import ToolCall, Trace
+from planprobe.schema import Trace
 from planprobe.suites.apibank.build import import_cases
 from planprobe.suites.apibank.catalog import CallRefused, catalog, convert_arguments
 from planprobe.suites.apibank.environment import fresh_world

@@ -25,7 +25,7 @@ from typing import Any, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, OracleKind, ToolSpec
-from .apis import World, canonical_input
+from .apis import canonical_input
 from .catalog import CallRefused, catalog, convert_arguments, public_definition, tool_spec
 from .checks import check
 from .data import Level3Sample, Turn, dialogue_files, read_databases, read_dialogue, read_level3
@@ -105,16 +105,16 @@ class _Level12:
     def _search_table(self) -> dict[str, str]:
         """keywords -> the API API-Bank's searcher returned, over both levels' dialogues."""
         table: dict[str, str] = {}
-        for lv in (1, 2):
-            files = self.files if lv == self.level else _maybe_files(self.root, lv)
-            for p in files:
-                turns = read_dialogue(p, lv) if lv != self.level else dict(self.dialogues)[p]
-                for t in turns:
-                    if t.role == "API" and t.api_name == "ToolSearcher" and t.result:
-                        kw = (t.result.get("input") or {}).get("keywords")
-                        names = _revealed([t])
-                        if isinstance(kw, str) and names:
-                            table.setdefault(kw, names[-1])
+        other = 2 if self.level == 1 else 1
+        dialogues = [turns for _, turns in self.dialogues] + [read_dialogue(p, other)
+                                                              for p in _maybe_files(self.root, other)]
+        for turns in dialogues:
+            for t in turns:
+                if t.role == "API" and t.api_name == "ToolSearcher" and t.result:
+                    kw = (t.result.get("input") or {}).get("keywords")
+                    names = _revealed([t])
+                    if isinstance(kw, str) and names:
+                        table.setdefault(kw, names[-1])
         return dict(sorted(table.items()))
 
     def cases(self, pass_rouge: float) -> Iterator[Case]:
@@ -162,7 +162,7 @@ class _Level12:
                         tags=[f"level-{self.level}", kind, "api-bank"],
                         generator={"source": "api-bank", "file": path.name, "sample": sid})
         return Case(id=f"api-bank/l{self.level}/{stem}/{sid}", family=FAMILY if kind == "api" else RESPONSE_FAMILY,
-                    task=task, tools=tools if kind == "api" else tools, oracle=OracleKind.FORMAL, spec=spec,
+                    task=task, tools=tools, oracle=OracleKind.FORMAL, spec=spec,
                     meta=meta)
 
 

@@ -20,7 +20,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from .apis import history_date, normalise_time
+from .apis import health_span, history_date, normalise_time
 
 Result = dict[str, Any]
 _DT = "%Y-%m-%d %H:%M:%S"
@@ -174,11 +174,8 @@ def _query_balance(r: Result, g: Result) -> bool:
 
 
 def _health_key(i: dict[str, Any]) -> tuple[Any, Any, Any]:
-    from .apis import _health_span
-
-    user, start, end = _health_span(i)
     # a time that does not parse is its exception object: never equal to another one
-    return user, start, end
+    return health_span(i)
 
 
 def _query_health_data(r: Result, g: Result) -> bool:

@@ -28,7 +28,7 @@ from typing import Any, ClassVar, Optional
 
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
-from ...schema import Case, ErrorClass, Evidence, OracleKind, ToolCall, ToolCallError, Trace, TraceStatus, Verdict
+from ...schema import Case, ErrorClass, Evidence, ToolCall, ToolCallError, Trace, TraceStatus, Verdict
 from ...tool_args import parse_arguments
 from ..base import PlannedCall
 from .build import FAMILY, KINDS, RESPONSE_FAMILY, SPEC_VERSION, call_text
@@ -362,4 +362,4 @@ class ApiBankResponseFamily:
         return None
 
 
-__all__ = ["ApiBankFamily", "ApiBankResponseFamily", "run_metrics", "judge_call", "OracleKind"]
+__all__ = ["ApiBankFamily", "ApiBankResponseFamily", "run_metrics", "judge_call"]

@@ -1,6 +1,6 @@
 """Reading API-Bank's files, with every problem named by file, line and field.
 
-The layout is API-Bank's repository folder ``api-bank/`` (or the Hugging Face copy):
+The layout is API-Bank's repository folder ``api-bank/``:
 
 * ``lv1-lv2-samples/level-1-given-desc/*.jsonl`` and ``…/level-2-toolsearcher/*.jsonl``:
   one dialogue per file, one turn per line — ``{"role": "User"|"AI", "text"}`` or

@@ -315,9 +315,13 @@ class ApiBankFamily:
         return None
 
 
+UNRELATED_REPLY = "I am sorry, I cannot help with that."
+
+
 class ApiBankResponseFamily:
     name = RESPONSE_FAMILY
-    faults: ClassVar[dict[str, str]] = {}
+    # "unrelated": a reply that ignores the conversation (fails unless the recorded reply is that close)
+    faults: ClassVar[dict[str, str]] = {"unrelated": RESPONSE_ERROR}
 
     def validate(self, case: Case) -> None:
         check_spec(case)
@@ -359,7 +363,11 @@ class ApiBankResponseFamily:
         return " ".join(rng.choice(words) for _ in range(min(20, len(words)))) if words else "OK"
 
     def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]:
-        return None
+        if fault != "unrelated":
+            return None
+        spec = case.spec
+        passes = response_score(UNRELATED_REPLY, spec["gold"]["text"], spec["level"]) >= float(spec.get("pass_rouge", 0.5))
+        return None if passes else UNRELATED_REPLY
 
 
 __all__ = ["ApiBankFamily", "ApiBankResponseFamily", "run_metrics", "judge_call"]

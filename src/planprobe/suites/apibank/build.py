@@ -63,7 +63,8 @@ def call_text(api: str, args: Optional[dict[str, Any]]) -> str:
 def _render_turn(t: Turn) -> str:
     if t.role == "API":
         r = t.result or {}
-        return f"API-Request: {call_text(t.api_name, r.get('input'))}->{json.dumps(r.get('output'), ensure_ascii=False)}"
+        output = json.dumps(r.get("output"), ensure_ascii=False)
+        return f"API-Request: {call_text(t.api_name, r.get('input'))}->{output}"
     return f"{t.role}: {t.text}"
 
 
@@ -258,7 +259,8 @@ def level3_cases(root: Path, pass_rouge: float, kinds: tuple[str, ...]) -> Itera
                         "gold": {"api_name": call["api_name"], "result": call["output"]}}
                 yield Case(id=f"api-bank/l3/{s.index}/step-{j}", family=FAMILY,
                            task=f"{STEP_INSTRUCTION}\n\n{_l3_render(s, s.apis[:j])}", tools=tools, spec=spec,
-                           meta=CaseMeta(topic="level-3 step", tags=["level-3", "step", "api-bank"], difficulty=difficulty,
+                           meta=CaseMeta(topic="level-3 step", tags=["level-3", "step", "api-bank"],
+                                         difficulty=difficulty,
                                          generator={"source": "api-bank", "sample": s.index, "step": j}))
         if "response" in kinds:
             spec = {**base, "kind": "response", "gold": {"text": s.response}, "pass_rouge": pass_rouge}
@@ -272,7 +274,8 @@ def level3_cases(root: Path, pass_rouge: float, kinds: tuple[str, ...]) -> Itera
             yield Case(id=f"api-bank/l3/{s.index}/run", family=FAMILY,
                        task=f"{RUN_INSTRUCTION}\n\nUser: {s.requirement}", tools=[level3_tool(L3_TOOLSEARCHER)],
                        spec=spec, meta=CaseMeta(topic="level-3 run", tags=["level-3", "run", "api-bank"],
-                                                difficulty=difficulty, generator={"source": "api-bank", "sample": s.index}))
+                                                difficulty=difficulty,
+                                                generator={"source": "api-bank", "sample": s.index}))
 
 
 KINDS = {1: ("api", "response"), 2: ("api", "response"), 3: ("step", "response", "run")}

@@ -104,5 +104,6 @@ def convert_arguments(d: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]
     if missing:
         names = " and ".join(f"'{k}'" for k in missing)
         raise CallRefused("MISS_INPUT_ARGUMENT",
-                          f"call() missing {len(missing)} required positional argument{'s' if len(missing) > 1 else ''}: {names}")
+                          f"call() missing {len(missing)} required positional argument"
+                          f"{'s' if len(missing) > 1 else ''}: {names}")
     return out

@@ -53,7 +53,8 @@ def databases_for(spec: dict[str, Any]) -> dict[str, Any]:
 def fresh_world(spec: dict[str, Any], seed: str, databases: Optional[dict[str, Any]] = None) -> World:
     """A World over fresh databases, as API-Bank's evaluator builds a ToolManager per call."""
     dbs = databases if databases is not None else databases_for(spec)
-    return World(dbs, seed=seed, recorded=spec.get("recorded") or {}, searcher=level12_searcher(spec.get("search") or {}))
+    return World(dbs, seed=seed, recorded=spec.get("recorded") or {},
+                 searcher=level12_searcher(spec.get("search") or {}))
 
 
 def dump(result: Any) -> str:

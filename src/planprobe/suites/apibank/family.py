@@ -366,7 +366,8 @@ class ApiBankResponseFamily:
         if fault != "unrelated":
             return None
         spec = case.spec
-        passes = response_score(UNRELATED_REPLY, spec["gold"]["text"], spec["level"]) >= float(spec.get("pass_rouge", 0.5))
+        score = response_score(UNRELATED_REPLY, spec["gold"]["text"], spec["level"])
+        passes = score >= float(spec.get("pass_rouge", 0.5))
         return None if passes else UNRELATED_REPLY
 
 

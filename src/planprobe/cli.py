@@ -403,11 +403,14 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
     from .analysis.robustness import robustness, robustness_lines
     from .suites.travelplanner.submission import run_figure_lines, run_figures
 
+    from .analysis.apibank import api_bank_lines, api_bank_metrics
+
     store = RunStore(run_dir)
     try:
         summary = summarize(store)
         robust = robustness(store)
         travel = run_figures(store)
+        api_bank = api_bank_metrics(store)
         infra = store.infra_rows() if summary.infra else []
     finally:
         store.close()
@@ -417,6 +420,8 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
             data["robustness"] = robust
         if travel:
             data["travelplanner"] = travel
+        if api_bank:
+            data["api_bank"] = api_bank
         if infra:
             data["infra_first_cause"] = _cause(infra[0][3])
         from .judge.apb_run import apb_scores
@@ -437,6 +442,8 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
         from .judge.apb_run import judgement_lines
 
         for line in judgement_lines(run_dir):
+            out_console.print(line, highlight=False, markup=False, soft_wrap=True)
+        for line in api_bank_lines(api_bank):
             out_console.print(line, highlight=False, markup=False, soft_wrap=True)
         if infra and infra_note:
             out_console.print(f"infrastructure failures: first cause: {_cause(infra[0][3])}; re-running the run's "
@@ -894,6 +901,7 @@ from . import cli_planbench  # noqa: E402,F401  (registers 'import planbench-res
 from . import cli_travelplanner  # noqa: E402,F401  (registers 'import travelplanner', 'travelplanner')
 from . import cli_debug  # noqa: E402,F401  (registers 'label', 'errorbench', 'import agentdebug')
 from . import cli_generate_plugins  # noqa: E402,F401  (registers 'generate NAME' for plug-in families)
+from . import cli_apibank  # noqa: E402,F401  (registers 'import api-bank')
 
 
 # Exit codes (docs/format.md): 0 done; 1 a check failed (gate) or the output pipe closed;

@@ -37,6 +37,7 @@ from planprobe.suites.robust import parse_transforms, robustify
 
 APB_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "apb_sample.jsonl"
 TRAVELPLANNER_TRAIN = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "travelplanner"
+API_BANK = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "api-bank"
 
 
 def _judged() -> list[Case]:
@@ -53,6 +54,17 @@ def _travelplanner() -> list[Case]:
 
     both = build_cases(modes=["sole-planning", "two-stage"], strict=False, train_dir=TRAVELPLANNER_TRAIN)
     return [next(c for c in both if c.id.endswith(mode)) for mode in ("sole-planning", "two-stage")]
+
+
+def _api_bank() -> list[Case]:
+    """A level-1 call, a level-3 step, response and whole run (none when the data set is absent)."""
+    if not API_BANK.is_dir():
+        return []
+    from planprobe.suites.apibank.build import import_cases
+
+    level1 = next(c for c in import_cases(API_BANK, 1, ("api",)) if c.spec["gold_consistent"])
+    level3 = import_cases(API_BANK, 3)
+    return [level1] + [next(c for c in level3 if c.spec["kind"] == k) for k in ("step", "response", "run")]
 
 
 # every built-in family, the constraint family in both of its modes
@@ -72,6 +84,7 @@ CASES = {
     "stepwise": lambda: [wrap_stepwise(c, 1, random.Random(i)) for i, c in enumerate(cases(2, seed=16))],
     "judged": _judged,
     "travelplanner": _travelplanner,
+    "api-bank": _api_bank,
 }
 
 
@@ -80,6 +93,8 @@ def test_every_built_in_family_is_covered():
     covered = {c.family for make in CASES.values() for c in make()}
     if not TRAVELPLANNER_TRAIN.is_dir():  # its cases come from the shared data set
         covered.add("travelplanner")
+    if not API_BANK.is_dir():
+        covered |= {"apibank", "apibank-response"}
     assert built_in <= covered, f"families without a re-rollout test: {sorted(built_in - covered)}"
 
 

@@ -62,6 +62,7 @@ class RunData:
     notes: list[str] = field(default_factory=list)
     robustness: list[str] = field(default_factory=list)  # refusal calibration etc., for variant runs
     judgements: list[str] = field(default_factory=list)  # LLM-judge summaries (APB's scores, judged pass rate)
+    api_bank: list[str] = field(default_factory=list)  # API-Bank's official figures and PMC's, for API-Bank runs
     # the chance baseline's causes over the same dissected cases; None when not measured for all of them
     root_cause_baseline: Optional[dict[str, int]] = None
 
@@ -201,6 +202,9 @@ def load_run(run_dir: Path, name: Optional[str] = None) -> RunData:
         summary = summarize(store)
         robust = robustness_lines(robustness(store))
         robust += run_figure_lines(run_figures(store))  # TravelPlanner's official figures, when the run has its cases
+        from ..analysis.apibank import api_bank_lines, api_bank_metrics
+
+        api_bank = api_bank_lines(api_bank_metrics(store))
         raw_cases = {c["id"]: c for c in map(json.loads, store.raw_cases())}
         causes = read_root_causes(run_dir)
         rows = []
@@ -227,5 +231,5 @@ def load_run(run_dir: Path, name: Optional[str] = None) -> RunData:
         name=name or Path(run_dir).name or str(run_dir), directory=str(run_dir), summary=summary,
         curves=_curves(rows, cases), errors=dict(sorted(errors.items())), root_causes=root,
         cases=cases, rows=rows, notes=notes, robustness=robust, root_cause_baseline=baseline,
-        judgements=judgement_lines(run_dir),
+        judgements=judgement_lines(run_dir), api_bank=api_bank,
     )

@@ -28,6 +28,8 @@ BUILTIN_FAMILIES = {
     "pddl": "planprobe.suites.pddl.agent.family:PDDLAgentFamily",
     "planbench": "planprobe.suites.pddl.planbench.family:PlanBenchFamily",
     "travelplanner": "planprobe.suites.travelplanner.family:TravelPlannerFamily",
+    "apibank": "planprobe.suites.apibank.family:ApiBankFamily",
+    "apibank-response": "planprobe.suites.apibank.family:ApiBankResponseFamily",
 }
 MEMBERS = ("name", "faults", "validate", "environment", "check", "reference_plan", "random_plan", "faulty_plan")
 

@@ -1,0 +1,42 @@
+# ruff: noqa: B008, UP045  (typer declares options as call defaults; Optional as in cli.py)
+"""``planprobe import api-bank``: API-Bank's data as a planprobe suite. A thin layer
+over ``suites.apibank``; it registers itself on the ``import`` sub-command when
+cli.py imports it. Bad input is one line naming file, line and field (exit 2); the
+suite file is written only when every case was built (atomically)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .cli_common import err_console
+from .cli_judge import import_app
+from .errors import PlanprobeError
+
+
+@import_app.command("api-bank")
+def import_api_bank_cmd(
+    data_dir: Path = typer.Argument(..., help="API-Bank's folder (with lv1-lv2-samples/, init_database/, test-data/)."),
+    level: int = typer.Option(..., "--level", help="1 (API call, descriptions given), 2 (retrieve with ToolSearcher "
+                                                   "and call) or 3 (plan, retrieve and call)."),
+    output: Path = typer.Option(..., "-o", "--output", help="Suite file to write (JSONL)."),
+    kind: Optional[list[str]] = typer.Option(None, "--kind", help="Keep only this kind (repeatable): api, response "
+                                                                  "(levels 1-2); step, response, run (level 3)."),
+    pass_rouge: float = typer.Option(0.5, "--pass-rouge", help="ROUGE-L at which a response case passes "
+                                                               "(planprobe's threshold; API-Bank reports the mean)."),
+) -> None:
+    """API-Bank dialogues -> cases scored as API-Bank scores them (call correctness, ROUGE-L), plus whole-run
+    cases on level 3 for PMC's correctness, completeness and tool repeats."""
+    from .suites.apibank.build import import_cases
+    from .suites.io import write_suite
+
+    if not 0.0 <= pass_rouge <= 1.0:
+        raise PlanprobeError(f"--pass-rouge {pass_rouge}: expected a number from 0 to 1")
+    cases = import_cases(data_dir, level, tuple(kind) if kind else None, pass_rouge)
+    count = write_suite(cases, output)
+    kinds = Counter(c.spec["kind"] for c in cases)
+    detail = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    err_console.print(f"wrote {count} API-Bank level-{level} cases to {output} ({detail})")

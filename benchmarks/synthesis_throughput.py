@@ -7,6 +7,12 @@ planprobe's figure is end to end: synthesis, text, tools, spec, JSON, written to
 suite file. The baseline only synthesizes skeleton text (no tools, no file).
 The baseline is run before and after planprobe and averaged, to cancel drift.
 
+Rates are given on two clocks: CPU time of the process doing the work (the baseline's from
+its child-process usage, less the CPU of a run of one case: start-up and import) and wall time. On a
+shared machine the wall clock also measures the neighbours' load, which changes during a
+run; CPU time does much less, so the CPU ratios are the ones to compare. The variants are
+interleaved (one repetition of each in turn) so that drift hits them alike.
+
 Besides the default (every check of issue #10 on), rows switch the stronger checks off
 one at a time, to show what each costs:
 
@@ -27,6 +33,8 @@ from __future__ import annotations
 
 import argparse
 import re
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,7 +44,7 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, repeat  # noqa: E402
+from _common import machine  # noqa: E402
 
 from planprobe.suites.constraints import generator as G  # noqa: E402
 from planprobe.suites.constraints import synthesis as S  # noqa: E402
@@ -59,40 +67,59 @@ VARIANTS: list[tuple[str, dict, int]] = [
 ]
 
 
-def baseline_rate(n: int, seed: int) -> tuple[float, float]:
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run_baseline(n: int, seed: int) -> tuple[str, float]:
+    before = _child_cpu()
     out = subprocess.run([sys.executable, str(BASELINE), str(n), str(seed)], capture_output=True, text=True,
                          check=True).stdout
-    rate = float(re.search(r"cases_per_s=([\d.]+)", out).group(1))
+    return out, _child_cpu() - before
+
+
+def baseline_rate(n: int, seed: int) -> tuple[float, float, float]:
+    """(CPU cases/s, wall cases/s as the baseline reports it, Z3 calls per case)."""
+    _, startup = _run_baseline(1, seed)  # interpreter, z3 import and one case
+    out, cpu = _run_baseline(n, seed)
+    wall = float(re.search(r"cases_per_s=([\d.]+)", out).group(1))
     calls = float(re.search(r"z3_calls_per_case=([\d.]+)", out).group(1))
-    return rate, calls
+    return (n - 1) / max(cpu - startup, 1e-9), wall, calls
 
 
 def options(n: int, extended: bool, seed: int, changes: dict) -> ConstraintSuiteOptions:
     return replace(ConstraintSuiteOptions(actions=(3, 5), n=n, seed=seed, extended=extended), **changes)
 
 
-def planprobe_rate(n: int, extended: bool, reps: int, workers: int, changes: dict,
-                   bound: int) -> tuple[float, float, float, float]:
-    """(best, median cases/s, SAT checks per case, sentences per case)."""
-    checks: list[int] = []
-    sentences: list[int] = []
-    seeds = iter(range(1000))
+class Row:
+    """One configuration: how to make its options, and its measured rates."""
 
-    def on_line(line: str) -> None:
-        checks.append(int(re.search(r'"sat_checks":(\d+)', line).group(1)))
-        sentences.append(int(re.search(r'"sentences":(\d+)', line).group(1)))
+    def __init__(self, name: str, extended: bool, changes: dict, bound: int, workers: int):
+        self.name, self.extended, self.changes, self.bound, self.workers = name, extended, changes, bound, workers
+        self.cpu: list[float] = []
+        self.wall: list[float] = []
+        self.checks: list[int] = []
+        self.sentences: list[int] = []
 
-    def once() -> int:
-        opts = options(n, extended, next(seeds), changes)
-        with tempfile.TemporaryDirectory() as tmp:
-            return write_suite_lines(generate_lines(opts, workers), Path(tmp) / "suite.jsonl", on_line=on_line)
+    def run_once(self, n: int, seed: int) -> None:
+        def on_line(line: str) -> None:
+            self.checks.append(int(re.search(r'"sat_checks":(\d+)', line).group(1)))
+            self.sentences.append(int(re.search(r'"sentences":(\d+)', line).group(1)))
 
-    S.MAX_STATEMENTS = bound  # read by synthesize at each call; worker processes are forked after this
-    try:
-        best, median = repeat(once, reps)
-    finally:
-        S.MAX_STATEMENTS = VARIANTS[0][2]
-    return best, median, sum(checks) / len(checks), sum(sentences) / len(sentences)
+        opts = options(n, self.extended, seed, self.changes)
+        S.MAX_STATEMENTS = self.bound  # read by synthesize at each call
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                cpu0, wall0, child0 = time.process_time(), time.perf_counter(), _child_cpu()
+                count = write_suite_lines(generate_lines(opts, self.workers), Path(tmp) / "suite.jsonl",
+                                          on_line=on_line)
+                cpu = time.process_time() - cpu0 + _child_cpu() - child0  # worker processes included
+                wall = time.perf_counter() - wall0
+        finally:
+            S.MAX_STATEMENTS = VARIANTS[0][2]
+        self.cpu.append(count / cpu)
+        self.wall.append(count / wall)
 
 
 def stage_profile(n: int, extended: bool) -> dict[str, float]:
@@ -137,27 +164,29 @@ def main() -> None:
         sys.exit(f"baseline not found: {BASELINE} (it lives in ../shared/bench)")
 
     print(f"machine: {machine()}")
-    b1, calls = baseline_rate(args.baseline_cases, 0)
+    b1 = baseline_rate(args.baseline_cases, 0)
     cores = auto_workers(args.cases)
-    rows = []
-    for label, changes, bound in VARIANTS:
-        for mode in ("basic", "extended"):
-            name = f"{mode}, 1 process" + (f", {label}" if label else "")
-            rows.append((name, *planprobe_rate(args.cases, mode == "extended", args.reps, 1, changes, bound)))
+    rows = [Row(f"{mode}, 1 process" + (f", {label}" if label else ""), mode == "extended", changes, bound, 1)
+            for label, changes, bound in VARIANTS for mode in ("basic", "extended")]
     if cores > 1:
-        rows += [(f"{mode}, {cores} processes",
-                  *planprobe_rate(args.cases, mode == "extended", args.reps, cores, {}, VARIANTS[0][2]))
+        rows += [Row(f"{mode}, {cores} processes", mode == "extended", {}, VARIANTS[0][2], cores)
                  for mode in ("basic", "extended")]
-    b2, _ = baseline_rate(args.baseline_cases, 1)
-    base = (b1 + b2) / 2
-    print(f"baseline (PDoctor Alg. 1, fresh Z3 per check): {base:.1f} cases/s "
-          f"({b1:.1f} before, {b2:.1f} after; {calls:.1f} Z3 calls/case)")
-    print("| mode | planprobe best cases/s | median | SAT checks/case | sentences/case | baseline cases/s "
-          "| best / baseline | median / baseline |")
-    print("|---|---|---|---|---|---|---|---|")
-    for mode, best, median, checks, sentences in rows:
-        print(f"| {mode} | {best:,.0f} | {median:,.0f} | {checks:.1f} | {sentences:.2f} | {base:.1f} "
-              f"| {best / base:,.0f}x | {median / base:,.0f}x |")
+    for rep in range(args.reps):  # interleaved: one repetition of every row in turn
+        for row in rows:
+            row.run_once(args.cases, rep)
+    b2 = baseline_rate(args.baseline_cases, 1)
+    base_cpu, base_wall = (b1[0] + b2[0]) / 2, (b1[1] + b2[1]) / 2
+    print(f"baseline (PDoctor Alg. 1, fresh Z3 per check): {base_cpu:.1f} cases/s CPU ({b1[0]:.1f} before, "
+          f"{b2[0]:.1f} after), {base_wall:.1f} cases/s wall ({b1[1]:.1f}, {b2[1]:.1f}); {b1[2]:.1f} Z3 calls/case")
+    print("| mode | SAT checks/case | sentences/case | CPU cases/s best | median | best / baseline "
+          "| median / baseline | wall cases/s median | wall median / baseline |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        best, median = max(row.cpu), statistics.median(row.cpu)
+        wall = statistics.median(row.wall)
+        print(f"| {row.name} | {statistics.mean(row.checks):.1f} | {statistics.mean(row.sentences):.2f} "
+              f"| {best:,.0f} | {median:,.0f} | {best / base_cpu:,.0f}x | {median / base_cpu:,.0f}x "
+              f"| {wall:,.0f} | {wall / base_wall:,.0f}x |")
     print()
     print("where the time goes (default options, 1 process, CPU microseconds per case):")
     print("| stage | basic | extended |")

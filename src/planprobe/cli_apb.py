@@ -14,7 +14,7 @@ from rich.progress import TextColumn
 from rich.table import Table
 
 from .atomic import write_text_atomic
-from .cli import _progress, app, err_console, labelled, out_console
+from .cli_common import _progress, app, err_console, labelled, out_console
 from .errors import PlanprobeError
 from .suites.external.apb_format import HOLISTIC_SPLITS, SPLITS, STEP_WISE_SPLITS
 

@@ -96,9 +96,29 @@ def _travelplanner(seed: int) -> list[Case]:
     return both  # every training query in both modes: each mutation needs a query with room for it
 
 
+def _apibank_all() -> list[Case]:
+    from helpers import shared_path
+    from planprobe.suites.apibank.build import import_cases
+
+    root = shared_path("data", "api-bank")  # skips when the shared data is absent
+    # the recorded call must pass API-Bank's own rule on the initial databases, else the
+    # oracle (which makes the recorded call) fails by API-Bank's own scoring
+    return [c for level in (1, 2, 3) for c in import_cases(root, level)
+            if c.spec.get("gold_consistent", True)]
+
+
+def _apibank(seed: int) -> list[Case]:
+    return [c for c in _apibank_all() if c.family == "apibank"][:40]
+
+
+def _apibank_response(seed: int) -> list[Case]:
+    return [c for c in _apibank_all() if c.family == "apibank-response"][:20]
+
+
 SAMPLES = {"constraints": _constraints, "pddl": _pddl, "holistic": _holistic, "stepwise": _stepwise,
-           "robust": _robust, "judged": _judged, "planbench": _planbench, "travelplanner": _travelplanner}
-FIXED = {"judged", "travelplanner"}  # read from fixed data: the seed changes nothing
+           "robust": _robust, "judged": _judged, "planbench": _planbench, "travelplanner": _travelplanner,
+           "apibank": _apibank, "apibank-response": _apibank_response}
+FIXED = {"judged", "travelplanner", "apibank", "apibank-response"}  # read from fixed data: the seed changes nothing
 # faults no sample can carry (with why); every other fault must be injected at least once
 NO_ROOM: dict[tuple[str, str], str] = {}
 # faults this test finds not reported as exactly their class: known, reported, to be fixed in the

@@ -10,12 +10,14 @@ besides the budget), 2-4 people. Days 3/5/7 visit 1/2/3 cities unless --cities s
 from __future__ import annotations
 
 import datetime
+import functools
 import random
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta
+from ..parallel import auto_workers, ordered_chunks
 from ..travelplanner.cases import TOOLS, TWO_STAGE_SYSTEM
 from ..travelplanner.fields import HOUSE_RULES, LEVELS, ROOM_TYPES, QueryFields
 from .scopes import SCOPES
@@ -34,7 +36,7 @@ class ItineraryOptions:
     levels: tuple[str, ...] = LEVELS
     days: tuple[int, ...] = DAYS
     cities: Optional[int] = None       # cities to visit (default: 1/2/3 for 3/5/7 days)
-    sandbox_cities: int = 4            # cities of the destination state in each sandbox
+    sandbox_cities: int = 3            # cities of the destination state in each sandbox
     cost_aware: bool = False           # ask for the cheapest plan (its cost must equal the minimum)
 
     def check(self) -> None:
@@ -153,6 +155,11 @@ def generate_cases(opts: ItineraryOptions) -> Iterator[Case]:
         yield make_case(opts, i)
 
 
-def generate_lines(opts: ItineraryOptions) -> Iterator[str]:
-    for case in generate_cases(opts):
-        yield case.model_dump_json()
+def _chunk(opts: ItineraryOptions, lo: int, hi: int) -> list[str]:
+    return [make_case(opts, i).model_dump_json() for i in range(lo, hi)]
+
+
+def generate_lines(opts: ItineraryOptions, workers: Optional[int] = None) -> Iterator[str]:
+    """The suite's lines in index order; byte-identical for any number of workers."""
+    opts.check()
+    yield from ordered_chunks(functools.partial(_chunk, opts), opts.n, auto_workers(opts.n, workers), chunk=500)

@@ -60,12 +60,21 @@ class Solver:
             key = (f["OriginCityName"], f["DestCityName"], f["FlightDate"])
             if key not in self.flights or f["Price"] < self.flights[key]["Price"]:
                 self.flights[key] = f
+        self._stay_cache: dict[tuple[str, int], tuple[float, str]] = {}
+        self._leg_cache: dict[tuple[str, str, int, str], tuple[float, str]] = {}
         self._menu_cache: dict[tuple[tuple[str, int], ...], tuple[float, list[tuple[str, ...]]]] = {}
         self._meal_cache: dict[tuple[str, int, int], tuple[float, tuple[str, ...]]] = {}
 
     # -- parts ----------------------------------------------------------------
 
     def leg(self, a: str, b: str, day: int, family: str) -> tuple[float, str]:
+        key = (a, b, day, family)
+        hit = self._leg_cache.get(key)
+        if hit is None:
+            hit = self._leg_cache[key] = self._leg(a, b, day, family)
+        return hit
+
+    def _leg(self, a: str, b: str, day: int, family: str) -> tuple[float, str]:
         km = self.routes.get((a, b))
         rule = self.q.local_constraint["transportation"]
         if family == "drive":
@@ -82,6 +91,13 @@ class Solver:
         return best
 
     def stay(self, city: str, nights: int) -> tuple[float, str]:
+        key = (city, nights)
+        hit = self._stay_cache.get(key)
+        if hit is None:
+            hit = self._stay_cache[key] = self._stay(city, nights)
+        return hit
+
+    def _stay(self, city: str, nights: int) -> tuple[float, str]:
         for cost, least, name in self.stays.get(city, ()):
             if least <= nights:
                 return cost * nights, name
@@ -125,6 +141,8 @@ class Solver:
             nxt: dict[int, tuple[float, list[tuple[str, ...]]]] = {}
             for have, (cost, picks) in table.items():
                 for mask in range(full + 1):
+                    if mask & have:
+                        continue  # covering a cuisine twice never helps
                     c, names = self.meals(city, 3 * (nights - 1), mask)
                     if c == INF:
                         continue
@@ -139,22 +157,24 @@ class Solver:
     def solve(self, pool: list[str], k: int) -> Optional[Solution]:
         nights = self.q.days - 1
         best: Optional[tuple[float, tuple[str, ...], tuple[int, ...], str]] = None
+        bound = INF
+        splits = _splits(nights, k)
         for order in itertools.permutations(pool, k):
-            for split in _splits(nights, k):
-                if any(len(self.by_city["attractions"].get(c, ())) < n - 1 for c, n in zip(order, split)):
-                    continue
+            for split in splits:
                 fixed = 0.0
                 for c, n in zip(order, split):
                     fixed += self.stay(c, n)[0]
-                if fixed == INF:
+                    if len(self.by_city["attractions"].get(c, ())) < n - 1:
+                        fixed = INF
+                if fixed >= bound:
                     continue
-                meal = self.all_meals(list(zip(order, split)))[0]
-                if meal == INF:
+                fixed += self.all_meals(sorted(zip(order, split)))[0]
+                if fixed >= bound:
                     continue
                 for family in ("drive", "mixed"):
-                    cost = fixed + meal + self._legs_cost(order, split, family)
-                    if cost < INF and (best is None or cost < best[0]):
-                        best = (cost, order, split, family)
+                    cost = fixed + self._legs_cost(order, split, family)
+                    if cost < bound:
+                        bound, best = cost, (cost, order, split, family)
         if best is None:
             return None
         cost, order, split, family = best
@@ -170,7 +190,10 @@ class Solver:
 
     def _plan(self, order: tuple[str, ...], split: tuple[int, ...], family: str) -> list[dict[str, Any]]:
         q = self.q
-        _, menus = self.all_meals(list(zip(order, split)))
+        stays = sorted(zip(order, split))
+        _, sorted_menus = self.all_meals(stays)
+        menu_of = dict(zip((c for c, _ in stays), sorted_menus))
+        menus = [menu_of[c] for c in order]
         plan: list[dict[str, Any]] = []
         legs = {d: (a, b) for a, b, d in self._legs(order, split)}
         where: list[int] = []  # the city index whose stay each day belongs to (arrival day included)

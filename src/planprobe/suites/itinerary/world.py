@@ -19,8 +19,13 @@ STAYS = ("Loft", "Suite", "Cottage", "Studio", "Flat", "Villa", "Cabin", "Room")
 RESTAURANTS, ATTRACTIONS, ACCOMMODATIONS = 8, 6, 5
 
 
+def _pick(r: Any, items: tuple[Any, ...]) -> Any:
+    return items[int(r() * len(items))]
+
+
 def _word(rng: random.Random, parts: int) -> str:
-    return "".join(rng.choice(SYLLABLES) for _ in range(parts)).capitalize()
+    r, n = rng.random, len(SYLLABLES)
+    return "".join([SYLLABLES[int(r() * n)] for _ in range(parts)]).capitalize()
 
 
 def _names(rng: random.Random, n: int, parts: int, avoid: set[str]) -> list[str]:
@@ -55,40 +60,42 @@ def draw_world(rng: random.Random, n_cities: int, dates: list[str]) -> dict[str,
                 continue
             key = frozenset((a, b))
             if key not in km:
-                km[key] = rng.randrange(80, 1600) if org in key else rng.randrange(40, 500)
+                km[key] = 80 + int(rng.random() * 1520) if org in key else 40 + int(rng.random() * 460)
             d = km[key]
             minutes = d * 60 // 85
             tables["distances"].append([a, b, f"{minutes // 60} hours {minutes % 60} mins", f"{d} km"])
     number = rng.randrange(1000000, 8000000)
+    r = rng.random
+    pairs = [(a, b, km[frozenset((a, b))]) for a in every for b in every if a != b]
     for date in dates:
-        for a in every:
-            for b in every:
-                if a == b or rng.random() < 0.45:
-                    continue
-                d = km[frozenset((a, b))]
-                dep = rng.randrange(300, 1320)
+        for a, b, d in pairs:
+            if r() < 0.45:
+                continue
+            if True:
+                dep = 300 + int(r() * 1020)
                 dur = 40 + d // 9
-                number += rng.randrange(1, 997)
+                number += 1 + int(r() * 996)
                 tables["flights"].append({
-                    "Flight Number": f"F{number}", "Price": rng.randrange(40, 120) + d // 8, "DepTime": _hhmm(dep),
+                    "Flight Number": f"F{number}", "Price": 40 + int(r() * 80) + d // 8, "DepTime": _hhmm(dep),
                     "ArrTime": _hhmm(dep + dur), "ActualElapsedTime": f"{dur // 60} hours {dur % 60} minutes",
                     "FlightDate": date, "OriginCityName": a, "DestCityName": b, "Distance": float(d)})
     for city in cities:
         local: set[str] = set()
+        pick = _pick
         for w in _names(rng, ACCOMMODATIONS, 2, local):
-            rules = " & ".join(r for r in RULES if rng.random() < 0.3)
+            rules = " & ".join([x for x in RULES if r() < 0.3])
             tables["accommodations"].append({
-                "NAME": f"{w} {rng.choice(STAYS)}", "price": rng.randrange(30, 400), "room type": rng.choice(ROOM_TYPES),
-                "house_rules": rules, "minimum nights": rng.choice((1, 1, 1, 2, 2, 3)),
-                "maximum occupancy": rng.randrange(1, 6), "review rate number": rng.randrange(1, 6), "city": city})
+                "NAME": f"{w} {pick(r, STAYS)}", "price": 30 + int(r() * 370), "room type": pick(r, ROOM_TYPES),
+                "house_rules": rules, "minimum nights": pick(r, (1, 1, 1, 2, 2, 3)),
+                "maximum occupancy": 1 + int(r() * 5), "review rate number": 1 + int(r() * 5), "city": city})
         for w in _names(rng, RESTAURANTS, 2, local):
-            kinds = rng.sample(CUISINES, rng.randrange(1, 4))
-            tables["restaurants"].append({"Name": f"{w} {rng.choice(KINDS)}", "Average Cost": rng.randrange(8, 90),
-                                          "Cuisines": ", ".join(kinds), "Aggregate Rating": rng.randrange(20, 50) / 10,
+            kinds = [c for c in CUISINES if r() < 0.3] or [pick(r, CUISINES)]
+            tables["restaurants"].append({"Name": f"{w} {pick(r, KINDS)}", "Average Cost": 8 + int(r() * 82),
+                                          "Cuisines": ", ".join(kinds), "Aggregate Rating": (20 + int(r() * 30)) / 10,
                                           "City": city})
         for w in _names(rng, ATTRACTIONS, 2, local):
-            tables["attractions"].append({"Name": f"{w} {rng.choice(SIGHTS)}", "Latitude": 0.0, "Longitude": 0.0,
-                                          "Address": f"{rng.randrange(1, 999)} {w} Road", "Phone": "-",
+            tables["attractions"].append({"Name": f"{w} {pick(r, SIGHTS)}", "Latitude": 0.0, "Longitude": 0.0,
+                                          "Address": f"{1 + int(r() * 998)} {w} Road", "Phone": "-",
                                           "Website": "-", "City": city})
     tables["_org"], tables["_cities"] = org, cities
     return tables

@@ -60,6 +60,7 @@ class Solver:
             key = (f["OriginCityName"], f["DestCityName"], f["FlightDate"])
             if key not in self.flights or f["Price"] < self.flights[key]["Price"]:
                 self.flights[key] = f
+        self._menus: dict[str, tuple[list[dict[str, Any]], list[int]]] = {}
         self._stay_cache: dict[tuple[str, int], tuple[float, str]] = {}
         self._leg_cache: dict[tuple[str, str, int, str], tuple[float, str]] = {}
         self._menu_cache: dict[tuple[tuple[str, int], ...], tuple[float, list[tuple[str, ...]]]] = {}
@@ -110,12 +111,21 @@ class Solver:
         hit = self._meal_cache.get(key)
         if hit is not None:
             return hit
-        rows = sorted(self.by_city["restaurants"].get(city, []), key=lambda r: (r["Average Cost"], r["Name"]))
-        need = [c for k, c in enumerate(self.want) if mask >> k & 1]
+        rows, bits = self._menu(city)
         best: tuple[float, tuple[str, ...]] = (INF, ())
-        for size in range(0, len(need) + 1):
-            for cover in itertools.combinations(range(len(rows)), size):
-                if not all(any(c in rows[i]["Cuisines"] for i in cover) for c in need):
+        if mask == 0:
+            if len(rows) >= slots:
+                best = (sum(r["Average Cost"] for r in rows[:slots]) * self.people,
+                        tuple(r["Name"] for r in rows[:slots]))
+            self._meal_cache[key] = best
+            return best
+        useful = [i for i, b in enumerate(bits) if b & mask]
+        for size in range(1, bin(mask).count("1") + 1):
+            for cover in itertools.combinations(useful, size):
+                got = 0
+                for i in cover:
+                    got |= bits[i]
+                if got & mask != mask:
                     continue
                 rest = [i for i in range(len(rows)) if i not in cover][:max(0, slots - size)]
                 if size + len(rest) < slots:
@@ -126,6 +136,15 @@ class Solver:
                     best = (cost, tuple(rows[i]["Name"] for i in chosen))
         self._meal_cache[key] = best
         return best
+
+    def _menu(self, city: str) -> tuple[list[dict[str, Any]], list[int]]:
+        """The city's restaurants cheapest first, with the wanted cuisines each serves as bits."""
+        hit = self._menus.get(city)
+        if hit is None:
+            rows = sorted(self.by_city["restaurants"].get(city, []), key=lambda r: (r["Average Cost"], r["Name"]))
+            bits = [sum(1 << k for k, c in enumerate(self.want) if c in r["Cuisines"]) for r in rows]
+            hit = self._menus[city] = (rows, bits)
+        return hit
 
     def all_meals(self, stays: list[tuple[str, int]]) -> tuple[float, list[tuple[str, ...]]]:
         key = tuple(stays)

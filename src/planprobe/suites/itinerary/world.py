@@ -4,6 +4,7 @@ row shapes TravelPlanner's database has (so its tools and evaluator read them)."
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
@@ -23,21 +24,15 @@ def _pick(r: Any, items: tuple[Any, ...]) -> Any:
     return items[int(r() * len(items))]
 
 
-def _word(rng: random.Random, parts: int) -> str:
-    r, n = rng.random, len(SYLLABLES)
-    return "".join([SYLLABLES[int(r() * n)] for _ in range(parts)]).capitalize()
+def _clean(word: str) -> bool:
+    """No word the evaluator's text rules would misread ('from', 'to', vehicle names)."""
+    low = word.lower()
+    return not any(bad in low for bad in ("from", "to", "taxi", "flight", "driving"))
 
 
-def _names(rng: random.Random, n: int, parts: int, avoid: set[str]) -> list[str]:
-    out: list[str] = []
-    while len(out) < n:
-        w = _word(rng, parts)
-        low = w.lower()
-        if w in avoid or "from" in low or "to" in low or "taxi" in low or "flight" in low:
-            continue
-        avoid.add(w)
-        out.append(w)
-    return out
+WORDS2 = tuple(w for w in ((a + b).capitalize() for a in SYLLABLES for b in SYLLABLES) if _clean(w))
+WORDS3 = tuple(w for w in ((a + b + c).capitalize() for a in SYLLABLES for b in SYLLABLES for c in SYLLABLES)
+               if _clean(w))
 
 
 def _hhmm(minutes: int) -> str:
@@ -46,9 +41,8 @@ def _hhmm(minutes: int) -> str:
 
 def draw_world(rng: random.Random, n_cities: int, dates: list[str]) -> dict[str, Any]:
     """Tables for an origin and ``n_cities`` cities of one state, flights on ``dates``."""
-    used: set[str] = set()
     state, org_state = rng.sample(STATES, 2)
-    names = _names(rng, n_cities + 1, 3, used)
+    names = rng.sample(WORDS3, n_cities + 1)
     org, cities = names[0], names[1:]
     every = [org] + cities
     tables: dict[str, Any] = {"flights": [], "accommodations": [], "restaurants": [], "attractions": [],
@@ -79,21 +73,22 @@ def draw_world(rng: random.Random, n_cities: int, dates: list[str]) -> dict[str,
                     "Flight Number": f"F{number}", "Price": 40 + int(r() * 80) + d // 8, "DepTime": _hhmm(dep),
                     "ArrTime": _hhmm(dep + dur), "ActualElapsedTime": f"{dur // 60} hours {dur % 60} minutes",
                     "FlightDate": date, "OriginCityName": a, "DestCityName": b, "Distance": float(d)})
-    for city in cities:
-        local: set[str] = set()
-        pick = _pick
-        for w in _names(rng, ACCOMMODATIONS, 2, local):
+    pick = _pick
+    words = rng.sample(WORDS2, len(cities) * (ACCOMMODATIONS + RESTAURANTS + ATTRACTIONS))
+    for n_city, city in enumerate(cities):
+        mine = iter(words[n_city * (ACCOMMODATIONS + RESTAURANTS + ATTRACTIONS):])
+        for w in itertools.islice(mine, ACCOMMODATIONS):
             rules = " & ".join([x for x in RULES if r() < 0.3])
             tables["accommodations"].append({
                 "NAME": f"{w} {pick(r, STAYS)}", "price": 30 + int(r() * 370), "room type": pick(r, ROOM_TYPES),
                 "house_rules": rules, "minimum nights": pick(r, (1, 1, 1, 2, 2, 3)),
                 "maximum occupancy": 1 + int(r() * 5), "review rate number": 1 + int(r() * 5), "city": city})
-        for w in _names(rng, RESTAURANTS, 2, local):
+        for w in itertools.islice(mine, RESTAURANTS):
             kinds = [c for c in CUISINES if r() < 0.3] or [pick(r, CUISINES)]
             tables["restaurants"].append({"Name": f"{w} {pick(r, KINDS)}", "Average Cost": 8 + int(r() * 82),
                                           "Cuisines": ", ".join(kinds), "Aggregate Rating": (20 + int(r() * 30)) / 10,
                                           "City": city})
-        for w in _names(rng, ATTRACTIONS, 2, local):
+        for w in itertools.islice(mine, ATTRACTIONS):
             tables["attractions"].append({"Name": f"{w} {pick(r, SIGHTS)}", "Latitude": 0.0, "Longitude": 0.0,
                                           "Address": f"{1 + int(r() * 998)} {w} Road", "Phone": "-",
                                           "Website": "-", "City": city})

@@ -11,7 +11,8 @@ a ``minimum_cost`` constraint (the plan's cost must equal the minimum).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import random
+from typing import Any, ClassVar, Iterator, Optional
 
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
@@ -20,7 +21,7 @@ from ..base import PlannedCall
 from ..travelplanner import answers
 from ..travelplanner import family as tp
 from ..travelplanner.cases import compiled
-from .generate import FAMILY
+from .generate import FAMILY, ItineraryOptions, generate_cases
 from .scopes import SCOPES
 
 CHECKER = "itinerary/1"
@@ -63,11 +64,25 @@ class ItineraryFamily(tp.TravelPlannerFamily):
         if not isinstance(cc.plan, list):
             raise PlanprobeError(f"case {case.id}: field 'spec.reference_plan': expected the witness plan")
 
+    def generate(self, n: int, seed: int) -> Iterator[Case]:
+        """``n`` cases of every level and length (the contract test's samples)."""
+        return generate_cases(ItineraryOptions(n=n, seed=seed))
+
     def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = "") -> Environment:
         return tp.TravelEnvironment(case, limits, trial, agent)
 
     def check(self, case: Case, trace: Trace) -> Verdict:
         return check(case, trace)
+
+    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]:
+        """TravelPlanner's mutations; ``over_budget`` only where the dearest stays do break the
+        budget (a loose budget leaves no room for that fault)."""
+        answer = super().faulty_answer(case, fault, rng)
+        if fault == "over_budget" and answer is not None:
+            _, _, strict, _ = tp.evaluate_answer(case, answer)
+            if strict is None or [k for k, _ in strict.failed()] != ["valid_cost"]:
+                return None
+        return answer
 
     def reference_plan(self, case: Case) -> list[PlannedCall]:
         return []

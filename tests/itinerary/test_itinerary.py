@@ -83,8 +83,15 @@ def _cheapest_by_brute_force(case) -> float:
 
 
 def test_nothing_cheaper_than_the_minimum_passes():
-    cases = [c for c in generate_cases(ItineraryOptions(n=12, seed=7, days=(3,))) if c.meta.topic != "easy"][:3]
-    assert len(cases) == 3
+    pool = list(generate_cases(ItineraryOptions(n=30, seed=7, days=(3,))))
+    lc = [c.spec["fields"]["local_constraint"] for c in pool]
+    flies = [any(d["transportation"].startswith("Flight") for d in c.spec["reference_plan"]) for c in pool]
+    picks = {  # one case whose cheapest plan flies, one with cuisines, one with a room constraint
+        flies.index(True),
+        next(i for i, x in enumerate(lc) if x["cuisine"] and len(x["cuisine"]) > 1),
+        next(i for i, x in enumerate(lc) if x["room type"] or x["house rule"]),
+    }
+    cases = [pool[i] for i in sorted(picks | set(range(8)))]
     for case in cases:
         assert _cheapest_by_brute_force(case) == case.spec["min_cost"], case.id
 

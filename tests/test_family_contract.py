@@ -120,7 +120,10 @@ SAMPLES = {"constraints": _constraints, "pddl": _pddl, "holistic": _holistic, "s
            "apibank": _apibank, "apibank-response": _apibank_response}
 FIXED = {"judged", "travelplanner", "apibank", "apibank-response"}  # read from fixed data: the seed changes nothing
 # faults no sample can carry (with why); every other fault must be injected at least once
-NO_ROOM: dict[tuple[str, str], str] = {}
+NO_ROOM: dict[tuple[str, str], str] = {
+    ("itinerary", "wrong_city_meal"): "the witnesses are cheapest plans: they eat on a travel day only to cover a "
+                                      "cuisine, so the samples rarely have a travel-day dinner to move",
+}
 # faults this test finds not reported as exactly their class: known, reported, to be fixed in the
 # family (each xfails while it is inexact and fails once it is exact, so the list only shrinks)
 KNOWN_INEXACT: dict[tuple[str, str], str] = {
@@ -129,6 +132,8 @@ KNOWN_INEXACT: dict[tuple[str, str], str] = {
     for fault in ("conflicting_transport", "lowercase_mode", "name_prefix", "open_route", "stay_city_meal",
                   "transport_rule", "unterminated_repeat")
 }
+KNOWN_INEXACT[("itinerary", "open_route")] = ("TravelPlanner's open_route mutation sends the last day to a new city, "
+                                              "which also changes the number of visited cities (is_not_absent)")
 
 NAMES = sorted(families())
 _cache: dict[tuple[str, int], list[Case]] = {}

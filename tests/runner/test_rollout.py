@@ -32,6 +32,8 @@ from planprobe.suites.pddl.agent import generate_cases as pddl_cases
 from planprobe.suites.pddl.planbench.generator import PlanBenchOptions
 from planprobe.suites.pddl.planbench.generator import generate_cases as planbench_cases
 from planprobe.suites.protocols import wrap_holistic, wrap_stepwise
+from planprobe.suites.itinerary.generate import ItineraryOptions
+from planprobe.suites.itinerary.generate import generate_cases as itinerary_cases
 from planprobe.suites.registry import families, get_family
 from planprobe.suites.robust import parse_transforms, robustify
 
@@ -85,6 +87,7 @@ CASES = {
     "judged": _judged,
     "travelplanner": _travelplanner,
     "api-bank": _api_bank,
+    "itinerary": lambda: list(itinerary_cases(ItineraryOptions(n=3, seed=5))),
 }
 
 

@@ -30,6 +30,7 @@ BUILTIN_FAMILIES = {
     "travelplanner": "planprobe.suites.travelplanner.family:TravelPlannerFamily",
     "apibank": "planprobe.suites.apibank.family:ApiBankFamily",
     "apibank-response": "planprobe.suites.apibank.family:ApiBankResponseFamily",
+    "itinerary": "planprobe.suites.itinerary.family:ItineraryFamily",
 }
 MEMBERS = ("name", "faults", "validate", "environment", "check", "reference_plan", "random_plan", "faulty_plan")
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, ToolSpec
 from .fields import QueryFields, parse_fields
-from .sandbox import Sandbox, load_database
+from .sandbox import Distance, Sandbox, load_database
 
 FAMILY = "travelplanner"
 MODES = ("sole-planning", "two-stage")
@@ -98,19 +98,48 @@ class Compiled:
         self.mode: str = spec["mode"]
         self.fields = parse_fields(spec["fields"], f"{where}: spec.fields")
         sb = spec["sandbox"]
-        if not isinstance(sb, dict) or sb.get("kind") not in ("training", "database") or not sb.get("dir"):
+        self._inline: Optional[Sandbox] = None
+        if isinstance(sb, dict) and sb.get("kind") == "inline":  # a synthesized sandbox (the itinerary family)
+            if not isinstance(sb.get("tables"), dict):
+                raise PlanprobeError(f"{where}: field 'spec.sandbox.tables': expected an object of tables")
+            self._inline = inline_sandbox(sb["tables"], f"{where}: spec.sandbox.tables")
+            self.sandbox_ref = ("inline", "")
+        elif not isinstance(sb, dict) or sb.get("kind") not in ("training", "database") or not sb.get("dir"):
             raise PlanprobeError(f"{where}: field 'spec.sandbox': expected {{kind: training|database, dir}}")
-        self.sandbox_ref = (sb["kind"], sb["dir"])
+        else:
+            self.sandbox_ref = (sb["kind"], sb["dir"])
         self.plan = spec.get("reference_plan")
         self.strict = bool(spec["strict"])
 
     @property
     def sandbox(self) -> Sandbox:
+        if self._inline is not None:
+            return self._inline
         return sandbox_for(*self.sandbox_ref)
 
 
 def compiled(case: Case) -> Compiled:
     return case.derived("travelplanner", Compiled)
+
+
+def inline_sandbox(tables: dict[str, Any], where: str) -> Sandbox:
+    """A sandbox whose tables the case carries (rows as the database would give them;
+    ``distances`` as [origin, destination, duration, distance], ``cities`` as {city: state})."""
+    box = Sandbox(source="inline")
+    try:
+        for table in ("flights", "accommodations", "restaurants", "attractions"):
+            rows = tables[table]
+            if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+                raise PlanprobeError(f"{where}: field '{table}': expected a list of rows")
+            setattr(box, table, rows)
+        box.distances = [Distance(*d) for d in tables["distances"]]
+        box.cities = dict(tables["cities"])
+    except KeyError as exc:
+        raise PlanprobeError(f"{where}: field {exc.args[0]!r} is missing") from None
+    except (TypeError, ValueError):
+        raise PlanprobeError(f"{where}: field 'distances'/'cities': expected [origin, destination, duration, "
+                             "distance] rows and {city: state}") from None
+    return box.index()
 
 
 _LOADED: dict[tuple[str, str], Sandbox] = {}

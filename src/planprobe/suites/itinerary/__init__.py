@@ -1,0 +1,1 @@
+"""The itinerary family: TravelPlanner-like trips, synthesized with an exact oracle."""

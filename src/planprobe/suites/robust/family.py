@@ -155,7 +155,8 @@ class RobustFamily:
         if spec.unsolvable is not None:
             return self._refusal(case)
         if spec.min_cost_plan:
-            return self._in_variant_terms(case, [PlannedCall(name, "{}") for name in spec.min_cost_plan])
+            args = spec.min_cost_args or ["{}"] * len(spec.min_cost_plan)
+            return self._in_variant_terms(case, [PlannedCall(n, a) for n, a in zip(spec.min_cost_plan, args)])
         base = base_case(case)
         return self._in_variant_terms(case, get_family(base.family).reference_plan(base))
 

@@ -88,6 +88,23 @@ class RobustFamily:
         family = get_family(base.get("family", ""))
         return family.evidence_spans(base.get("spec") or {}, constraint_ids) if isinstance(family, HighlightsEvidence) else []
 
+    # -- hooks for the step-wise protocol (stepwise_hooks.py) ---------------
+
+    def stepwise_plan(self, case: Case) -> tuple[list[PlannedCall], int]:
+        from .stepwise_hooks import stepwise_plan
+
+        return stepwise_plan(self, case)
+
+    def extendable(self, case: Case, calls) -> tuple[bool, str]:
+        from .stepwise_hooks import extendable
+
+        return extendable(case, calls)
+
+    def prefix_evidence(self, case: Case, calls):
+        from .stepwise_hooks import prefix_evidence
+
+        return prefix_evidence(case, calls)
+
     # -- reference agents ---------------------------------------------------
 
     def _refusal(self, case: Case) -> list[PlannedCall]:

@@ -137,6 +137,7 @@ def _pass_rate(agent, variants) -> tuple[int, int]:
 @pytest.mark.parametrize("family,transform", [
     ("basic", "extraneous:2"), ("basic", "broken"), ("basic", "extraneous:2+broken"),
     ("timed", "extraneous:2"), ("timed", "broken"), ("blocksworld", "broken"), ("blocksworld", "extraneous:2"),
+    ("basic", "cost"), ("timed", "cost"),
 ])
 def test_acting_shortcuts_do_not_beat_the_no_planning_baseline(family, transform):
     n = 300 if family != "blocksworld" else 120

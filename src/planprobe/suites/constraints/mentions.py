@@ -19,7 +19,6 @@ from typing import Optional, Sequence
 
 from . import vocabulary as V
 from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time, derive_part
-from .render import render_sentence
 
 CANDIDATES = 24  # arrangements drawn per paragraph
 MAX_EXACT = 12  # above this many actions the chance of a random order is not computed (no re-arranging)
@@ -84,11 +83,40 @@ def _arrangement(sentences: Sequence[Sentence], rng: random.Random) -> list[tupl
     return out
 
 
-def _first_mentions(sentences: Sequence[Sentence], names: Sequence[str]) -> list[int]:
-    """Action indices in the order the text first names them (as a reader scanning for names would)."""
-    text = " ".join(render_sentence(s, names)[0] for s in sentences).lower()
-    where = [(text.find(name.lower()) if name.lower() in text else len(text), i) for i, name in enumerate(names)]
-    return [i for _, i in sorted(where)]
+def _np_order(np: NounPhrase, out: list[int]) -> None:
+    out.extend(np.group)
+    if np.rel is not None and not isinstance(np.rel.obj, Time):
+        out.extend(np.rel.obj)
+
+
+def _part_order(part: SubSentence, out: list[int]) -> None:
+    """Actions in the order ``render.part_text`` names them."""
+    if isinstance(part, Clause):
+        if part.form == 3:  # the fronted object comes first
+            if not isinstance(part.obj, Time):
+                out.extend(part.obj.group)
+            _np_order(part.subj, out)
+            return
+        _np_order(part.subj, out)
+        if not isinstance(part.obj, Time):
+            _np_order(part.obj, out)
+        return
+    if part.form == 2:
+        out.extend(part.sub.group)
+        _np_order(part.main, out)
+        return
+    _np_order(part.main, out)
+    out.extend(part.sub.group)
+
+
+def _first_mentions(sentences: Sequence[Sentence], n: int) -> list[int]:
+    """Action indices in the order the text first names them (unnamed ones last)."""
+    seen: list[int] = []
+    for s in sentences:
+        for p in s.parts:
+            _part_order(p, seen)
+    first = list(dict.fromkeys(seen))
+    return first + [i for i in range(n) if i not in first]
 
 
 def _valid(order: Sequence[int], before: Sequence[tuple[int, int]]) -> bool:
@@ -125,7 +153,7 @@ def arrange(sentences: list[Sentence], atoms: Optional[list[list[list[tuple]]]],
         arranged = [s for _, s in _arrangement(sentences, rng)]
         if chosen is None:
             chosen = arranged
-        if _valid(_first_mentions(arranged, names), before) is want:
+        if _valid(_first_mentions(arranged, n), before) is want:
             chosen = arranged
             break
     assert chosen is not None

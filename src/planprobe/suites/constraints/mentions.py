@@ -18,7 +18,7 @@ import random
 from typing import Optional, Sequence
 
 from . import vocabulary as V
-from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time, derive_part
+from .grammar import Clause, MultiClause, NounPhrase, Sentence, SubSentence, Time, derive_part
 
 CANDIDATES = 24  # arrangements drawn per paragraph
 MAX_EXACT = 12  # above this many actions the chance of a random order is not computed (no re-arranging)

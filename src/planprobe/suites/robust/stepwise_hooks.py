@@ -43,11 +43,15 @@ def _unsupported(case: Case) -> str:
     return ""
 
 
-def stepwise_plan(family, case: Case) -> tuple[list[PlannedCall], int]:
+def _require_supported(case: Case) -> None:
     why = _unsupported(case)
     if why:
         raise PlanprobeError(f"case {case.id}: step-wise variants are built over extraneous and broken tools, "
                              f"not {why}")
+
+
+def stepwise_plan(family, case: Case) -> tuple[list[PlannedCall], int]:
+    _require_supported(case)
     plan = family.reference_plan(case)
     broken = spec_of(case).broken
     if broken is None:
@@ -84,6 +88,7 @@ def _problems(case: Case, calls: Sequence[PlannedCall]) -> tuple[list[Evidence],
 
 
 def extendable(case: Case, calls: Sequence[PlannedCall]) -> tuple[bool, str]:
+    _require_supported(case)
     own, base_calls = _problems(case, calls)
     if own:
         return False, " ".join(e.text for e in own)
@@ -92,6 +97,7 @@ def extendable(case: Case, calls: Sequence[PlannedCall]) -> tuple[bool, str]:
 
 
 def prefix_evidence(case: Case, calls: Sequence[PlannedCall]) -> list[Evidence]:
+    _require_supported(case)
     own, base_calls = _problems(case, calls)
     base = base_case(case)
     hook = getattr(get_family(base.family), "prefix_evidence", None)

@@ -1,12 +1,12 @@
 """Robustness transforms: generation speed and suite size per transform.
 
-    python benchmarks/transform_throughput.py [--n 2000] [--pddl-n 100]
+    python benchmarks/transform_throughput.py [--n 2000] [--timed-n 2000] [--pddl-n 100]
 
 Base suite: basic constraint cases, 3-5 actions, seed 1. Peer figure, measured in
 the same run: generating the base cases themselves (one process, best of 3); each
 transform's time is also given as a ratio to it. For each transform: variants per
 second (one process, best of 3) and the suite's size against the base suite. Then
-the unsolvable kinds on Blocksworld cases (3-5 blocks, seed 1), where a
+the timed (extended) cases with extraneous, broken and cost; the unsolvable kinds on Blocksworld cases (3-5 blocks, seed 1), where a
 contradiction and its control each cost planner searches.
 """
 
@@ -27,6 +27,7 @@ from planprobe.suites.robust import parse_transforms, robustify  # noqa: E402
 
 TRANSFORMS = (["extraneous:3"], ["broken"], ["unsolvable"], ["unsolvable:removal"], ["unsolvable:contradiction"],
               ["unsolvable:missing-info"], ["cost"], ["extraneous:3", "broken", "unsolvable"])
+TIMED_TRANSFORMS = (["extraneous:3"], ["broken"], ["cost"])
 PDDL_TRANSFORMS = (["unsolvable:removal"], ["unsolvable:contradiction"], ["unsolvable:missing-info"], ["broken"])
 
 
@@ -64,12 +65,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--pddl-n", type=int, default=100)
+    ap.add_argument("--timed-n", type=int, default=2000)
     args = ap.parse_args()
     print(f"machine: {machine()}")
     opts = ConstraintSuiteOptions(actions=(3, 5), n=args.n, seed=1)
     base: list = []
     rate = _best_rate(lambda: base.__setitem__(slice(None), list(generate_cases(opts))), args.n)
     _table(base, TRANSFORMS, rate)
+    if args.timed_n:  # timed (extended) base cases: cost schedules composites back to back
+        topts = ConstraintSuiteOptions(actions=(3, 5), n=args.timed_n, seed=1, extended=True)
+        tbase: list = []
+        trate = _best_rate(lambda: tbase.__setitem__(slice(None), list(generate_cases(topts))), args.timed_n)
+        _table(tbase, TIMED_TRANSFORMS, trate)
     if args.pddl_n:
         popts = PDDLSuiteOptions(domain="blocksworld", n=args.pddl_n, seed=1)
         pbase: list = []

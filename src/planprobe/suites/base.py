@@ -168,6 +168,32 @@ class PricesPlans(Protocol):
                       composites: list[tuple[str, str, str, int]]) -> tuple[int, list[str]]: ...
 
 
+@runtime_checkable
+class PricesCalls(Protocol):
+    """``--transform cost`` where calls take arguments (timed constraint cases: start times):
+    the cheapest valid plan's total and its calls as (tool, arguments JSON)."""
+
+    def min_cost_calls(self, case: Case, costs: dict[str, int],
+                       composites: list[tuple[str, str, str, int]]) -> tuple[int, list[tuple[str, str]]]: ...
+
+
+@runtime_checkable
+class ChainsComposites(Protocol):
+    """What a composite tool passes its second action, given the first's name and the call's
+    arguments (timed cases: the hour the first ends). Without it: the same arguments."""
+
+    def follow_on_args(self, case: Case, first: str, args: dict[str, Any]) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class CutsTrajectories(Protocol):
+    """The step-wise protocol's gold trajectory and the shortest prefix it may be cut at
+    (a robustness variant shows the broken tool's failure). Without it: the reference plan,
+    cut anywhere."""
+
+    def stepwise_plan(self, case: Case) -> tuple[list[PlannedCall], int]: ...
+
+
 # -- planning protocols (suites/protocols) ----------------------------------
 
 
@@ -210,6 +236,7 @@ class GeneratesSuites(Protocol):
 CAPABILITIES: tuple[type, ...] = (
     ClassifiesFaults, GrantsRestarts, AnswersInText, AnswersSomeInText, WrapsCases, HighlightsEvidence, ShapesConstraints,
     OffersDistractors, Contradicts, Restates, AliasesTools, PricesPlans, PlanningTools, JudgesPrefixes, ExplainsPrefixes, GeneratesSuites,
+    PricesCalls, ChainsComposites, CutsTrajectories,
 )
 
 

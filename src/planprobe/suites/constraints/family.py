@@ -79,6 +79,16 @@ class ConstraintFamily:
 
         return min_cost_plan(case, costs, composites)
 
+    def min_cost_calls(self, case: Case, costs: dict[str, int], composites: list[tuple[str, str, str, int]]):
+        from .robust_hooks import min_cost_calls
+
+        return min_cost_calls(case, costs, composites)
+
+    def follow_on_args(self, case: Case, first: str, args: dict) -> dict:
+        from .robust_hooks import follow_on_args
+
+        return follow_on_args(case, first, args)
+
     # -- hooks for the planning protocols (suites/protocols) -----------------
 
     def planning_tools(self, case: Case):

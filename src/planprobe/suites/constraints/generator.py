@@ -18,6 +18,7 @@ from ...schema import Case, CaseMeta, ToolSpec
 from ..parallel import auto_workers, ordered_chunks
 from .grammar import derive_part, sentence_to_json
 from .lexicon import Lexicon, default_lexicon, tool_name
+from .mentions import arrange
 from .reader import reader_for, requirement_of
 from .render import capitalise, render_sentence
 from .solver import HORIZON
@@ -175,6 +176,7 @@ def generate_case(index: int, opts: ConstraintSuiteOptions) -> Case:
     job = opts.lexicon.job(opts.topic) if opts.topic else rng.choice(opts.lexicon.jobs)
     names = rng.sample(job.activities, n)
     durations = [rng.randint(1, opts.max_duration) for _ in range(n)] if opts.extended else None
+    mention_rng = random.Random(f"planprobe/constraints/{opts.seed}/{index}/mentions")  # mentions.py
     sat_checks = 0
     unread = 0  # drafts whose text did not read back as exactly their constraints
     for draw in range(MAX_DRAWS):
@@ -182,8 +184,9 @@ def generate_case(index: int, opts: ConstraintSuiteOptions) -> Case:
         sat_checks += skeleton.sat_checks
         if not skeleton.sentences or not (skeleton.connected or opts.allow_unconstrained):
             continue
-        case = build_case(index, opts, job.name, names, durations, skeleton.sentences, sat_checks,
-                          skeleton.atoms, draws=draw + 1, unread=unread)
+        sentences, atoms = arrange(skeleton.sentences, skeleton.atoms, names, mention_rng)
+        case = build_case(index, opts, job.name, names, durations, sentences, sat_checks,
+                          atoms, draws=draw + 1, unread=unread)
         if not opts.check_text or text_reads_as_spec(case):
             return case
         unread += 1

@@ -14,6 +14,7 @@ cheapest plan is an exact DP over the sets of actions done so far.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Optional
 
@@ -25,7 +26,7 @@ from .lexicon import default_lexicon, tool_name
 from .generator import build_case, text_reads_as_spec
 from .grammar import Sentence
 from .mutations import _context, _Cover
-from .solver import predecessors, schedule
+from .solver import HORIZON, predecessors, schedule
 from .spec import ConstraintSpec, parse_spec
 from .synthesis import MAX_STATEMENTS
 from .vocabulary import format_hour
@@ -162,7 +163,8 @@ def min_cost_plan(case: Case, costs: dict[str, int],
     second is ready once the first is done."""
     cc = compiled(case)
     if cc.extended:
-        raise PlanprobeError("cost-aware planning is defined for basic-mode cases (no start times)")
+        total, calls = min_cost_calls(case, costs, composites)
+        return total, [name for name, _ in calls]
     preds = predecessors(cc.closure().after)
     n, full = cc.n, (1 << cc.n) - 1
     index = cc.tool_index
@@ -190,3 +192,76 @@ def min_cost_plan(case: Case, costs: dict[str, int],
         name, s = choice[s]
         plan.append(name)
     return best[full], plan[::-1]
+
+
+def follow_on_args(case: Case, first: str, args: dict) -> dict:
+    """The arguments a composite gives its second action: in the extended mode it starts
+    the hour the first ends (back to back); in the basic mode the same (none)."""
+    cc = compiled(case)
+    if not cc.extended or "start_time" not in args:
+        return args
+    try:
+        start = int(args["start_time"])
+    except (TypeError, ValueError):
+        return args
+    return {**args, "start_time": start + cc.durations[cc.tool_index[first]]}
+
+
+def min_cost_calls(case: Case, costs: dict[str, int],
+                   composites: list[tuple[str, str, str, int]]) -> tuple[int, list[tuple[str, str]]]:
+    """The cheapest valid plan as (tool, arguments JSON) calls, in either mode.
+
+    Extended mode: DP over (actions done, hour the machine is free). Starting an action
+    as early as its window and the machine allow is never worse (waiting only shrinks
+    what remains feasible), so each step starts at that hour; a composite starts its
+    first action at the earliest hour from which the second, starting the moment the
+    first ends, also meets its release. Every start is in [0, 23], every end by 24:00."""
+    cc = compiled(case)
+    if not cc.extended:
+        total, names = min_cost_plan(case, costs, composites)
+        return total, [(name, "{}") for name in names]
+    preds = predecessors(cc.closure().after)
+    release, deadline = cc.windows_arrays()
+    d = cc.durations
+    n, full = cc.n, (1 << cc.n) - 1
+    index = cc.tool_index
+    combos = [(name, index[a], index[b], c) for name, a, b, c in composites]
+
+    def fits(i: int, start: int) -> bool:
+        return start >= release[i] and start <= HORIZON - 1 and start + d[i] <= min(deadline[i], HORIZON)
+
+    # state (mask, free hour) -> (cost, previous state, tool, start)
+    best: dict[tuple[int, int], tuple[int, Optional[tuple[int, int]], str, int]] = {(0, 0): (0, None, "", 0)}
+    for s in range(full + 1):
+        for free in range(HORIZON + 1):
+            here = best.get((s, free))
+            if here is None:
+                continue
+            base = here[0]
+            moves = []
+            for i in range(n):
+                if not (s >> i) & 1 and not preds[i] & ~s:
+                    start = max(free, release[i])
+                    if fits(i, start):
+                        moves.append((s | 1 << i, start + d[i], base + costs[cc.tools[i]], cc.tools[i], start))
+            for name, a, b, c in combos:
+                if (s >> a) & 1 or (s >> b) & 1 or preds[a] & ~s or preds[b] & ~(s | 1 << a):
+                    continue
+                start = max(free, release[a], release[b] - d[a])
+                if fits(a, start) and fits(b, start + d[a]):
+                    moves.append((s | 1 << a | 1 << b, start + d[a] + d[b], base + c, name, start))
+            for t_mask, t_free, cost, name, start in moves:
+                old = best.get((t_mask, t_free))
+                if old is None or cost < old[0]:
+                    best[(t_mask, t_free)] = (cost, (s, free), name, start)
+    finals = [(v[0], free) for (m, free), v in best.items() if m == full]
+    if not finals:
+        raise PlanprobeError(f"case {case.id}: no valid schedule (the base case is unsolvable)")
+    cost, free = min(finals)
+    calls: list[tuple[str, str]] = []
+    state: Optional[tuple[int, int]] = (full, free)
+    while state is not None and state != (0, 0):
+        _, prev, name, start = best[state]
+        calls.append((name, json.dumps({"start_time": start})))
+        state = prev
+    return cost, calls[::-1]

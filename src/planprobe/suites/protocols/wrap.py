@@ -16,7 +16,7 @@ from typing import Iterable, Iterator, Sequence
 from ...environment import Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec, Trace
-from ..base import JudgesPrefixes, PlannedCall, PlanningTools
+from ..base import CutsTrajectories, JudgesPrefixes, PlannedCall, PlanningTools
 from ..registry import get_family
 from . import prompts
 from .spec import HOLISTIC, MAX_STEPS, PROTOCOLS, SPEC_VERSION, STEPWISE
@@ -74,10 +74,12 @@ def wrap_stepwise(case: Case, k: int, rng: random.Random) -> Case:
         raise PlanprobeError(f"case {case.id}: the {case.family!r} family cannot say whether a partial plan can "
                              "still be completed (no 'extendable' method: JudgesPrefixes), so step-wise cases "
                              "cannot be judged")
-    plan = family.reference_plan(case)
+    # a family may give its own trajectory and shortest cut (CutsTrajectories)
+    cuts = isinstance(family, CutsTrajectories)
+    plan, lo = family.stepwise_plan(case) if cuts else (family.reference_plan(case), 0)
     if not plan:
         raise PlanprobeError(f"case {case.id}: the reference plan is empty; there is no next step to predict")
-    j = rng.randrange(len(plan))
+    j = lo + rng.randrange(len(plan) - lo) if not cuts or lo == 0 else lo
     done = replay(case, plan[:j]).tool_calls
     prefix = [{"tool": c.name, "arguments": c.arguments, "result": t.result} for c, t in zip(plan[:j], done)]
     gold = [{"tool": c.name, "arguments": c.arguments} for c in plan[j:j + k]]

@@ -14,7 +14,7 @@ from typing import Any, Optional
 from ...environment import Environment, Limits
 from ...schema import Case
 from ..registry import get_family
-from .spec import base_case, spec_of
+from .spec import base_case, follow_on_args, spec_of
 
 REFUSAL_RECORDED = "Your refusal has been recorded."
 
@@ -34,6 +34,7 @@ class RobustEnvironment(Environment):
         super().__init__(case, limits, trial, agent)
         self.spec = spec_of(case)
         base = base_case(case)
+        self.base_case = base
         self.base_env = get_family(base.family).environment(base, limits, trial, agent)
         self.distractors = set(self.spec.distractors)
         self.composites = {c.tool: c for c in self.spec.composites}
@@ -58,7 +59,7 @@ class RobustEnvironment(Environment):
         combo = self.composites.get(name)
         if combo is not None:
             first, _ = self._base(combo.first, args)
-            second, _ = self._base(combo.second, args)
+            second, _ = self._base(combo.second, follow_on_args(self.base_case, combo.first, args))
             return f"{first} {second}", None
         return self._base(spec.base_name(name), args)
 

@@ -88,6 +88,23 @@ class RobustFamily:
         family = get_family(base.get("family", ""))
         return family.evidence_spans(base.get("spec") or {}, constraint_ids) if isinstance(family, HighlightsEvidence) else []
 
+    # -- hooks for the step-wise protocol (stepwise_hooks.py) ---------------
+
+    def stepwise_plan(self, case: Case) -> tuple[list[PlannedCall], int]:
+        from .stepwise_hooks import stepwise_plan
+
+        return stepwise_plan(self, case)
+
+    def extendable(self, case: Case, calls) -> tuple[bool, str]:
+        from .stepwise_hooks import extendable
+
+        return extendable(case, calls)
+
+    def prefix_evidence(self, case: Case, calls):
+        from .stepwise_hooks import prefix_evidence
+
+        return prefix_evidence(case, calls)
+
     # -- reference agents ---------------------------------------------------
 
     def _refusal(self, case: Case) -> list[PlannedCall]:
@@ -155,7 +172,8 @@ class RobustFamily:
         if spec.unsolvable is not None:
             return self._refusal(case)
         if spec.min_cost_plan:
-            return self._in_variant_terms(case, [PlannedCall(name, "{}") for name in spec.min_cost_plan])
+            args = spec.min_cost_args or ["{}"] * len(spec.min_cost_plan)
+            return self._in_variant_terms(case, [PlannedCall(n, a) for n, a in zip(spec.min_cost_plan, args)])
         base = base_case(case)
         return self._in_variant_terms(case, get_family(base.family).reference_plan(base))
 

@@ -21,7 +21,7 @@ from typing import Any, Optional
 
 from ...schema import Case, ErrorClass, Evidence, OracleKind, ToolCall, Trace, TraceStatus, Verdict, sort_errors
 from ..registry import get_family, restart_tool_of
-from .spec import RobustSpec, base_case, spec_of
+from .spec import RobustSpec, base_case, follow_on_args, spec_of
 
 CHECKER = "robust/1"
 REFUSE_PREFIX = "REFUSE:"
@@ -74,7 +74,7 @@ def check(case: Case, trace: Trace) -> Verdict:
             text=f"The task can be done, but the agent refused: {reason[:300]!r}.",
         )])
 
-    rewritten, extraneous = _base_calls(spec, trace.tool_calls, frozenset(t.name for t in case.tools))
+    rewritten, extraneous = _base_calls(spec, trace.tool_calls, frozenset(t.name for t in case.tools), base)
     verdict = family.check(base, trace.model_copy(update={"tool_calls": rewritten}))
     evidence = list(verdict.evidence) + extraneous
     errors = set(verdict.errors) | {e.error for e in extraneous}
@@ -99,8 +99,8 @@ def _failed(case: Case, trace: Trace, labels: dict[str, Any], evidence: list[Evi
                    oracle=OracleKind.FORMAL, checker=CHECKER, labels=labels)
 
 
-def _base_calls(spec: RobustSpec, calls: list[ToolCall], variant_names: frozenset[str]
-                ) -> tuple[list[ToolCall], list[Evidence]]:
+def _base_calls(spec: RobustSpec, calls: list[ToolCall], variant_names: frozenset[str],
+                base: Optional[Case] = None) -> tuple[list[ToolCall], list[Evidence]]:
     """The calls in the base case's terms, and the distractor calls as evidence."""
     out: list[ToolCall] = []
     extraneous: list[Evidence] = []
@@ -129,7 +129,8 @@ def _base_calls(spec: RobustSpec, calls: list[ToolCall], variant_names: frozense
         elif call.name in composites:
             c = composites[call.name]
             out.append(call.model_copy(update={"name": c.first}))
-            out.append(call.model_copy(update={"name": c.second}))
+            args = follow_on_args(base, c.first, call.args or {}) if base is not None else (call.args or {})
+            out.append(call.model_copy(update={"name": c.second, "args": args, "arguments": json.dumps(args)}))
         else:
             out.append(call.model_copy(update={"name": spec.base_name(call.name)}))
     return out, extraneous

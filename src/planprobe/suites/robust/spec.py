@@ -65,6 +65,7 @@ class RobustSpec(_Strict):
     composites: list[Composite] = Field(default_factory=list)
     min_cost: Optional[int] = None
     min_cost_plan: list[str] = Field(default_factory=list)
+    min_cost_args: list[str] = Field(default_factory=list)  # arguments (JSON) of each call; empty: none
     aliases: dict[str, str] = Field(default_factory=dict)  # variant tool name -> the base tool it runs
     given: Optional[Given] = None
 
@@ -106,3 +107,13 @@ def base_case(case: Case) -> Case:
 
 def spec_of(case: Case) -> RobustSpec:
     return case.derived("robust.spec", parse_spec)
+
+
+def follow_on_args(base: Case, first: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments a composite passes its second action: the base family's
+    ``follow_on_args`` hook (a timed case's start shifts by the first's duration), else the same."""
+    from ..base import ChainsComposites, has_capability
+    from ..registry import get_family
+
+    family = get_family(base.family)
+    return family.follow_on_args(base, first, args) if has_capability(family, ChainsComposites) else args

@@ -12,11 +12,12 @@
   controls; every case gets a ``refuse`` tool. A refusal of an unsolvable case
   passes, a refusal of a solvable one fails: refusal is scored for calibration.
 * ``cost`` — every tool has a cost and cheaper composite tools do two actions in
-  one call; only a cheapest valid plan passes (basic-mode constraint cases).
+  one call; only a cheapest valid plan passes (constraint cases, basic and timed).
 
 What a transform needs to know about the base family (distractor tools, a
 contradiction, the cheapest plan) it asks through optional family capabilities
-(suites/base.py): ``OffersDistractors``, ``Contradicts``, ``PricesPlans``.
+(suites/base.py): ``OffersDistractors``, ``Contradicts``, ``PricesPlans`` (``PricesCalls`` when
+the cheapest plan's calls take arguments, ``ChainsComposites`` for what a composite passes on).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Iterable, Iterator, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec
-from ..base import AliasesTools, Contradicts, OffersDistractors, PricesPlans, Restates
+from ..base import AliasesTools, Contradicts, OffersDistractors, PricesCalls, PricesPlans, Restates
 from ..registry import get_family
 from .spec import FAMILY, REFUSE_TOOL, Broken, Composite, Given, RobustSpec, Unsolvable
 
@@ -361,6 +362,10 @@ def _decoy(case: Case, tools: list[ToolSpec], gone: str, rng: random.Random, spe
     return _alias(case, original, name, rng)
 
 
+# timed cases: what start_time means for a composite (the second starts when the first ends)
+_FOLLOW_ON = "start_time is the hour the first starts; the second starts the hour the first ends. "
+
+
 def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Random) -> list[ToolSpec]:
     """Price every tool and add composites, some of them usable in a valid order."""
     costs = {t.name: rng.randint(2, 9) for t in tools}
@@ -387,8 +392,13 @@ def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Ran
     if not isinstance(family, PricesPlans):
         raise _unsupported(case, "cost")
     if spec.unsolvable is None:  # an unsolvable variant has no cheapest plan: it must be refused
-        total, best = family.min_cost_plan(
-            case, base_costs, [(c.tool, c.first, c.second, c.cost) for c in composites])
+        quads = [(c.tool, c.first, c.second, c.cost) for c in composites]
+        if isinstance(family, PricesCalls):  # with arguments (start times)
+            total, calls = family.min_cost_calls(case, base_costs, quads)
+            best = [name for name, _ in calls]
+            spec.min_cost_args = [args for _, args in calls]
+        else:
+            total, best = family.min_cost_plan(case, base_costs, quads)
         spec.min_cost = total
         spec.min_cost_plan = [n if n in names or n.startswith("combo_") else spec.alias_of(n, names) for n in best]
     by_name = {spec.base_name(t.name): t for t in tools}
@@ -399,6 +409,7 @@ def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Ran
             name=c.tool, parameters=first.parameters,
             description=(f"Carries out {spec.alias_of(c.first, names)} and then, immediately after it, "
                          f"{spec.alias_of(c.second, names)}, in one call. "
-                         f"Cost: {c.cost} credits."),
+                         + (_FOLLOW_ON if "start_time" in first.parameters.get("properties", {}) else "")
+                         + f"Cost: {c.cost} credits."),
         ))
     return priced

@@ -238,6 +238,7 @@ class LocalModel:
         except ValueError as exc:  # llama.cpp could not load it: not a GGUF model, or a damaged one
             raise PlanprobeError(f"{path}: not a model llama.cpp can load ({exc})") from None
         self._lock = threading.Lock()  # llama.cpp contexts are not thread-safe: one call at a time
+        self._closed = False
         self._grammars: dict[tuple, Any] = {}
 
     def identity(self) -> dict[str, str]:
@@ -254,6 +255,8 @@ class LocalModel:
 
     def _complete(self, prompt: str, grammar, params: ChatParams) -> dict:
         with self._lock:
+            if self._closed:  # a call queued behind one that outlived its case
+                raise InfrastructureError("the embedded model was closed before this call could run")
             tokens = len(self.llm.tokenize(prompt.encode("utf-8"), special=True))
             if tokens >= self.n_ctx:
                 raise ContextLimitError(f"the conversation exceeds the model's context window "
@@ -287,9 +290,19 @@ class LocalModel:
         return ChatResult(message=message, usage=usage, finish_reason=finish)
 
     async def aclose(self) -> None:
+        """Free the model once no call is decoding: a case that timed out leaves its call
+        running in a worker thread, and freeing the context under it crashes the process."""
         close = getattr(self.llm, "close", None)
-        if close is not None:
-            close()
+        if close is None:
+            return
+
+        def close_when_idle() -> None:
+            with self._lock:
+                if not self._closed:
+                    self._closed = True
+                    close()
+
+        await asyncio.to_thread(close_when_idle)
 
 
 def _parse_reply(text: str, turn: int) -> Message:

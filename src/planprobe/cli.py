@@ -186,13 +186,17 @@ def effective_concurrency(model_spec: Optional[str], concurrency: int) -> int:
     return concurrency
 
 
-def read_suite_for_run(suite: Path) -> tuple[int, str]:
-    """Check every case of the suite (streaming) and fingerprint it: (cases, digest)."""
+def read_suite_for_run(suite: Path, needs_tools: str = "") -> tuple[int, str]:
+    """Check every case of the suite (streaming) and fingerprint it: (cases, digest).
+    ``needs_tools`` names an agent that cannot run a case without tools (PMC's executors act through them)."""
     from .runner.store import SuiteDigest
     from .suites.io import stream_suite
 
     digest = SuiteDigest()
     for case in stream_suite(suite):
+        if needs_tools and not case.tools:
+            raise PlanprobeError(f"{suite}: case {case.id!r} (family {case.family}) has no tools; --agent "
+                                 f"{needs_tools} runs only on families with tools")
         digest.update(case)
     return digest.count, digest.hexdigest()
 
@@ -215,7 +219,8 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
     # the suite is checked (streaming, nothing kept) before a model is loaded; the run then
     # streams it into the store, and runs the cases from there a page at a time
     agent_name, agent, model = prepare_agent(agent_name, model_spec, model_options, params, seed,
-                                             check_first=lambda: checked.append(read_suite_for_run(suite)))
+                                             check_first=lambda: checked.append(read_suite_for_run(
+                                                 suite, "pmc" if (agent_name or "") == "pmc" else "")))
     _count, digest = checked[0]
     concurrency = effective_concurrency(model_spec, concurrency)
     config = RunConfig(agent=agent_name, model=model.name if model else None, models=model.names() if model else {},

@@ -219,3 +219,36 @@ def test_a_family_without_tools_is_refused_in_one_line(tmp_path):
     assert out.returncode != 0
     lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "has no tools" in lines[0] and "--agent pmc" in lines[0]
+
+
+def test_compare_pairs_pmc_with_a_single_agent_and_splits_usage_by_role(tmp_path):
+    import planprobe as pp
+
+    suite = cases(3, seed=5, actions=(2, 2))
+
+    class Oracle:  # plans every case: one sub-task per action, in a chain, on a tool-calling executor
+        def __call__(self, i, body, headers):
+            first = _first_user(body)
+            if first.startswith("You are the manager"):
+                names = first.split("Tools (give each sub-task only the tools it needs):\n")[1].split("\nA sub-task")[0]
+                tools = [line[2:].split(":")[0] for line in names.splitlines()]
+                subs = [_sub(f"s{k}", [t], deps=[f"s{k - 1}"] if k else []) for k, t in enumerate(tools)]
+                return chat_reply(_plan(subs))
+            return Script([""])(i, body, headers)
+
+    with ScriptedServer(Oracle()) as server:
+        pp.run_suite(suite, _agent(server.url), tmp_path / "pmc", concurrency=1)
+    pp.run_suite(suite, "random", tmp_path / "random")
+    out = subprocess.run([*planprobe_cmd(), "compare", str(tmp_path / "random"), str(tmp_path / "pmc"), "--json"],
+                         env=subprocess_env(), capture_output=True, text=True, check=True)
+    data = json.loads(out.stdout)
+    assert data["pairs"] == 3
+    a, b = data["usage_per_case"]["a"], data["usage_per_case"]["b"]
+    assert a["agent"]["model_calls"] == 0 and set(b) == {"manager", "executor", "supervisor", "deliverer", "total"}
+    assert b["manager"]["model_calls"] == 1 and b["deliverer"]["model_calls"] == 1
+    assert b["total"]["model_calls"] == sum(b[r]["model_calls"] for r in ("manager", "executor", "supervisor",
+                                                                           "deliverer"))
+    assert b["supervisor"]["model_calls"] >= 1  # the chain's later sub-tasks depend on earlier ones
+    text = subprocess.run([*planprobe_cmd(), "compare", str(tmp_path / "random"), str(tmp_path / "pmc")],
+                          env=subprocess_env(), capture_output=True, text=True, check=True).stdout
+    assert "B per case, manager: 1 model calls" in text

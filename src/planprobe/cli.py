@@ -504,14 +504,18 @@ def compare(
     from .analysis.compare import compare_runs
     from .runner.store import RunStore
 
+    from .analysis.role_usage import usage_per_case
+
     a, b = RunStore(run_a), RunStore(run_b)
     try:
         c = compare_runs(a, b)
+        paired = [(cid, t) for cid, trials in c.results_b.items() for t in trials]
+        usage = {"a": usage_per_case(a, paired), "b": usage_per_case(b, paired)}  # per role, over the pairs
     finally:
         a.close()
         b.close()
     if as_json:
-        print(json.dumps(c.to_json(), indent=2, sort_keys=True))
+        print(json.dumps(c.to_json() | {"usage_per_case": usage}, indent=2, sort_keys=True))
         return
     for note in c.notes:
         labelled("note:", note)
@@ -521,6 +525,11 @@ def compare(
     out_console.print(f"difference B - A: {100 * c.diff:+.1f} pp, 95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}] "
                       "(paired bootstrap)")
     out_console.print(f"only A passed: {c.a_only}, only B passed: {c.b_only}, McNemar exact p = {c.p_value:.4g}")
+    for name, roles in (("A", usage["a"]), ("B", usage["b"])):
+        for role, u in roles.items():
+            cost = "" if u["cost_usd"] is None else f", ${u['cost_usd']:.4f}"
+            out_console.print(f"{name} per case, {role}: {u['model_calls']:g} model calls, "
+                              f"{u['prompt_tokens']:g} + {u['completion_tokens']:g} tokens{cost}", highlight=False)
 
 
 @app.command()

@@ -252,3 +252,25 @@ def test_compare_pairs_pmc_with_a_single_agent_and_splits_usage_by_role(tmp_path
     text = subprocess.run([*planprobe_cmd(), "compare", str(tmp_path / "random"), str(tmp_path / "pmc")],
                           env=subprocess_env(), capture_output=True, text=True, check=True).stdout
     assert "B per case, manager: 1 model calls" in text
+
+
+def test_report_draws_the_subtask_graph_with_hostile_text_escaped(tmp_path):
+    import planprobe as pp
+    from planprobe.report.data import load_run
+    from planprobe.report.html import render_report
+
+    case = _case()
+    names = [t.name for t in case.tools]
+    evil = "</script><img src=x onerror=alert(1)>"
+    plan = json.dumps({"subtasks": [dict(_sub("s1", [names[0]]), description=evil),
+                                    _sub("s2", [names[1]], deps=["s1"])], "global_constraints": [evil]})
+    with ScriptedServer(Script([plan])) as server:
+        pp.run_suite([case], _agent(server.url), tmp_path / "pmc", concurrency=1)
+    run = load_run(tmp_path / "pmc")
+    graph = run.rows[0]["graph"]
+    assert [n["id"] for n in graph["nodes"]] == ["s1", "s2"] and len(graph["edges"]) == 1
+    x1, _, x2, _ = graph["edges"][0]
+    assert x1 < x2  # the dependency's column comes first
+    assert graph["nodes"][1]["rewritten"] and run.rows[0]["calls"][0]["by"] == "executor-1"
+    html = render_report([run])
+    assert evil not in html and "<img" not in html

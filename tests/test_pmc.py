@@ -274,3 +274,34 @@ def test_report_draws_the_subtask_graph_with_hostile_text_escaped(tmp_path):
     assert graph["nodes"][1]["rewritten"] and run.rows[0]["calls"][0]["by"] == "executor-1"
     html = render_report([run])
     assert evil not in html and "<img" not in html
+
+
+def test_pmc_with_the_embedded_model_end_to_end(tmp_path):
+    """The embedded 135M model in every role (it cannot plan: a plan error or a failed plan is
+    expected); the point is that the run, the per-role record and the report work end to end."""
+    from llama_server import require_local_model
+
+    from planprobe.runner.store import RunStore
+
+    require_local_model()
+    env = subprocess_env()
+    suite = tmp_path / "s.jsonl"
+    subprocess.run([*planprobe_cmd(), "generate", "constraints", "--n", "1", "--actions", "2", "--seed", "2",
+                    "-o", str(suite)], check=True, env=env, capture_output=True)
+    r = subprocess.run([*planprobe_cmd(), "run", str(suite), "--agent", "pmc", "--model", "local", "--max-iterations",
+                        "6", "--max-tokens", "64", "--timeout", "1200", "--out", str(tmp_path / "r"), "-q"],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
+    store = RunStore(tmp_path / "r")
+    try:
+        (trace, verdict), = list(store.results())
+    finally:
+        store.close()
+    assert trace.status.value in ("completed", "iteration_limit"), trace.errors
+    assert trace.messages[0].agent == "manager" and trace.messages[0].content.startswith("You are the manager")
+    info = trace.meta["pmc"]
+    assert info["usage_by_role"]["manager"]["model_calls"] >= 1
+    assert (info.get("plan_error") in PLAN_ERRORS) or info["plan"] is not None
+    r = subprocess.run([*planprobe_cmd(), "report", str(tmp_path / "r"), "-o", str(tmp_path / "r.html")],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -135,6 +135,7 @@ class PmcAgent:
         view = env.sub_episode("executor", task=text)
         view.tools = [t for t in env.tools if t.name in sub.tools]
         sub_case = case.model_copy(update={"task": text, "system": None})
+        view.case = sub_case  # executors read the task from the case they are given or from env.case
         executor = _executor(sub.executor, meters["executor"], self.params)
         answer = await executor(sub_case, view)
         return answer or ""

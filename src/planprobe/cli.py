@@ -186,13 +186,17 @@ def effective_concurrency(model_spec: Optional[str], concurrency: int) -> int:
     return concurrency
 
 
-def read_suite_for_run(suite: Path) -> tuple[int, str]:
-    """Check every case of the suite (streaming) and fingerprint it: (cases, digest)."""
+def read_suite_for_run(suite: Path, needs_tools: str = "") -> tuple[int, str]:
+    """Check every case of the suite (streaming) and fingerprint it: (cases, digest).
+    ``needs_tools`` names an agent that cannot run a case without tools (PMC's executors act through them)."""
     from .runner.store import SuiteDigest
     from .suites.io import stream_suite
 
     digest = SuiteDigest()
     for case in stream_suite(suite):
+        if needs_tools and not case.tools:
+            raise PlanprobeError(f"{suite}: case {case.id!r} (family {case.family}) has no tools; --agent "
+                                 f"{needs_tools} runs only on families with tools")
         digest.update(case)
     return digest.count, digest.hexdigest()
 
@@ -215,7 +219,8 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
     # the suite is checked (streaming, nothing kept) before a model is loaded; the run then
     # streams it into the store, and runs the cases from there a page at a time
     agent_name, agent, model = prepare_agent(agent_name, model_spec, model_options, params, seed,
-                                             check_first=lambda: checked.append(read_suite_for_run(suite)))
+                                             check_first=lambda: checked.append(read_suite_for_run(
+                                                 suite, "pmc" if (agent_name or "") == "pmc" else "")))
     _count, digest = checked[0]
     concurrency = effective_concurrency(model_spec, concurrency)
     config = RunConfig(agent=agent_name, model=model.name if model else None, models=model.names() if model else {},
@@ -499,14 +504,18 @@ def compare(
     from .analysis.compare import compare_runs
     from .runner.store import RunStore
 
+    from .analysis.role_usage import usage_per_case
+
     a, b = RunStore(run_a), RunStore(run_b)
     try:
         c = compare_runs(a, b)
+        paired = [(cid, t) for cid, trials in c.results_b.items() for t in trials]
+        usage = {"a": usage_per_case(a, paired), "b": usage_per_case(b, paired)}  # per role, over the pairs
     finally:
         a.close()
         b.close()
     if as_json:
-        print(json.dumps(c.to_json(), indent=2, sort_keys=True))
+        print(json.dumps(c.to_json() | {"usage_per_case": usage}, indent=2, sort_keys=True))
         return
     for note in c.notes:
         labelled("note:", note)
@@ -516,6 +525,11 @@ def compare(
     out_console.print(f"difference B - A: {100 * c.diff:+.1f} pp, 95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}] "
                       "(paired bootstrap)")
     out_console.print(f"only A passed: {c.a_only}, only B passed: {c.b_only}, McNemar exact p = {c.p_value:.4g}")
+    for name, roles in (("A", usage["a"]), ("B", usage["b"])):
+        for role, u in roles.items():
+            cost = "" if u["cost_usd"] is None else f", ${u['cost_usd']:.4f}"
+            out_console.print(f"{name} per case, {role}: {u['model_calls']:g} model calls, "
+                              f"{u['prompt_tokens']:g} + {u['completion_tokens']:g} tokens{cost}", highlight=False)
 
 
 @app.command()

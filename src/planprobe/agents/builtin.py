@@ -87,3 +87,13 @@ ORACLE = AgentEntry("oracle", _oracle, help="solves each case from its hidden sp
 RANDOM = AgentEntry("random", _random, help="every action once, in random order")
 FAULTY = AgentEntry("faulty", _faulty, argument="<fault>", help="the reference plan with one fault")
 SHORTCUT = AgentEntry("shortcut", _shortcut, argument="<cue>", help="exploits one surface cue, no planning")
+
+
+def _pmc(request: AgentRequest) -> Agent:
+    from .pmc import PmcAgent
+
+    return PmcAgent(request.models, _params(request))
+
+
+PMC = AgentEntry("pmc", _pmc, needs_model=True, help="PMC: manager, executors, supervisor, deliverer (docs/pmc.md)",
+                 roles=("manager", "executor", "supervisor", "deliverer"))

@@ -88,6 +88,7 @@ BUILTIN_AGENTS = {
     "tools": "planprobe.agents.builtin:TOOLS",
     "react": "planprobe.agents.builtin:REACT",
     "modular": "planprobe.agents.builtin:MODULAR",
+    "pmc": "planprobe.agents.builtin:PMC",
     "python": "planprobe.agents.builtin:PYTHON",
     "oracle": "planprobe.agents.builtin:ORACLE",
     "random": "planprobe.agents.builtin:RANDOM",

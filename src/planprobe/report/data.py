@@ -21,6 +21,7 @@ from ..analysis.robustness import robustness, robustness_lines
 from ..judge.apb_run import judgement_lines
 from ..suites.travelplanner.submission import run_figure_lines, run_figures
 from ..analysis.stats import wilson_interval
+from .subtask_graph import graph_layout
 from ..analysis.summary import RunSummary, Tally, summarize, timeout_limit
 from ..runner.store import RunStore
 from ..errors import PlanprobeError
@@ -100,12 +101,13 @@ def _highlights(case: dict[str, Any], verdict: dict[str, Any]) -> list[list[int]
         return []  # an odd case gets no highlight; the report still renders
 
 
+
 def _row(case: dict[str, Any], trace: dict[str, Any], verdict: dict[str, Any], cause: Optional[str]) -> dict[str, Any]:
     """One result as the page needs it; reads the stored JSON as plain data (no
     model validation: 10,000 of them must load in about a second)."""
     calls = [{
         "n": c.get("name", ""), "a": clip(c.get("arguments")), "r": clip(c.get("result")), "e": c.get("error") or "",
-        "at": c.get("attempt", 0),
+        "at": c.get("attempt", 0), "by": c.get("episode") or c.get("agent") or "",
     } for c in trace.get("tool_calls") or []]
     replies = [clip(m.get("content")) for m in trace.get("messages") or []
                if m.get("role") == "assistant" and m.get("content")]
@@ -132,6 +134,7 @@ def _row(case: dict[str, Any], trace: dict[str, Any], verdict: dict[str, Any], c
         "trace_errors": [f"{e.get('kind', '')}: {clip(e.get('message'), 500)}" for e in trace.get("errors") or []],
         "checker": verdict.get("checker", ""),
         "judged": verdict.get("oracle") == "judged",
+        "graph": graph_layout(trace),  # PMC's sub-task graph, None for other agents
     }
 
 

@@ -135,6 +135,36 @@ function start(data) {
     box.appendChild(document.createTextNode(task.slice(pos)));
     return box;
   }
+  // PMC's sub-task graph: built with DOM calls, every text set through textContent
+  function subtaskGraph(g) {
+    var NS = "http://www.w3.org/2000/svg", box = el("div");
+    box.appendChild(el("h4", "Sub-task graph (PMC manager; columns run concurrently, arrows are depends_on, " +
+      "dashed: rewritten by the supervisor)"));
+    function node(name, attrs, text) {
+      var n = document.createElementNS(NS, name);
+      Object.keys(attrs).forEach(function (k) { n.setAttribute(k, String(attrs[k])); });
+      if (text !== undefined) n.textContent = String(text);
+      return n;
+    }
+    var svg = node("svg", {width: g.w, height: g.h, viewBox: "0 0 " + g.w + " " + g.h, role: "img"});
+    svg.appendChild(node("title", {}, "sub-task graph"));
+    g.edges.forEach(function (e) {
+      svg.appendChild(node("line", {x1: e[0], y1: e[1], x2: e[2], y2: e[3], stroke: "#555", "stroke-width": 1.5}));
+      svg.appendChild(node("circle", {cx: e[2], cy: e[3], r: 3, fill: "#555"}));
+    });
+    g.nodes.forEach(function (n) {
+      var grp = node("g", {});
+      grp.appendChild(node("title", {}, n.id + " (" + n.executor + "): " + n.label));
+      grp.appendChild(node("rect", {x: n.x, y: n.y, width: g.bw, height: g.bh, rx: 6, fill: "#eef3fb", stroke: "#335",
+        "stroke-dasharray": n.rewritten ? "4 3" : "none"}));
+      grp.appendChild(node("text", {x: n.x + 6, y: n.y + 16, "font-size": 12, "font-weight": "bold"}, n.id + " · " + n.executor));
+      grp.appendChild(node("text", {x: n.x + 6, y: n.y + 34, "font-size": 11}, n.label.slice(0, 28)));
+      svg.appendChild(grp);
+    });
+    box.appendChild(svg);
+    if (g.global.length) box.appendChild(el("p", "global constraints: " + g.global.join("; ")));
+    return box;
+  }
   function runDetail(row, r) {
     var box = el("div");
     box.appendChild(el("h3", (multi ? "run " + (r + 1) + " (" + runs[r].name + "): " : "") + outcome(row) +
@@ -155,14 +185,15 @@ function start(data) {
       box.appendChild(el("h4", "Run errors"));
       row.trace_errors.forEach(function (t) { box.appendChild(el("pre", t)); });
     }
+    if (row.graph) box.appendChild(subtaskGraph(row.graph));
     box.appendChild(el("h4", "Tool calls (" + row.calls.length + ")"));
     if (row.calls.length) {
       var t = el("table", null, "grid"), h = el("tr");
-      ["#", "attempt", "tool", "arguments", "result", "error"].forEach(function (x) { h.appendChild(el("th", x)); });
+      ["#", "attempt", "by", "tool", "arguments", "result", "error"].forEach(function (x) { h.appendChild(el("th", x)); });
       t.appendChild(h);
       row.calls.forEach(function (c, i) {
         var tr = el("tr");
-        [i + 1, c.at, c.n].forEach(function (x) { tr.appendChild(el("td", x)); });
+        [i + 1, c.at, c.by || "", c.n].forEach(function (x) { tr.appendChild(el("td", x)); });
         [c.a, c.r].forEach(function (x) { var td = el("td"); td.appendChild(el("pre", x)); tr.appendChild(td); });
         tr.appendChild(el("td", c.e, c.e ? "fail" : ""));
         t.appendChild(tr);

@@ -1,0 +1,307 @@
+"""The PMC agent (issue #15 item 1): the manager's plan checked and repaired, sub-tasks in
+waves (independent ones at once), the supervisor only before dependent sub-tasks, the
+deliverer's answer, who did what in the trace — against a real HTTP server on loopback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+
+import pytest
+from helpers import cases, planprobe_cmd, run_agent, subprocess_env
+from http_faults import ScriptedServer, chat_reply
+
+from planprobe.agents import make_agent
+from planprobe.agents.pmc_plan import PLAN_ERRORS, PlanDefect, levels, parse_plan
+from planprobe.environment import Limits
+from planprobe.models import ModelOptions, make_model
+from planprobe.models.base import ChatParams
+from planprobe.suites.registry import get_family
+
+
+def _plan(subtasks, global_constraints=("finish the day",)) -> str:
+    return json.dumps({"subtasks": subtasks, "global_constraints": list(global_constraints)})
+
+
+def _sub(sid, tools, deps=(), executor="function_calling", **extra):
+    return {"id": sid, "description": f"do {sid}", "executor": executor, "tools": list(tools),
+            "parameters": {}, "depends_on": list(deps), "local_constraints": [f"rule of {sid}"], **extra}
+
+
+TOOLS = ["a", "b", "c"]
+
+def malformed(a: str, b: str) -> dict[str, str]:
+    """One defective manager reply per plan-error class, over tools ``a`` and ``b``."""
+    return {
+        "bad_json": "Here is the plan: {subtasks: [}",
+        "bad_shape": json.dumps({"steps": []}),
+        "empty": _plan([]),
+        "duplicate_id": _plan([_sub("s1", [a]), _sub("s1", [b])]),
+        "unknown_executor": _plan([_sub("s1", [a], executor="genius")]),
+        "unknown_tool": _plan([_sub("s1", ["fly"])]),
+        "unknown_dependency": _plan([_sub("s1", [a], deps=["s9"])]),
+        "cycle": _plan([_sub("s1", [a], deps=["s2"]), _sub("s2", [b], deps=["s1"])]),
+    }
+
+
+MALFORMED = malformed("a", "b")
+
+
+def test_every_plan_error_class_has_a_malformed_example():
+    assert set(MALFORMED) == set(PLAN_ERRORS)
+
+
+@pytest.mark.parametrize("kind", PLAN_ERRORS)
+def test_each_malformed_plan_is_refused_with_its_class(kind):
+    with pytest.raises(PlanDefect) as info:
+        parse_plan(MALFORMED[kind], TOOLS)
+    assert info.value.kind == kind
+
+
+def test_a_plan_in_a_fence_with_prose_is_read_and_ordered_in_waves():
+    reply = "Sure.\n```json\n" + _plan([_sub("s3", ["c"], deps=["s1", "s2"]), _sub("s1", ["a"]),
+                                         _sub("s2", ["b"])]) + "\n```\nDone."
+    plan = parse_plan(reply, TOOLS)
+    assert [[s.id for s in w] for w in levels(plan)] == [["s1", "s2"], ["s3"]]
+    assert plan.global_constraints == ("finish the day",)
+    assert plan.get("s3").local_constraints == ("rule of s3",)
+
+
+# -- the agent against a scripted OpenAI-compatible server ------------------------------------
+
+def _last_user(body) -> str:
+    return next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+
+
+def _first_user(body) -> str:
+    return next(m["content"] for m in body["messages"] if m["role"] == "user")
+
+
+class Script:
+    """Answers each role by the prompt it was sent; ``plans`` are the manager's replies in turn."""
+
+    def __init__(self, plans, barrier=None):
+        self.plans = list(plans)
+        self.barrier = barrier
+        self.lock = threading.Lock()
+
+    def __call__(self, i, body, headers):
+        first = _first_user(body)
+        if first.startswith("You are the manager"):
+            with self.lock:
+                return chat_reply(self.plans.pop(0) if len(self.plans) > 1 else self.plans[0])
+        if first.startswith("A sub-task is about to start"):
+            return chat_reply("rewritten: do it after the others")
+        if first.startswith("You are delivering"):
+            return chat_reply("the final answer")
+        report = f"report of {first.split('Sub-task: ')[1].splitlines()[0]}"
+        if first.startswith("Answer the following request"):  # the ReAct executor
+            if not _last_user(body).startswith("Observation:"):
+                name = first.split("exactly one of [")[1].split("]")[0].split(",")[0]
+                return chat_reply(f"Thought: act\nAction: {name}\nAction Input: {{}}")
+            return chat_reply(f"Final Answer: {report}")
+        # the function-calling executor: call its first tool once, then report
+        if not any(m["role"] == "tool" for m in body["messages"]):
+            if self.barrier is not None:
+                self.barrier.wait()  # both executors must be waiting at once: they run concurrently
+            name = body["tools"][0]["function"]["name"]
+            return chat_reply(None, tool_calls=[{"id": f"c{i}", "type": "function",
+                                                 "function": {"name": name, "arguments": "{}"}}])
+        return chat_reply(report)
+
+
+def _agent(url, **roles):
+    model = make_model("openai:m", ModelOptions(base_url=url, cache=False))
+    return make_agent("pmc", 0, model={"*": model, **roles}, params=ChatParams(seed=0))
+
+
+def _case():
+    case = next(c for c in cases(20, seed=3, actions=(3, 3)))
+    return case
+
+
+def test_pmc_runs_a_dependent_graph_and_the_trace_says_who_did_what():
+    case = _case()
+    names = [t.name for t in case.tools]
+    plan = _plan([_sub("s1", [names[0]]), _sub("s2", [names[1]], executor="react"),
+                  _sub("s3", [names[2]], deps=["s1", "s2"])])
+    with ScriptedServer(Script([plan])) as server:
+        trace = run_agent(_agent(server.url), case)
+    assert trace.status.value == "completed" and trace.final_answer == "the final answer"
+    roles = [e.agent for e in trace.episodes]
+    assert roles.count("executor") == 3 and roles.count("supervisor") == 1  # only s3 depends on others
+    sup = next(e for e in trace.episodes if e.agent == "supervisor")
+    assert sup.task == "s3" and "report of do s1" in sup.messages[0].content  # neighbours' outcomes reach it
+    last = trace.episodes[-1]
+    assert last.agent == "executor" and "rewritten: do it after the others" in last.task
+    assert {m.agent for m in trace.messages} == {"manager", "deliverer"}
+    assert all(c.agent == "executor" and c.episode for c in trace.tool_calls)
+    assert trace.tool_calls[-1].name == names[2]  # the dependent sub-task acted last
+    info = trace.meta["pmc"]
+    assert info["waves"] == [["s1", "s2"], ["s3"]] and info["plan"]["subtasks"][2]["depends_on"] == ["s1", "s2"]
+    usage = info["usage_by_role"]
+    assert usage["manager"]["model_calls"] == 1 and usage["supervisor"]["model_calls"] == 1
+    assert usage["deliverer"]["model_calls"] == 1 and usage["executor"]["model_calls"] == 6
+    assert sum(u["model_calls"] for u in usage.values()) == trace.usage.model_calls
+    react = [e for e in trace.episodes if e.agent == "executor"][1]
+    assert react.messages[0].content.startswith("Answer the following request")  # the ReAct executor
+    verdict = get_family(case.family).check(case, trace)
+    assert verdict is not None
+
+
+def test_independent_subtasks_run_concurrently():
+    case = _case()
+    names = [t.name for t in case.tools]
+    plan = _plan([_sub("s1", [names[0]]), _sub("s2", [names[1]])])
+    barrier = threading.Barrier(2, timeout=60)  # broken (and the test failed) if the executors run one by one
+    with ScriptedServer(Script([plan], barrier)) as server:
+        trace = run_agent(_agent(server.url), case)
+    assert not barrier.broken
+    assert trace.final_answer == "the final answer" and len(trace.tool_calls) == 2
+    assert not [e for e in trace.episodes if e.agent == "supervisor"]  # no dependencies: no supervisor
+
+
+@pytest.mark.parametrize("kind", PLAN_ERRORS)
+def test_a_malformed_plan_is_repaired_once(kind):
+    case = _case()
+    good = _plan([_sub("s1", [case.tools[0].name])])
+    bad = malformed(case.tools[0].name, case.tools[1].name)[kind]
+    with ScriptedServer(Script([bad, good])) as server:
+        trace = run_agent(_agent(server.url), case)
+        repair = _last_user(server.requests[1])
+    assert repair.startswith("Your plan cannot be carried out")
+    assert trace.final_answer == "the final answer"
+    assert trace.meta["pmc"]["repairs"][0]["kind"] == kind and "plan_error" not in trace.meta["pmc"]
+
+
+@pytest.mark.parametrize("kind", PLAN_ERRORS)
+def test_a_plan_still_malformed_fails_the_case_with_its_class(kind):
+    case = _case()
+    with ScriptedServer(Script([malformed(case.tools[0].name, case.tools[1].name)[kind]])) as server:
+        trace = run_agent(_agent(server.url), case)
+    assert trace.meta["pmc"]["plan_error"] == kind and not trace.tool_calls and trace.final_answer is None
+    assert [e.kind for e in trace.errors] == ["plan_error"] and f"({kind})" in trace.errors[0].message
+    verdict = get_family(case.family).check(case, trace)
+    assert not verdict.passed
+
+
+def test_a_model_per_role_is_used_for_that_role():
+    case = _case()
+    plan = _plan([_sub("s1", [case.tools[0].name])])
+    with ScriptedServer(Script([plan])) as a, ScriptedServer(Script([plan])) as b:
+        manager = make_model("openai:boss", ModelOptions(base_url=b.url, cache=False))
+        trace = run_agent(_agent(a.url, manager=manager), case)
+        assert len(b.requests) == 1 and _first_user(b.requests[0]).startswith("You are the manager")
+        assert not any(_first_user(r).startswith("You are the manager") for r in a.requests)
+    assert trace.final_answer == "the final answer"
+
+
+def test_unknown_role_is_one_line_and_nonzero(tmp_path):
+    suite = tmp_path / "s.jsonl"
+    subprocess.run([*planprobe_cmd(), "generate", "constraints", "--n", "1", "-o", str(suite)], check=True,
+                   env=subprocess_env(), capture_output=True)
+    out = subprocess.run([*planprobe_cmd(), "run", str(suite), "--agent", "pmc", "--model",
+                          "local,planner=local", "--out", str(tmp_path / "r")],
+                         env=subprocess_env(), capture_output=True, text=True)
+    assert out.returncode != 0
+    lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "'planner'" in lines[0] and "manager" in lines[0]
+
+
+def test_a_family_without_tools_is_refused_in_one_line(tmp_path):
+    suite = tmp_path / "t.jsonl"
+    subprocess.run([*planprobe_cmd(), "generate", "planbench", "--task", "t1", "--n", "1", "-o", str(suite)],
+                   check=True, env=subprocess_env(), capture_output=True)
+    out = subprocess.run([*planprobe_cmd(), "run", str(suite), "--agent", "pmc", "--model", "openai:x",
+                          "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "r")],
+                         env=subprocess_env(), capture_output=True, text=True)
+    assert out.returncode != 0
+    lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "has no tools" in lines[0] and "--agent pmc" in lines[0]
+
+
+def test_compare_pairs_pmc_with_a_single_agent_and_splits_usage_by_role(tmp_path):
+    import planprobe as pp
+
+    suite = cases(3, seed=5, actions=(2, 2))
+
+    class Oracle:  # plans every case: one sub-task per action, in a chain, on a tool-calling executor
+        def __call__(self, i, body, headers):
+            first = _first_user(body)
+            if first.startswith("You are the manager"):
+                names = first.split("Tools (give each sub-task only the tools it needs):\n")[1].split("\nA sub-task")[0]
+                tools = [line[2:].split(":")[0] for line in names.splitlines()]
+                subs = [_sub(f"s{k}", [t], deps=[f"s{k - 1}"] if k else []) for k, t in enumerate(tools)]
+                return chat_reply(_plan(subs))
+            return Script([""])(i, body, headers)
+
+    with ScriptedServer(Oracle()) as server:
+        pp.run_suite(suite, _agent(server.url), tmp_path / "pmc", concurrency=1)
+    pp.run_suite(suite, "random", tmp_path / "random")
+    out = subprocess.run([*planprobe_cmd(), "compare", str(tmp_path / "random"), str(tmp_path / "pmc"), "--json"],
+                         env=subprocess_env(), capture_output=True, text=True, check=True)
+    data = json.loads(out.stdout)
+    assert data["pairs"] == 3
+    a, b = data["usage_per_case"]["a"], data["usage_per_case"]["b"]
+    assert a["agent"]["model_calls"] == 0 and set(b) == {"manager", "executor", "supervisor", "deliverer", "total"}
+    assert b["manager"]["model_calls"] == 1 and b["deliverer"]["model_calls"] == 1
+    assert b["total"]["model_calls"] == sum(b[r]["model_calls"] for r in ("manager", "executor", "supervisor",
+                                                                           "deliverer"))
+    assert b["supervisor"]["model_calls"] >= 1  # the chain's later sub-tasks depend on earlier ones
+    text = subprocess.run([*planprobe_cmd(), "compare", str(tmp_path / "random"), str(tmp_path / "pmc")],
+                          env=subprocess_env(), capture_output=True, text=True, check=True).stdout
+    assert "B per case, manager: 1 model calls" in text
+
+
+def test_report_draws_the_subtask_graph_with_hostile_text_escaped(tmp_path):
+    import planprobe as pp
+    from planprobe.report.data import load_run
+    from planprobe.report.html import render_report
+
+    case = _case()
+    names = [t.name for t in case.tools]
+    evil = "</script><img src=x onerror=alert(1)>"
+    plan = json.dumps({"subtasks": [dict(_sub("s1", [names[0]]), description=evil),
+                                    _sub("s2", [names[1]], deps=["s1"])], "global_constraints": [evil]})
+    with ScriptedServer(Script([plan])) as server:
+        pp.run_suite([case], _agent(server.url), tmp_path / "pmc", concurrency=1)
+    run = load_run(tmp_path / "pmc")
+    graph = run.rows[0]["graph"]
+    assert [n["id"] for n in graph["nodes"]] == ["s1", "s2"] and len(graph["edges"]) == 1
+    x1, _, x2, _ = graph["edges"][0]
+    assert x1 < x2  # the dependency's column comes first
+    assert graph["nodes"][1]["rewritten"] and run.rows[0]["calls"][0]["by"] == "executor-1"
+    html = render_report([run])
+    assert evil not in html and "<img" not in html
+
+
+def test_pmc_with_the_embedded_model_end_to_end(tmp_path):
+    """The embedded 135M model in every role (it cannot plan: a plan error or a failed plan is
+    expected); the point is that the run, the per-role record and the report work end to end."""
+    from llama_server import require_local_model
+
+    from planprobe.runner.store import RunStore
+
+    require_local_model()
+    env = subprocess_env()
+    suite = tmp_path / "s.jsonl"
+    subprocess.run([*planprobe_cmd(), "generate", "constraints", "--n", "1", "--actions", "2", "--seed", "2",
+                    "-o", str(suite)], check=True, env=env, capture_output=True)
+    r = subprocess.run([*planprobe_cmd(), "run", str(suite), "--agent", "pmc", "--model", "local", "--max-iterations",
+                        "6", "--max-tokens", "64", "--timeout", "1200", "--out", str(tmp_path / "r"), "-q"],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
+    store = RunStore(tmp_path / "r")
+    try:
+        (trace, verdict), = list(store.results())
+    finally:
+        store.close()
+    assert trace.status.value in ("completed", "iteration_limit"), trace.errors
+    assert trace.messages[0].agent == "manager" and trace.messages[0].content.startswith("You are the manager")
+    info = trace.meta["pmc"]
+    assert info["usage_by_role"]["manager"]["model_calls"] >= 1
+    assert (info.get("plan_error") in PLAN_ERRORS) or info["plan"] is not None
+    r = subprocess.run([*planprobe_cmd(), "report", str(tmp_path / "r"), "-o", str(tmp_path / "r.html")],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -5,6 +5,7 @@ planprobe.debug.detectors / detect_score / repair; registers itself on the main 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Optional
@@ -15,14 +16,31 @@ from .cli_common import _progress, app, err_console, out_console
 from .errors import PlanprobeError
 
 
-def _asker(model: Optional[str], base_url: Optional[str], api_key_env: str, cache: bool, max_tokens: int):
+def _factory(model: Optional[str], base_url: Optional[str], api_key_env: str, cache: bool):
+    """A function making the model afresh: an HTTP client belongs to the event loop it was made in."""
     if model is None:
-        return None, None
-    from .debug.detectors import model_asker
+        return None
     from .models import ModelOptions, make_model
 
-    m = make_model(model, ModelOptions(base_url=base_url, api_key_env=api_key_env, cache=cache))
-    return m, model_asker(m, max_tokens)
+    options = ModelOptions(base_url=base_url, api_key_env=api_key_env, cache=cache)
+    if model == "local":  # no event loop inside: load the weights once
+        loaded = make_model(model, options)
+        return lambda: _Unclosed(loaded)
+    make_model(model, options)  # a bad --model or a missing key stops here, before any work
+    return lambda: make_model(model, options)
+
+
+class _Unclosed:
+    """A shared model whose aclose is deferred to the end of the command."""
+
+    def __init__(self, inner):
+        self.inner, self.name = inner, inner.name
+
+    async def chat(self, *args):
+        return await self.inner.chat(*args)
+
+    async def aclose(self) -> None:
+        pass
 
 
 @app.command()
@@ -45,7 +63,7 @@ def detect(
     from .atomic import write_lines_atomic
     from .debug.bench import read_trajectories
     from .debug.detect_score import Score
-    from .debug.detectors import MODEL_DETECTORS, check_detector, run_detector
+    from .debug.detectors import MODEL_DETECTORS, check_detector, detect_one, model_asker
 
     check_detector(detector)
     if detector in MODEL_DETECTORS and model is None:
@@ -55,20 +73,25 @@ def detect(
         raise PlanprobeError(f"{', '.join(map(str, bench))}: no trajectory with a critical_error label to score "
                              "against (write one with planprobe errorbench RUN -o bench.jsonl)")
     records = records[:limit] if limit else records
-    m, ask = _asker(model if detector in MODEL_DETECTORS else None, base_url, api_key_env, cache, max_tokens)
+    make = _factory(model if detector in MODEL_DETECTORS else None, base_url, api_key_env, cache)
     score, lines = Score(), []
-    with _progress(quiet or len(records) < 20) as progress:
-        task = progress.add_task(f"detect ({detector})", total=len(records))
-        for r in records:
-            pick = run_detector(detector, r, seed, ask)
-            row = score.add(r["critical_error"], r.get("labels"), pick)
-            lines.append(json.dumps({"task_id": r["metadata"].get("task_id"), "truth": r["critical_error"],
-                                     "pick": pick.to_json(), "score": row}, sort_keys=True, ensure_ascii=False))
-            progress.advance(task)
-    if m is not None:
-        import asyncio
 
-        asyncio.run(m.aclose())
+    async def run_all(progress, task) -> None:
+        m = make() if make is not None else None
+        ask = model_asker(m, max_tokens) if m is not None else None
+        try:
+            for r in records:
+                pick = await detect_one(detector, r, seed, ask)
+                row = score.add(r["critical_error"], r.get("labels"), pick)
+                lines.append(json.dumps({"task_id": r["metadata"].get("task_id"), "truth": r["critical_error"],
+                                         "pick": pick.to_json(), "score": row}, sort_keys=True, ensure_ascii=False))
+                progress.advance(task)
+        finally:
+            if m is not None:
+                await m.aclose()
+
+    with _progress(quiet or len(records) < 20) as progress:
+        asyncio.run(run_all(progress, progress.add_task(f"detect ({detector})", total=len(records))))
     if output is not None:
         write_lines_atomic(output, lines)
     summary = {"detector": detector, "model": model, **score.to_json()}
@@ -128,13 +151,12 @@ def debug(
     if model is None and detector in MODEL_DETECTORS:
         raise PlanprobeError(f"--detector {detector} needs a model: add --model local or --model openai:<model>")
     spec = agent or failed[0][1].agent
-    m, ask = _asker(model if detector in MODEL_DETECTORS else None, base_url, api_key_env, cache, 400)
-    agent_model = None
-    if model is not None:
-        from .models import ModelOptions, make_model
+    make = _factory(model, base_url, api_key_env, cache)
 
-        agent_model = make_model(model, ModelOptions(base_url=base_url, api_key_env=api_key_env, cache=cache))
-    the_agent = make_agent(spec, seed=seed, model=agent_model)
+    def new_agent():
+        return make_agent(spec, seed=seed, model=make() if make is not None else None)
+
+    the_agent = new_agent()
     from .agents.prefix import can_resume
 
     if not can_resume(the_agent):
@@ -147,8 +169,8 @@ def debug(
             pick = None
             if detector not in ("none", "self-refine"):
                 record = bench_record(case, trace, label_trace(case, trace, verdict, limit_steps), run=run_dir.name)
-                pick = run_detector(detector, record, seed, ask)
-            results.append(repair_case(run_dir, case.id, trace.trial, verdict, detector, pick, the_agent, max_rounds,
+                pick = run_detector(detector, record, seed, make)
+            results.append(repair_case(run_dir, case.id, trace.trial, verdict, detector, pick, new_agent, max_rounds,
                                        model))
             progress.advance(task)
     out_path = run_dir / f"debug-{detector}.jsonl"

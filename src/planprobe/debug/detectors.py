@@ -282,11 +282,25 @@ def model_asker(model, max_tokens: int = 400):
     return ask
 
 
-def run_detector(name: str, record: dict[str, Any], seed: int = 0, ask=None) -> Pick:
+async def detect_one(name: str, record: dict[str, Any], seed: int = 0, ask=None) -> Pick:
     if name == "oracle":
         return oracle_pick(record)
     if name == "random":
         return random_pick(record, seed)
     if ask is None:
         raise PlanprobeError(f"--detector {name} needs a model: add --model local or --model openai:<model>")
-    return asyncio.run(ModelDetector(name, ask).detect(record))
+    return await ModelDetector(name, ask).detect(record)
+
+
+def run_detector(name: str, record: dict[str, Any], seed: int = 0, make_model=None) -> Pick:
+    """One trajectory in its own event loop; ``make_model()`` gives a model bound to it (closed after)."""
+
+    async def go() -> Pick:
+        model = make_model() if make_model is not None and name in MODEL_DETECTORS else None
+        try:
+            return await detect_one(name, record, seed, model_asker(model) if model is not None else None)
+        finally:
+            if model is not None:
+                await model.aclose()
+
+    return asyncio.run(go())

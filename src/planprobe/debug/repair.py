@@ -74,7 +74,7 @@ class CaseRepair:
 
 
 def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detector: str, pick: Optional[Pick],
-                agent, max_rounds: int, model: Optional[str] = None) -> CaseRepair:
+                new_agent, max_rounds: int, model: Optional[str] = None) -> CaseRepair:
     from ..runner.rollout import rerollout_in_run
 
     restart = detector in ("none", "self-refine") or pick is None or pick.step is None
@@ -87,7 +87,7 @@ def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detec
         guidance = feedback(pick)
     for k in range(1, max_rounds + 1):
         try:
-            trace, v = rerollout_in_run(run_dir, case_id, trial, min(keep, _steps(run_dir, case_id, trial)), agent,
+            trace, v = rerollout_in_run(run_dir, case_id, trial, min(keep, _steps(run_dir, case_id, trial)), new_agent(),
                                         guidance=guidance, model=model)
         except Exception as exc:  # a prefix that cannot be replayed: recorded, not fatal for the run
             from ..errors import PlanprobeError

@@ -122,6 +122,7 @@ def debug(
     cache: bool = typer.Option(True, help="Record/replay model calls."),
     seed: int = typer.Option(0, help="Seed of the agent, the model and the random detector."),
     limit: Optional[int] = typer.Option(None, help="Debug only the first N failed cases."),
+    html: Optional[Path] = typer.Option(None, "--html", help="Also write the step timelines and rounds as HTML."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
 ) -> None:
@@ -162,19 +163,27 @@ def debug(
     if not can_resume(the_agent):
         raise PlanprobeError(f"agent {spec!r} cannot continue from a step (no resume); debug with --agent tools, "
                              "react, modular or a python: agent that takes 'prefix'")
-    results = []
+    results, all_labels = [], []
     with _progress(quiet or len(failed) < 5) as progress:
         task = progress.add_task(f"debug ({detector})", total=len(failed))
         for case, trace, verdict, limit_steps in failed:
             pick = None
+            labels = label_trace(case, trace, verdict, limit_steps)
+            all_labels.append(labels.model_dump(mode="json"))
             if detector not in ("none", "self-refine"):
-                record = bench_record(case, trace, label_trace(case, trace, verdict, limit_steps), run=run_dir.name)
+                record = bench_record(case, trace, labels, run=run_dir.name)
                 pick = run_detector(detector, record, seed, make)
             results.append(repair_case(run_dir, case.id, trace.trial, verdict, detector, pick, new_agent, max_rounds,
                                        model))
             progress.advance(task)
     out_path = run_dir / f"debug-{detector}.jsonl"
     write_lines_atomic(out_path, [json.dumps(r.to_json(), sort_keys=True, ensure_ascii=False) for r in results])
+    if html is not None:
+        from .atomic import write_text_atomic
+        from .debug.timeline_html import render
+
+        write_text_atomic(html, render(str(run_dir), detector, [{"labels": lab, "repair": r.to_json()}
+                                                                 for lab, r in zip(all_labels, results)]))
     n = len(results)
     rounds = []
     for k in range(1, max_rounds + 1):

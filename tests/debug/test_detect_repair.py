@@ -224,7 +224,7 @@ def test_embedded_model_end_to_end(tmp_path):
     assert pp("generate", "constraints", "--n", "1", "--actions", "3", "--seed", "2", "-o",
               tmp_path / "s.jsonl").returncode == 0
     r = pp("run", tmp_path / "s.jsonl", "--agent", "modular", "--model", "local", "--max-iterations", "2",
-           "--max-tokens", "64", "--out", tmp_path / "r", "-q")
+           "--max-tokens", "64", "--timeout", "900", "--out", tmp_path / "r", "-q")
     assert r.returncode in (0, 1), r.stderr
     if r.returncode == 0:
         pytest.skip("the embedded model solved the case")
@@ -234,3 +234,20 @@ def test_embedded_model_end_to_end(tmp_path):
     assert s["n"] == 1 and s["model_calls"] == 1
     d = _debug(tmp_path / "r", "oracle", 1, "--model", "local")
     assert d["failed"] == 1 and len(d["rounds"]) == 1
+
+
+def test_timeline_html_marks_e_pnr_and_pick_and_escapes_everything(failing_run, tmp_path):
+    from planprobe.debug.timeline_html import render
+
+    bad = "<script>alert(1)</script>"
+    page = render(bad, "oracle", [{"labels": {"case_id": bad, "steps": 3, "critical": {"step": 2, "module": bad,
+                                                                                       "type": "t", "evidence": bad},
+                                              "pnr": {"step": 3}, "labels": []},
+                                   "repair": {"pick": {"critical_step": 2}, "from_step": 1, "rounds": [
+                                       {"round": 1, "passed": False, "errors": [bad], "guidance": bad, "tokens": 5}]}}])
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert 'class="e pick"' in page and 'class="pnr"' in page
+    r = pp("debug", failing_run, "--detector", "oracle", "--max-rounds", "1", "--html", tmp_path / "d.html", "-q")
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "d.html").read_text()
+    assert text.count("<h2>") == 6 and "round 1" in text and "passed" in text

@@ -43,7 +43,6 @@ def main() -> None:
     pp("generate", "constraints", "--actions", "3", "--n", a.model_cases, "--seed", 12, "-o", root / "m.jsonl")
     pp("run", root / "m.jsonl", "--agent", "modular", "--model", "local", "--max-iterations", 4, "--max-tokens", 64,
        "--timeout", 1800, "--out", root / "local", "-q")
-    print(pp("show", root / "local", "--json").count('"passed": 0') and "", end="")
     pp("errorbench", root / "local", "-o", root / "lb.jsonl", "-q")
     for det in ("direct", "oracle", "random"):
         t0 = time.perf_counter()

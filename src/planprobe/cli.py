@@ -917,6 +917,7 @@ from . import cli_travelplanner  # noqa: E402,F401  (registers 'import travelpla
 from . import cli_debug  # noqa: E402,F401  (registers 'label', 'errorbench', 'import agentdebug')
 from . import cli_generate_plugins  # noqa: E402,F401  (registers 'generate NAME' for plug-in families)
 from . import cli_apibank  # noqa: E402,F401  (registers 'import api-bank')
+from . import cli_detect  # noqa: E402,F401  (registers 'detect', 'debug')
 
 
 # Exit codes (docs/format.md): 0 done; 1 a check failed (gate) or the output pipe closed;

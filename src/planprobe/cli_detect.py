@@ -1,0 +1,210 @@
+# ruff: noqa: B008, UP045  (typer declares options as call defaults; Optional as in cli.py)
+"""``planprobe detect`` (critical-error detectors scored against formal labels) and
+``planprobe debug`` (re-rollouts from the detected step with feedback). A thin layer over
+planprobe.debug.detectors / detect_score / repair; registers itself on the main app."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .cli_common import _progress, app, err_console, out_console
+from .errors import PlanprobeError
+
+
+def _factory(model: Optional[str], base_url: Optional[str], api_key_env: str, cache: bool):
+    """A function making the model afresh: an HTTP client belongs to the event loop it was made in."""
+    if model is None:
+        return None
+    from .models import ModelOptions, make_model
+
+    options = ModelOptions(base_url=base_url, api_key_env=api_key_env, cache=cache)
+    if model == "local":  # no event loop inside: load the weights once
+        loaded = make_model(model, options)
+        return lambda: _Unclosed(loaded)
+    make_model(model, options)  # a bad --model or a missing key stops here, before any work
+    return lambda: make_model(model, options)
+
+
+class _Unclosed:
+    """A shared model whose aclose is deferred to the end of the command."""
+
+    def __init__(self, inner):
+        self.inner, self.name = inner, inner.name
+
+    async def chat(self, *args):
+        return await self.inner.chat(*args)
+
+    async def aclose(self) -> None:
+        pass
+
+
+@app.command()
+def detect(
+    bench: list[Path] = typer.Argument(..., help="Error benchmark files (planprobe errorbench -o …, or import agentdebug)."),
+    detector: str = typer.Option(..., "--detector", help="agentdebug | direct | brute-force | binary-search | oracle | random."),
+    model: Optional[str] = typer.Option(None, help="The detector's model: local or openai:<model>."),
+    base_url: Optional[str] = typer.Option(None, help="Endpoint for openai:<model>."),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key."),
+    cache: bool = typer.Option(True, help="Record/replay model calls."),
+    max_tokens: int = typer.Option(400, help="Max tokens per detector reply."),
+    seed: int = typer.Option(0, help="Seed of the random detector."),
+    limit: Optional[int] = typer.Option(None, help="Score only the first N labelled trajectories."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write every pick and its score (JSONL)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the scores as JSON."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
+) -> None:
+    """Score a critical-error detector against formal labels: Step, Step+Module, All-correct (95% CIs),
+    within [E, PNR] and the distance in steps from E."""
+    from .atomic import write_lines_atomic
+    from .debug.bench import read_trajectories
+    from .debug.detect_score import Score
+    from .debug.detectors import MODEL_DETECTORS, check_detector, detect_one, model_asker
+
+    check_detector(detector)
+    if detector in MODEL_DETECTORS and model is None:
+        raise PlanprobeError(f"--detector {detector} needs a model: add --model local or --model openai:<model>")
+    records = [r for f in bench for r in read_trajectories(f) if r["critical_error"] is not None]
+    if not records:
+        raise PlanprobeError(f"{', '.join(map(str, bench))}: no trajectory with a critical_error label to score "
+                             "against (write one with planprobe errorbench RUN -o bench.jsonl)")
+    records = records[:limit] if limit else records
+    make = _factory(model if detector in MODEL_DETECTORS else None, base_url, api_key_env, cache)
+    score, lines = Score(), []
+
+    async def run_all(progress, task) -> None:
+        m = make() if make is not None else None
+        ask = model_asker(m, max_tokens) if m is not None else None
+        try:
+            for r in records:
+                pick = await detect_one(detector, r, seed, ask)
+                row = score.add(r["critical_error"], r.get("labels"), pick)
+                lines.append(json.dumps({"task_id": r["metadata"].get("task_id"), "truth": r["critical_error"],
+                                         "pick": pick.to_json(), "score": row}, sort_keys=True, ensure_ascii=False))
+                progress.advance(task)
+        finally:
+            if m is not None:
+                await m.aclose()
+
+    with _progress(quiet or len(records) < 20) as progress:
+        asyncio.run(run_all(progress, progress.add_task(f"detect ({detector})", total=len(records))))
+    if output is not None:
+        write_lines_atomic(output, lines)
+    summary = {"detector": detector, "model": model, **score.to_json()}
+    if as_json:
+        out_console.print(json.dumps(summary, sort_keys=True), soft_wrap=True, highlight=False)
+        return
+    out_console.print(f"{detector}: {score.n} labelled failed trajectories ({score.answered} answered)", highlight=False)
+    for key, label in (("step", "Step"), ("step_module", "Step+Module"), ("all_correct", "All correct"),
+                       ("within_e_pnr", "within [E, PNR]")):
+        s = summary[key]
+        out_console.print(f"  {label:<16} {s['rate']:.1%}  95% CI [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]  "
+                          f"({s['k']}/{score.n})", highlight=False)
+    out_console.print(f"  distance from E: mean {summary['distance_mean']} median {summary['distance_median']} "
+                      f"steps; {score.calls} model calls, {score.tokens} tokens", highlight=False)
+
+
+@app.command()
+def debug(
+    run_dir: Path = typer.Argument(..., help="A run directory (planprobe run --out …)."),
+    detector: str = typer.Option("agentdebug", "--detector",
+                                 help="agentdebug | direct | brute-force | binary-search | oracle | random | none "
+                                      "(Best-of-N restarts) | self-refine."),
+    max_rounds: int = typer.Option(5, "--max-rounds", help="Re-rollouts per failed case at most."),
+    agent: Optional[str] = typer.Option(None, help="The agent that continues (default: the run's)."),
+    model: Optional[str] = typer.Option(None, help="Model of the agent and of a model detector."),
+    base_url: Optional[str] = typer.Option(None, help="Endpoint for openai:<model>."),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key."),
+    cache: bool = typer.Option(True, help="Record/replay model calls."),
+    seed: int = typer.Option(0, help="Seed of the agent, the model and the random detector."),
+    limit: Optional[int] = typer.Option(None, help="Debug only the first N failed cases."),
+    html: Optional[Path] = typer.Option(None, "--html", help="Also write the step timelines and rounds as HTML."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
+) -> None:
+    """Repair failed runs: re-roll out from the detected critical step with feedback naming the error
+    type and what to do instead, refined after each failed attempt (AgentDebug Alg. 1, stage 3)."""
+    from .agents import make_agent
+    from .analysis.stats import mcnemar_exact, wilson_interval
+    from .atomic import write_lines_atomic
+    from .debug.bench import bench_record
+    from .debug.detectors import MODEL_DETECTORS, run_detector
+    from .debug.labels import label_trace
+    from .debug.repair import REPAIR_DETECTORS, repair_case
+    from .debug.run_labels import LabelCounts, failed_results, no_labels_message
+    from .option_checks import check
+
+    if detector not in REPAIR_DETECTORS:
+        raise PlanprobeError(f"unknown detector {detector!r}: use one of {', '.join(REPAIR_DETECTORS)}")
+    check("--max-rounds", max_rounds, at_least=1)
+    counts = LabelCounts()
+    failed = list(failed_results(run_dir, counts))
+    if not failed:
+        if counts.other_family:
+            raise PlanprobeError(no_labels_message(str(run_dir), counts.other_family))
+        out_console.print(f"{run_dir}: all {counts.passed} results passed; nothing to debug", highlight=False)
+        return
+    failed = failed[:limit] if limit else failed
+    if model is None and detector in MODEL_DETECTORS:
+        raise PlanprobeError(f"--detector {detector} needs a model: add --model local or --model openai:<model>")
+    spec = agent or failed[0][1].agent
+    make = _factory(model, base_url, api_key_env, cache)
+
+    def new_agent():
+        return make_agent(spec, seed=seed, model=make() if make is not None else None)
+
+    the_agent = new_agent()
+    from .agents.prefix import can_resume
+
+    if not can_resume(the_agent):
+        raise PlanprobeError(f"agent {spec!r} cannot continue from a step (no resume); debug with --agent tools, "
+                             "react, modular or a python: agent that takes 'prefix'")
+    results, all_labels = [], []
+    with _progress(quiet or len(failed) < 5) as progress:
+        task = progress.add_task(f"debug ({detector})", total=len(failed))
+        for case, trace, verdict, limit_steps in failed:
+            pick = None
+            labels = label_trace(case, trace, verdict, limit_steps)
+            all_labels.append(labels.model_dump(mode="json"))
+            if detector not in ("none", "self-refine"):
+                record = bench_record(case, trace, labels, run=run_dir.name)
+                pick = run_detector(detector, record, seed, make)
+            results.append(repair_case(run_dir, case.id, trace.trial, verdict, detector, pick, new_agent, max_rounds,
+                                       model))
+            progress.advance(task)
+    out_path = run_dir / f"debug-{detector}.jsonl"
+    write_lines_atomic(out_path, [json.dumps(r.to_json(), sort_keys=True, ensure_ascii=False) for r in results])
+    if html is not None:
+        from .atomic import write_text_atomic
+        from .debug.timeline_html import render
+
+        write_text_atomic(html, render(str(run_dir), detector, [{"labels": lab, "repair": r.to_json()}
+                                                                 for lab, r in zip(all_labels, results)]))
+    n = len(results)
+    rounds = []
+    for k in range(1, max_rounds + 1):
+        fixed = sum(1 for r in results if r.fixed_at is not None and r.fixed_at <= k)
+        lo, hi = wilson_interval(fixed, n)
+        rounds.append({"round": k, "fixed": fixed, "rate": round(fixed / n, 4), "ci95": [round(lo, 4), round(hi, 4)],
+                       "tokens": sum(x["tokens"] for r in results for x in r.rounds if x["round"] <= k)})
+    fixed = rounds[-1]["fixed"]
+    summary = {"detector": detector, "agent": spec, "model": model, "failed": n, "passed_before": counts.passed,
+               "rounds": rounds, "fixed": fixed,
+               "paired": {"before_fail_after_pass": fixed, "before_pass_after_fail": 0,
+                          "mcnemar_p": round(mcnemar_exact(0, fixed), 6)},
+               "output": str(out_path)}
+    if as_json:
+        out_console.print(json.dumps(summary, sort_keys=True), soft_wrap=True, highlight=False)
+        return
+    out_console.print(f"debugged {n} failed cases with {detector} (agent {spec}); results -> {out_path}",
+                      highlight=False)
+    for r in rounds:
+        out_console.print(f"  after round {r['round']}: {r['fixed']}/{n} fixed ({r['rate']:.1%}, 95% CI "
+                          f"[{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}]), {r['tokens']} tokens", highlight=False)
+    total = n + counts.passed
+    out_console.print(f"  success on the run: {counts.passed}/{total} before, {counts.passed + fixed}/{total} after "
+                      f"(exact McNemar p = {summary['paired']['mcnemar_p']})", highlight=False)

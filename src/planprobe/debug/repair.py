@@ -1,0 +1,121 @@
+"""Repair (AgentDebug Alg. 1, stage 3): re-roll out each failed trace from its detected
+critical step with feedback naming the error type and what to do instead; when the
+attempt still fails, refine the feedback with what went wrong and try again, up to
+``max_rounds``. Baselines at the same number of attempts (matched budget):
+
+* ``none`` — Best-of-N restarts: a fresh attempt from step 0 with no feedback;
+* ``self-refine`` — from step 0 with the previous attempt's own failure as feedback
+  (the verdict's error classes, as a self-check would report them), no localisation.
+
+Every attempt is stored beside the original (``RunStore.add_rerollout``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from ..schema import Verdict
+from .detectors import Pick
+from .taxonomy import find
+
+REPAIR_DETECTORS = ("agentdebug", "direct", "brute-force", "binary-search", "oracle", "random", "none",
+                    "self-refine")
+
+
+def feedback(pick: Pick) -> str:
+    """The first feedback: the step, the error type and what to do instead."""
+    t = find(pick.module, pick.type) if pick.module and pick.type else None
+    what = f"a {pick.module} error of type {t.paper_name or t.name} ({t.definition})" if t else "a mistake"
+    text = f"Feedback from a debugger: at step {pick.step} you made {what}."
+    if pick.root_cause:
+        text += f" Why it made the task fail: {pick.root_cause}"
+    text += " Instead: " + (pick.guidance or _instead(pick))
+    return text
+
+
+def _instead(pick: Pick) -> str:
+    t = find(pick.module, pick.type) if pick.module and pick.type else None
+    if t is None:
+        return "re-read the task, check every condition it states before each action, and only act when it holds."
+    return (f"before acting, check explicitly that this step does not commit {t.paper_name or t.name}; "
+            "satisfy every condition the task states, in the order it requires, and stop only when it is done.")
+
+
+def refine(previous: str, verdict: Verdict, round_no: int) -> str:
+    """Stage 3's UpdateFeedback: the last attempt's outcome added to the guidance."""
+    errs = ", ".join(verdict.errors) or "the task was not completed"
+    evidence = "; ".join(e.text for e in verdict.evidence[:3])
+    return (f"{previous}\nAttempt {round_no} with this feedback still failed ({errs}"
+            + (f": {evidence}" if evidence else "") + "). Avoid that too.")
+
+
+def self_refine_feedback(verdict: Verdict) -> str:
+    errs = ", ".join(verdict.errors) or "the task was not completed"
+    evidence = "; ".join(e.text for e in verdict.evidence[:3])
+    return (f"Your previous attempt at this task failed ({errs}" + (f": {evidence}" if evidence else "")
+            + "). Review what went wrong and try again, fixing it.")
+
+
+@dataclass
+class CaseRepair:
+    case_id: str
+    trial: int
+    detector: str
+    pick: dict[str, Any]
+    from_step: int  # steps kept (the critical step minus one; 0 for restarts)
+    rounds: list[dict[str, Any]] = field(default_factory=list)  # per attempt: passed, errors, guidance, tokens
+    fixed_at: Optional[int] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"case_id": self.case_id, "trial": self.trial, "detector": self.detector, "pick": self.pick,
+                "from_step": self.from_step, "rounds": self.rounds, "fixed_at": self.fixed_at}
+
+
+def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detector: str, pick: Optional[Pick],
+                new_agent, max_rounds: int, model: Optional[str] = None) -> CaseRepair:
+    from ..runner.rollout import rerollout_in_run
+
+    restart = detector in ("none", "self-refine") or pick is None or pick.step is None
+    keep = 0 if restart else max(0, (pick.step or 1) - 1)
+    out = CaseRepair(case_id, trial, detector, pick.to_json() if pick else {}, keep)
+    guidance: Optional[str] = None
+    if detector == "self-refine":
+        guidance = self_refine_feedback(verdict)
+    elif not restart and pick is not None:
+        guidance = feedback(pick)
+    for k in range(1, max_rounds + 1):
+        try:
+            trace, v = rerollout_in_run(run_dir, case_id, trial, min(keep, _steps(run_dir, case_id, trial)), new_agent(),
+                                        guidance=guidance, model=model)
+        except Exception as exc:  # a prefix that cannot be replayed: recorded, not fatal for the run
+            from ..errors import PlanprobeError
+
+            if not isinstance(exc, PlanprobeError):
+                raise
+            out.rounds.append({"round": k, "passed": False, "errors": ["rerollout_refused"], "note": str(exc)[:300],
+                               "guidance": guidance, "tokens": 0})
+            break
+        tokens = trace.usage.prompt_tokens + trace.usage.completion_tokens if trace.usage else 0
+        out.rounds.append({"round": k, "passed": v.passed, "errors": list(v.errors), "guidance": guidance,
+                           "tokens": tokens, "steps": len(trace.tool_calls)})
+        if v.passed:
+            out.fixed_at = k
+            break
+        if detector == "self-refine":
+            guidance = self_refine_feedback(v)
+        elif detector != "none" and guidance is not None:
+            guidance = refine(guidance, v, k)
+    return out
+
+
+def _steps(run_dir: Path, case_id: str, trial: int) -> int:
+    from ..runner.steps import step_count
+    from ..runner.store import RunStore
+
+    store = RunStore(run_dir)
+    try:
+        return step_count(store.trace(case_id, trial))
+    finally:
+        store.close()

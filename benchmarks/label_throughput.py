@@ -30,8 +30,8 @@ from planprobe.environment import IterationLimitExceeded, Limits  # noqa: E402
 from planprobe.schema import TraceStatus  # noqa: E402
 from planprobe.suites.constraints.generator import ConstraintSuiteOptions  # noqa: E402
 from planprobe.suites.constraints.generator import generate_cases as constraint_cases  # noqa: E402
-from planprobe.suites.pddl.agent import PDDLSuiteOptions  # noqa: E402
-from planprobe.suites.pddl.agent import generate_cases as pddl_cases  # noqa: E402
+from planprobe.suites.pddl_agent import PDDLSuiteOptions  # noqa: E402
+from planprobe.suites.pddl_agent import generate_cases as pddl_cases  # noqa: E402
 from planprobe.suites.registry import get_family  # noqa: E402
 
 LIMITS = Limits(max_iterations=12)  # small enough that some runs cannot finish in time: the budget PNR (and h*) is exercised

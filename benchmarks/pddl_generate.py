@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, repeat  # noqa: E402
 
 from planprobe.suites.io import write_suite_lines  # noqa: E402
-from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_lines  # noqa: E402
-from planprobe.suites.pddl.generators import LogisticsSize, blocksworld_problem, logistics_problem  # noqa: E402
+from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_lines  # noqa: E402
+from planprobe.pddl.generators import LogisticsSize, blocksworld_problem, logistics_problem  # noqa: E402
 
 LOGISTICS = LogisticsSize(cities=3, locations=3, packages=5, airplanes=2)  # PlanBench's most common shape
 ROWS = [

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine
 
 from planprobe.errors import PlanprobeError
-from planprobe.suites.pddl import fast_downward, load
-from planprobe.suites.pddl.grounding import GroundProblem
+from planprobe.pddl import fast_downward, load
+from planprobe.pddl.grounding import GroundProblem
 
 
 def main() -> None:

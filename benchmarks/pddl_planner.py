@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine
 
 from planprobe.errors import PlanprobeError
-from planprobe.suites.pddl import fast_downward, load, load_domain, load_problem, solve, validate
+from planprobe.pddl import fast_downward, load, load_domain, load_problem, solve, validate
 
 BW = Path(__file__).resolve().parents[2] / "shared" / "data" / "planbench" / "instances" / "blocksworld"
 

@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine
 
-from planprobe.suites.pddl import (
+from planprobe.pddl import (
     GroundProblem,
     load_domain,
     load_problem,

@@ -9,7 +9,7 @@ duplicates, capitals, wrong verdicts…) — and reads each one twice: with
 PlanBench's functions loaded from a checkout of karthikv792/LLMs-Planning
 (``plan-bench/utils/text_to_pddl.py``: ``text_to_plan``, ``text_to_state``;
 ``plan-bench/response_evaluation.py``: ``ResponseEvaluator.parse_output``;
-``plan-bench/configs/*.yaml``) and with ``planprobe.suites.pddl.planbench_rules``.
+``plan-bench/configs/*.yaml``) and with ``planprobe.suites.planbench.planbench_rules``.
 It compares what they extract (the plan file, the readable plan, an exception;
 the fact list in order; the parsed verification answer) and the verdicts that
 follow (the plan validated — planprobe's validator stands in for VAL on both
@@ -43,14 +43,14 @@ from types import SimpleNamespace
 from typing import Any, Callable
 
 from planprobe.suites.external.planbench import LAYOUTS, PlanBenchInstances
-from planprobe.suites.pddl import PlannerError, Problem, ground, validate
-from planprobe.suites.pddl.layout import verification_message
-from planprobe.suites.pddl.responses import parse_plan, parse_state
-from planprobe.suites.pddl.satisficing import greedy_plan
-from planprobe.suites.pddl.scoring import score_verification
-from planprobe.suites.pddl.planbench_rules import CONFIGS, PlanBenchError, PlanBenchReader, fact_string
-from planprobe.suites.pddl.simulator import applicable, apply
-from planprobe.suites.pddl.translation import translator
+from planprobe.pddl import PlannerError, Problem, ground, validate
+from planprobe.suites.planbench.layout import verification_message
+from planprobe.pddl.responses import parse_plan, parse_state
+from planprobe.pddl.satisficing import greedy_plan
+from planprobe.suites.planbench.scoring import score_verification
+from planprobe.suites.planbench.planbench_rules import CONFIGS, PlanBenchError, PlanBenchReader, fact_string
+from planprobe.pddl.simulator import applicable, apply
+from planprobe.pddl.translation import translator
 
 ROOT = Path(__file__).resolve().parents[1]
 DOMAINS = ("blocksworld", "blocksworld_3", "mystery_blocksworld", "mystery_blocksworld_3", "logistics", "depots",

@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine  # noqa: E402
 
 from planprobe import ConstraintSuiteOptions, generate_cases  # noqa: E402
-from planprobe.suites.pddl.agent import PDDLSuiteOptions  # noqa: E402
-from planprobe.suites.pddl.agent import generate_cases as pddl_cases  # noqa: E402
+from planprobe.suites.pddl_agent import PDDLSuiteOptions  # noqa: E402
+from planprobe.suites.pddl_agent import generate_cases as pddl_cases  # noqa: E402
 from planprobe.suites.robust import parse_transforms, robustify  # noqa: E402
 
 TRANSFORMS = (["extraneous:3"], ["broken"], ["unsolvable"], ["unsolvable:removal"], ["unsolvable:contradiction"],

@@ -15,10 +15,10 @@ from helpers import cases
 from planprobe.environment import Limits
 from planprobe.judge.context import build_context
 from planprobe.schema import Case, Trace
-from planprobe.suites.pddl.agent import PDDLSuiteOptions
-from planprobe.suites.pddl.agent import generate_cases as pddl_cases
-from planprobe.suites.pddl.planbench import PlanBenchOptions
-from planprobe.suites.pddl.planbench import generate_cases as planbench_cases
+from planprobe.suites.pddl_agent import PDDLSuiteOptions
+from planprobe.suites.pddl_agent import generate_cases as pddl_cases
+from planprobe.suites.planbench import PlanBenchOptions
+from planprobe.suites.planbench import generate_cases as planbench_cases
 from planprobe.suites.protocols import wrap_holistic
 from planprobe.suites.registry import get_family, restart_tool_of
 from planprobe.suites.robust import parse_transforms, robustify

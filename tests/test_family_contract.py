@@ -34,7 +34,7 @@ def _constraints(seed: int) -> list[Case]:
 
 
 def _pddl(seed: int) -> list[Case]:
-    from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_cases
+    from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
 
     return [*generate_cases(PDDLSuiteOptions(domain="blocksworld", n=N // 2, seed=seed, blocks=(3, 4))),
             *generate_cases(PDDLSuiteOptions(domain="logistics", n=N // 2, seed=seed, cities=(2, 2),
@@ -81,7 +81,7 @@ def _judged(seed: int) -> list[Case]:
 
 
 def _planbench(seed: int) -> list[Case]:
-    from planprobe.suites.pddl.planbench import TASKS, PlanBenchOptions, generate_cases
+    from planprobe.suites.planbench import TASKS, PlanBenchOptions, generate_cases
 
     return [c for task in TASKS for c in generate_cases(PlanBenchOptions(
         task=task, domain="blocksworld", n=2, seed=seed, blocks=(3, 4), verify="explanation"))]

@@ -1,7 +1,7 @@
 """``planprobe generate pddl``: Blocksworld / Logistics problems as agent cases.
 
 Registered on ``cli.generate_app`` when ``cli`` imports this module; a thin
-layer over ``planprobe.suites.pddl.agent``.
+layer over ``planprobe.suites.pddl_agent``.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def generate_pddl(
     """Generate planning problems whose actions are the agent's tools; the validator is the oracle."""
     from .errors import PlanprobeError
     from .suites.io import write_suite_lines
-    from .suites.pddl.agent import PDDLSuiteOptions, generate_lines
+    from .suites.pddl_agent import PDDLSuiteOptions, generate_lines
 
     if domain == "blocksworld":
         if packages is not None:

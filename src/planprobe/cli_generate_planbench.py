@@ -1,7 +1,7 @@
 """``planprobe generate planbench``: PlanBench's eight tasks as text cases.
 
 Registered on ``cli.generate_app`` when ``cli`` imports this module; a thin
-layer over ``planprobe.suites.pddl.planbench``.
+layer over ``planprobe.suites.planbench``.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def generate_planbench(
 ) -> None:
     """Generate PlanBench's tasks as text prompts in its layout; replies are scored as PlanBench scores them."""
     from .suites.io import write_suite_lines
-    from .suites.pddl.planbench import PlanBenchOptions, generate_lines
+    from .suites.planbench import PlanBenchOptions, generate_lines
 
     opts = PlanBenchOptions(
         task=task, domain=domain, n=n, seed=seed, shots=shots, blocks=parse_range(blocks, "--blocks"),

@@ -1,6 +1,6 @@
 """``planprobe pddl …``: validate plans and compute optimal plans for PDDL problems.
 
-A thin layer over ``planprobe.suites.pddl``. Exit codes: 0 for a valid plan or
+A thin layer over ``planprobe.pddl``. Exit codes: 0 for a valid plan or
 a plan found, 1 for an invalid plan, 2 (through ``cli.main``) for bad input —
 a PDDL syntax error, an unreadable file, an unsolvable problem, a planner
 time-out — each reported as one line naming the file and what is wrong.
@@ -44,7 +44,7 @@ def validate_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> None:
     """Validate PLAN for PROBLEM; explain the first failing step or the unmet goals. Exit 1 if invalid."""
-    from .suites.pddl import load, parse_plan, validate
+    from .pddl import load, parse_plan, validate
 
     if relax.lower() not in _RELAX:
         raise PlanprobeError(f"--relax {relax!r}: expected one of {', '.join(_RELAX)}")
@@ -76,8 +76,8 @@ def plan_cmd(
                                                                           "(default: print it).")] = None,
 ) -> None:
     """Compute an optimal plan for PROBLEM and print it (or write it with -o) in sas_plan format."""
-    from .suites.pddl import fast_downward, load, solve
-    from .suites.pddl.planner import HEURISTICS
+    from .pddl import fast_downward, load, solve
+    from .pddl.planner import HEURISTICS
 
     if planner not in _PLANNERS:
         raise PlanprobeError(f"--planner {planner!r}: expected one of {', '.join(_PLANNERS)}")

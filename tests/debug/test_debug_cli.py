@@ -12,8 +12,8 @@ from planprobe.api import run_suite
 from planprobe.debug.bench import read_trajectories
 from planprobe.environment import Limits
 from planprobe.errors import PlanprobeError
-from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_cases
-from planprobe.suites.pddl.planbench import PlanBenchOptions, generate_cases as pb_cases
+from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
+from planprobe.suites.planbench import PlanBenchOptions, generate_cases as pb_cases
 
 
 def pp(*args, cwd=None):

@@ -16,7 +16,7 @@ from planprobe.api import run_suite
 from planprobe.debug.bench import read_trajectories
 from planprobe.debug.detectors import probe_prompt, read_json_object, steps_of
 from planprobe.environment import Limits
-from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_cases
+from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
 
 HERE = Path(__file__).resolve().parent
 

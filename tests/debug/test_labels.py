@@ -21,10 +21,10 @@ from planprobe.debug.replay import PDDLReplay
 from planprobe.environment import Limits
 from planprobe.suites.base import PlannedCall
 from planprobe.suites.constraints.compiled import compiled as c_compiled
-from planprobe.suites.pddl import parse_domain, parse_problem, solve
-from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_cases
-from planprobe.suites.pddl.agent.compiled import compiled as p_compiled
-from planprobe.suites.pddl.agent.generator import build_case
+from planprobe.pddl import parse_domain, parse_problem, solve
+from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
+from planprobe.suites.pddl_agent.compiled import compiled as p_compiled
+from planprobe.suites.pddl_agent.generator import build_case
 from planprobe.suites.registry import get_family
 
 from helpers import run_agent

@@ -16,7 +16,7 @@ from planprobe.debug.labels import label_trace
 from planprobe.environment import IterationLimitExceeded, Limits
 from planprobe.models.base import ChatResult
 from planprobe.schema import Message, TraceStatus
-from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_cases
+from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
 from planprobe.suites.registry import get_family
 
 
@@ -109,7 +109,7 @@ def test_passes_every_tool_family_when_the_model_plans_well(name):
 
 
 def test_answers_text_families():
-    from planprobe.suites.pddl.planbench import PlanBenchOptions, generate_cases as pb_cases
+    from planprobe.suites.planbench import PlanBenchOptions, generate_cases as pb_cases
 
     case = next(iter(pb_cases(PlanBenchOptions(task="t1", n=1, seed=1, blocks=(3, 3)))))
     family = get_family(case.family)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from helpers import shared_path
 
-from planprobe.suites.pddl import Domain, Problem, load_domain, load_problem
+from planprobe.pddl import Domain, Problem, load_domain, load_problem
 
 HERE = Path(__file__).resolve().parent
 IPC_STYLE = HERE / "data" / "ipc_style"

@@ -17,10 +17,10 @@ from planprobe.environment import Limits
 from planprobe.errors import PlanprobeError
 from planprobe.models.base import ChatResult, tool_call
 from planprobe.schema import Case, Message
-from planprobe.suites.pddl import solve
-from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_cases, generate_lines
-from planprobe.suites.pddl.agent.compiled import compiled
-from planprobe.suites.pddl.agent.plans import FAULTS, reference_steps
+from planprobe.pddl import solve
+from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases, generate_lines
+from planprobe.suites.pddl_agent.compiled import compiled
+from planprobe.suites.pddl_agent.plans import FAULTS, reference_steps
 from planprobe.suites.registry import get_family
 
 FAMILY = get_family("pddl")

@@ -10,9 +10,9 @@ import pytest
 
 from helpers import planprobe_cmd, shared_path, subprocess_env
 from planprobe.errors import PlanprobeError
-from planprobe.suites.pddl import load_domain, problem_to_pddl, solve, validate
-from planprobe.suites.pddl.constructive import constructive_plan
-from planprobe.suites.pddl.generators import (
+from planprobe.pddl import load_domain, problem_to_pddl, solve, validate
+from planprobe.pddl.constructive import constructive_plan
+from planprobe.pddl.generators import (
     BLOCKSWORLD_GOALS,
     LOGISTICS_GOALS,
     LogisticsSize,
@@ -23,7 +23,7 @@ from planprobe.suites.pddl.generators import (
     random_towers,
     standard_domain,
 )
-from planprobe.suites.pddl.satisficing import greedy_plan
+from planprobe.pddl.satisficing import greedy_plan
 
 
 def test_state_counts_are_oeis_a000262():

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from planprobe.suites.pddl import ground, load
-from planprobe.suites.pddl.budget import Budget
-from planprobe.suites.pddl.lmcut import INF, LMCut
-from planprobe.suites.pddl.planner import _hmax
-from planprobe.suites.pddl.search_task import SearchTask
+from planprobe.pddl import ground, load
+from planprobe.pddl.budget import Budget
+from planprobe.pddl.lmcut import INF, LMCut
+from planprobe.pddl.planner import _hmax
+from planprobe.pddl.search_task import SearchTask
 
 DATA = Path(__file__).resolve().parent / "data" / "ipc_style"
 TASKS = sorted((d.name, p.name) for d in DATA.iterdir() if d.is_dir() for p in d.glob("p*.pddl"))

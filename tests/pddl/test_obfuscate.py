@@ -8,7 +8,7 @@ import pytest
 
 from helpers import shared_path
 from planprobe.errors import PlanprobeError
-from planprobe.suites.pddl import (
+from planprobe.pddl import (
     domain_to_pddl,
     load_domain,
     parse_domain,
@@ -17,9 +17,9 @@ from planprobe.suites.pddl import (
     solve,
     validate,
 )
-from planprobe.suites.pddl.constructive import constructive_plan
-from planprobe.suites.pddl.generators import LogisticsSize, blocksworld_problem, logistics_problem, standard_domain
-from planprobe.suites.pddl.obfuscate import (
+from planprobe.pddl.constructive import constructive_plan
+from planprobe.pddl.generators import LogisticsSize, blocksworld_problem, logistics_problem, standard_domain
+from planprobe.pddl.obfuscate import (
     OBJECT_NAMING,
     STYLES,
     Renaming,

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from pddl_data import gpt4_rows, instances, problem
 
-from planprobe.suites.pddl import (
+from planprobe.pddl import (
     Outcome,
     domain_to_pddl,
     ground,

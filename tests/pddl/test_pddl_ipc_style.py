@@ -8,7 +8,7 @@ import pytest
 from pddl_data import IPC_STYLE as DATA
 from pddl_data import freecell_deal
 
-from planprobe.suites.pddl import (
+from planprobe.pddl import (
     PDDLSyntaxError,
     PlannerError,
     PlanStepError,
@@ -23,8 +23,8 @@ from planprobe.suites.pddl import (
     solve,
     validate,
 )
-from planprobe.suites.pddl.grounding import GroundProblem
-from planprobe.suites.pddl.model import ROOT_TYPE
+from planprobe.pddl.grounding import GroundProblem
+from planprobe.pddl.model import ROOT_TYPE
 
 TASKS = sorted((d.name, p.name) for d in DATA.iterdir() if d.is_dir() for p in d.glob("p*.pddl"))
 # optimal plan lengths, each confirmed by blind A* (breadth-first in effect, below) and by Fast Downward

@@ -6,7 +6,7 @@ import pytest
 from pddl_data import domain, instances, problem
 
 from planprobe.errors import PlanprobeError
-from planprobe.suites.pddl import (
+from planprobe.pddl import (
     Atom,
     Literal,
     PDDLSyntaxError,

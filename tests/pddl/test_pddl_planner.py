@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pddl_data import gpt4_rows, optimal_lengths, problem
 
-from planprobe.suites.pddl import (
+from planprobe.pddl import (
     PlannerTimeoutError,
     PlannerUnavailableError,
     UnsolvableError,
@@ -14,7 +14,7 @@ from planprobe.suites.pddl import (
     parse_problem,
     validate,
 )
-from planprobe.suites.pddl import solve as planner_solve
+from planprobe.pddl import solve as planner_solve
 
 
 def solve(problem, **options):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pddl_data import problem
 
-from planprobe.suites.pddl import (
+from planprobe.pddl import (
     Atom,
     PlanStepError,
     applicable,

@@ -19,12 +19,12 @@ import pytest
 from pddl_data import IPC_STYLE as DATA
 from pddl_data import freecell_deal
 
-from planprobe.suites.pddl import PlannerTimeoutError, fast_downward, load, parse_domain, parse_problem, solve
-from planprobe.suites.pddl.budget import DEFAULT_STRIDE, Budget
-from planprobe.suites.pddl.grounding import GroundProblem
-from planprobe.suites.pddl.lmcut import LMCut
-from planprobe.suites.pddl.satisficing import greedy_plan
-from planprobe.suites.pddl.search_task import SearchTask
+from planprobe.pddl import PlannerTimeoutError, fast_downward, load, parse_domain, parse_problem, solve
+from planprobe.pddl.budget import DEFAULT_STRIDE, Budget
+from planprobe.pddl.grounding import GroundProblem
+from planprobe.pddl.lmcut import LMCut
+from planprobe.pddl.satisficing import greedy_plan
+from planprobe.pddl.search_task import SearchTask
 
 LIMIT = 10.0
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from pddl_data import gpt4_rows, problem
 
-from planprobe.suites.pddl import (
+from planprobe.pddl import (
     Outcome,
     Relaxation,
     ground,

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import pytest
 
-from planprobe.suites.pddl import parse_domain
-from planprobe.suites.pddl.model import Atom
-from planprobe.suites.pddl.planbench_rules import (
+from planprobe.pddl import parse_domain
+from planprobe.pddl.model import Atom
+from planprobe.suites.planbench.planbench_rules import (
     CONFIGS,
     PlanBenchError,
     PlanBenchReader,
     fact_string,
     verification_levels,
 )
-from planprobe.suites.pddl.scoring import score_state_planbench, score_verification_planbench
+from planprobe.suites.planbench.scoring import score_state_planbench, score_verification_planbench
 
 
 def _domain(name: str, actions: list[tuple[str, int]]):

@@ -27,9 +27,9 @@ from planprobe.agents import make_agent
 from planprobe.errors import PlanprobeError
 from planprobe.schema import Case, Trace
 from planprobe.suites.external.planbench import PlanBenchInstances, rescore_record
-from planprobe.suites.pddl.planbench import TASKS, PlanBenchOptions, generate_cases, generate_lines
-from planprobe.suites.pddl.planbench.answers import FAULTS
-from planprobe.suites.pddl.planbench.compiled import compiled
+from planprobe.suites.planbench import TASKS, PlanBenchOptions, generate_cases, generate_lines
+from planprobe.suites.planbench.answers import FAULTS
+from planprobe.suites.planbench.compiled import compiled
 from planprobe.suites.registry import get_family
 
 FAMILY = get_family("planbench")
@@ -207,10 +207,10 @@ def test_refusals():
 
 
 def test_contradictions_are_proven_unsolvable():
-    from planprobe.suites.pddl import solve
-    from planprobe.suites.pddl.contradiction import contradict_goal
-    from planprobe.suites.pddl.errors import UnsolvableError
-    from planprobe.suites.pddl.generators import LogisticsSize, blocksworld_problem, logistics_problem
+    from planprobe.pddl import solve
+    from planprobe.pddl.contradiction import contradict_goal
+    from planprobe.pddl.errors import UnsolvableError
+    from planprobe.pddl.generators import LogisticsSize, blocksworld_problem, logistics_problem
 
     for i in range(6):
         rng = random.Random(i)

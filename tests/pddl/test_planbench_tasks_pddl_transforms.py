@@ -14,10 +14,10 @@ import pytest
 from helpers import run_agent
 
 from planprobe.agents import make_agent
-from planprobe.suites.pddl import solve
-from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_lines
-from planprobe.suites.pddl.agent.compiled import compiled
-from planprobe.suites.pddl.errors import UnsolvableError
+from planprobe.pddl import solve
+from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_lines
+from planprobe.suites.pddl_agent.compiled import compiled
+from planprobe.pddl.errors import UnsolvableError
 from planprobe.suites.registry import get_family
 from planprobe.suites.robust.spec import base_case, spec_of
 from planprobe.suites.robust.transforms import parse_transforms, transform_lines

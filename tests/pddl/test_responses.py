@@ -7,17 +7,17 @@ import random
 import pytest
 from pddl_data import problem
 
-from planprobe.suites.pddl import parse_domain, parse_problem, solve
-from planprobe.suites.pddl.grounding import ground
-from planprobe.suites.pddl.model import Atom
-from planprobe.suites.pddl.responses import (
+from planprobe.pddl import parse_domain, parse_problem, solve
+from planprobe.pddl.grounding import ground
+from planprobe.pddl.model import Atom
+from planprobe.pddl.responses import (
     PLANBENCH_NEGATION,
     parse_plan,
     parse_state,
     parse_verification,
     plan_region,
 )
-from planprobe.suites.pddl.translation import load_translation, translator
+from planprobe.pddl.translation import load_translation, translator
 
 from test_translation import BW_DOMAIN, BW_PROBLEM  # noqa: I001  (tests/ is on the path)
 

@@ -16,11 +16,12 @@ import pytest
 from pddl_data import domain, gpt4_rows, problem
 
 from planprobe.errors import PlanprobeError
-from planprobe.suites.pddl import layout, parse_domain, parse_problem, validate
-from planprobe.suites.pddl.grounding import ground
-from planprobe.suites.pddl.model import Atom
-from planprobe.suites.pddl.responses import parse_plan, parse_state
-from planprobe.suites.pddl.translation import (
+from planprobe.pddl import parse_domain, parse_problem, validate
+from planprobe.suites.planbench import layout
+from planprobe.pddl.grounding import ground
+from planprobe.pddl.model import Atom
+from planprobe.pddl.responses import parse_plan, parse_state
+from planprobe.pddl.translation import (
     TranslationConfigError,
     builtin_translations,
     describe_domain,

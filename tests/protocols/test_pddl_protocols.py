@@ -8,8 +8,8 @@ import json
 import pytest
 
 from planprobe.agents import make_agent
-from planprobe.suites.pddl.agent import PDDLSuiteOptions, build_case, generate_cases
-from planprobe.suites.pddl.parser import parse_domain, parse_problem
+from planprobe.suites.pddl_agent import PDDLSuiteOptions, build_case, generate_cases
+from planprobe.pddl.parser import parse_domain, parse_problem
 from planprobe.suites.protocols import stepwise_rng, wrap_holistic, wrap_stepwise
 from planprobe.suites.registry import get_family
 

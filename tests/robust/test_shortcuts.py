@@ -52,7 +52,7 @@ def _base(family: str, n: int) -> tuple[Case, ...]:
         return tuple(cases(n, seed=11))
     if family == "timed":
         return tuple(cases(n, seed=11, extended=True, actions=(3, 5)))
-    from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_cases
+    from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
 
     return tuple(generate_cases(PDDLSuiteOptions(domain=family, n=n, seed=11)))
 

@@ -67,7 +67,7 @@ def test_a_distractor_in_the_next_steps_is_extraneous():
 
 
 def test_stepwise_variants_on_blocksworld():
-    from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_cases
+    from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
 
     base = list(generate_cases(PDDLSuiteOptions(domain="blocksworld", n=8, seed=3)))
     for transform in ("extraneous:2", "broken"):

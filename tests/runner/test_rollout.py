@@ -27,10 +27,10 @@ from planprobe.runner.engine import RunConfig, open_run, run_episode, run_pendin
 from planprobe.runner.rollout import rerollout, rerollout_in_run, trace_sha256
 from planprobe.runner.store import RunStore
 from planprobe.schema import Case, Message, TraceStatus
-from planprobe.suites.pddl.agent import PDDLSuiteOptions
-from planprobe.suites.pddl.agent import generate_cases as pddl_cases
-from planprobe.suites.pddl.planbench.generator import PlanBenchOptions
-from planprobe.suites.pddl.planbench.generator import generate_cases as planbench_cases
+from planprobe.suites.pddl_agent import PDDLSuiteOptions
+from planprobe.suites.pddl_agent import generate_cases as pddl_cases
+from planprobe.suites.planbench.generator import PlanBenchOptions
+from planprobe.suites.planbench.generator import generate_cases as planbench_cases
 from planprobe.suites.protocols import wrap_holistic, wrap_stepwise
 from planprobe.suites.itinerary.generate import ItineraryOptions
 from planprobe.suites.itinerary.generate import generate_cases as itinerary_cases

@@ -94,7 +94,7 @@ class PDDLReplay:
     ``protocol_hooks.goal_reachable``); h* by the built-in optimal planner."""
 
     def __init__(self, case: Case, node_limit: int = 200_000):
-        from ..suites.pddl.agent.compiled import compiled
+        from ..suites.pddl_agent.compiled import compiled
 
         self.case = case
         self.cc = compiled(case)
@@ -108,7 +108,7 @@ class PDDLReplay:
 
     def _step(self, state: int, call: ToolCall) -> tuple[int, Optional[dict]]:
         """The state after one call and the problem the oracle would report for it."""
-        from ..suites.pddl.errors import PlanStepError
+        from ..pddl.errors import PlanStepError
         from ..tool_args import parse_arguments, validate_arguments
 
         cc = self.cc
@@ -149,7 +149,7 @@ class PDDLReplay:
         return out, problems
 
     def is_dead(self, state: int) -> bool:
-        from ..suites.pddl.agent.protocol_hooks import goal_reachable
+        from ..suites.pddl_agent.protocol_hooks import goal_reachable
 
         self.calls += 1
         if state not in self._dead:
@@ -180,8 +180,8 @@ class PDDLReplay:
 
     def h_star(self, state: int) -> Optional[int]:
         """The length of a shortest plan from ``state``; None when unsolvable or undecided."""
-        from ..suites.pddl.errors import PlannerTimeoutError, UnsolvableError
-        from ..suites.pddl.planner import solve
+        from ..pddl.errors import PlannerTimeoutError, UnsolvableError
+        from ..pddl.planner import solve
 
         self.calls += 1
         if state not in self._h:
@@ -189,8 +189,8 @@ class PDDLReplay:
         return self._h[state]
 
     def _solve(self, state: int) -> Optional[int]:
-        from ..suites.pddl.errors import PlannerTimeoutError, UnsolvableError
-        from ..suites.pddl.planner import solve
+        from ..pddl.errors import PlannerTimeoutError, UnsolvableError
+        from ..pddl.planner import solve
 
         gp = self.cc.gp
         if gp.goal_reached(state):

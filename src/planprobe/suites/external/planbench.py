@@ -52,14 +52,14 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import PlanprobeError
-from ..pddl import Domain, PDDLSyntaxError, Problem, load_domain, load_problem, solve, validate
-from ..pddl.grounding import ground
-from ..pddl.model import Literal
-from ..pddl.layout import verification_message
-from ..pddl.model import Atom
-from ..pddl.planbench_rules import PlanBenchReader, fact_string
-from ..pddl.responses import parse_plan, parse_state, parse_verification
-from ..pddl.scoring import (
+from ...pddl import Domain, PDDLSyntaxError, Problem, load_domain, load_problem, solve, validate
+from ...pddl.grounding import ground
+from ...pddl.model import Literal
+from ..planbench.layout import verification_message
+from ...pddl.model import Atom
+from ..planbench.planbench_rules import PlanBenchReader, fact_string
+from ...pddl.responses import parse_plan, parse_state, parse_verification
+from ..planbench.scoring import (
     resulting_state,
     score_plan,
     score_plan_planbench,
@@ -68,8 +68,8 @@ from ..pddl.scoring import (
     score_verification,
     score_verification_planbench,
 )
-from ..pddl.simulator import run
-from ..pddl.translation import DomainTranslation, Translator, load_translation, translator
+from ...pddl.simulator import run
+from ...pddl.translation import DomainTranslation, Translator, load_translation, translator
 
 __all__ = [
     "LAYOUTS",

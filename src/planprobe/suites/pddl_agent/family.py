@@ -1,0 +1,83 @@
+"""The PDDL agent family (family name "pddl") as a ``Family``."""
+
+from __future__ import annotations
+
+import random
+from typing import Optional
+
+from ...environment import Environment, Limits
+from ...errors import PlanprobeError
+from ...schema import Case, Trace, Verdict
+from ..base import PlannedCall
+from . import oracle, plans
+from .compiled import compiled
+from .environment import PDDLEnvironment
+from .spec import FAMILY
+
+
+class PDDLAgentFamily:
+    name = FAMILY
+    faults = plans.FAULTS
+
+    def validate(self, case: Case) -> None:
+        """Parse the spec's PDDL and check that every tool is an action of the domain
+        with the action's parameters (errors name the field)."""
+        cc = compiled(case)
+        if not case.tools:
+            raise PlanprobeError("field 'tools': a pddl case needs at least one tool (an action of the domain)")
+        for i, tool in enumerate(case.tools):
+            keys = cc.keys.get(tool.name)
+            if keys is None:
+                known = ", ".join(cc.tool_action)
+                raise PlanprobeError(f"field 'tools.{i}.name': {tool.name!r} is not an action of the domain in "
+                                     f"'spec.domain' (actions: {known})")
+            props = list((tool.parameters.get("properties") or {}))
+            if props != keys:
+                raise PlanprobeError(f"field 'tools.{i}.parameters': tool {tool.name!r} must take the action's "
+                                     f"parameters {keys}, got {props}")
+
+    def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = "") -> Environment:
+        return PDDLEnvironment(case, limits, trial, agent)
+
+    def check(self, case: Case, trace: Trace) -> Verdict:
+        return oracle.check(case, trace)
+
+    def reference_plan(self, case: Case) -> list[PlannedCall]:
+        return plans.reference_plan(case)
+
+    def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
+        return plans.random_plan(case, rng)
+
+    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
+        return plans.faulty_plan(case, fault, rng)
+
+    def contradict(self, case: Case, rng: random.Random) -> tuple[Case, str]:
+        """For --transform unsolvable:contradiction: a contradictory goal, proven unsolvable."""
+        from .contradict import contradict_case
+
+        return contradict_case(case, rng)
+
+    def alias_tool(self, tool, name: str, rng: random.Random):
+        """A tool under another name, its description not naming the action and listing its
+        preconditions and effects in another order: what it does shows only by reading them."""
+        from .tools import aliased
+
+        return aliased(tool, name, rng)
+
+    def restate(self, case: Case, rng: random.Random) -> Case:
+        """The contradiction's solvable control: one more goal fact, one the reference plan reaches."""
+        from .contradict import restate_case
+
+        return restate_case(case, rng)
+
+    # -- hooks for the planning protocols (suites/protocols) -----------------
+
+    def extendable(self, case: Case, calls) -> tuple[bool, str]:
+        from .protocol_hooks import extendable
+
+        return extendable(case, calls)
+
+    def prefix_evidence(self, case: Case, calls):
+        from .protocol_hooks import prefix_evidence
+
+        return prefix_evidence(case, calls)

@@ -1,0 +1,121 @@
+"""The oracle of a ``pddl`` case: replay the executed calls on the PDDL model.
+
+The trace's calls are replayed from the initial state exactly as the
+environment executed them (a call whose preconditions fail changes nothing),
+so the verdict does not trust the results the agent saw. Error classes
+(``schema.ErrorClass``), and the evidence ``kind`` each one carries:
+
+* ``act_error`` — ``unknown_tool``, ``malformed_arguments``,
+  ``invalid_arguments`` (the call executes nothing); ``impossible_action``: a
+  well-formed call that can never apply because a *static* precondition (one
+  no action changes, e.g. Logistics' ``(in-city l1-0 c0)``) or an equality
+  fails — the arguments are wrong, not the moment.
+* ``order_error`` — ``unmet_precondition``: a call made when a precondition
+  that some action could have made true did not hold (the step came too early,
+  or its prerequisite was never done). Only with ``spec.failed_calls =
+  "error"`` (the default); with ``"allowed"`` such calls are feedback, not
+  mistakes.
+* ``action_lost`` — ``unmet_goal``: after the last call some goal literal
+  does not hold (the actions that would achieve it were never executed).
+* ``timeout`` / ``agent_crash`` / ``infra`` — the episode did not complete
+  (judged alone, as in every family).
+
+Pass iff there is no error: the goal holds at the end and, by default, no
+call failed.
+"""
+
+from __future__ import annotations
+
+from ...schema import Case, ErrorClass, OracleKind, Trace, TraceStatus, Verdict, sort_errors
+from ...tool_args import parse_arguments, validate_arguments
+from ..registry import restart_tool_of
+from ...pddl.errors import PlanStepError
+from .compiled import compiled
+
+CHECKER = "pddl-agent/1"
+E = ErrorClass
+_STATUS = {
+    TraceStatus.INFRA_ERROR: (E.INFRA, "The model service failed; this is not a planning failure."),
+    TraceStatus.AGENT_ERROR: (E.AGENT_CRASH, "The agent raised an error."),
+    TraceStatus.TIMEOUT: (E.TIMEOUT, "The agent ran out of time before finishing."),
+    TraceStatus.ITERATION_LIMIT: (E.TIMEOUT, "The agent used up its iterations before finishing."),
+    TraceStatus.CONTEXT_LIMIT: (E.TIMEOUT, "The conversation outgrew the model's context window before finishing."),
+}
+
+
+def check(case: Case, trace: Trace) -> Verdict:
+    if trace.status != TraceStatus.COMPLETED:
+        error, text = _STATUS[trace.status]
+        detail = "; ".join(e.message for e in trace.errors[-1:])
+        return Verdict(case_id=case.id, trial=trace.trial, passed=False, errors=[error.value], checker=CHECKER,
+                       evidence=[dict(error=error.value, kind=trace.status.value, symbolic=trace.status.value,
+                                      text=text + (f" ({detail})" if detail else ""))])
+    cc = compiled(case)
+    tools = {t.name: t for t in case.tools}
+    strict = cc.spec.failed_calls == "error"
+    static = cc.problem.domain.static_predicates
+    state = cc.gp.init
+    problems: list[dict] = []
+    executed = 0
+    for call in trace.judged_calls(restart_tool_of(case)):
+        k = call.index
+        tool = tools.get(call.name)
+        if tool is None or call.name not in cc.tool_action:
+            problems.append(dict(error=E.ACT_ERROR.value, kind="unknown_tool", step=k,
+                                 symbolic=f"step {k}: {call.name} not in tools",
+                                 text=f'Step {k}: called "{call.name}", which is not one of the actions.'))
+            continue
+        args = parse_arguments(call.arguments)
+        if args is None:
+            problems.append(dict(error=E.ACT_ERROR.value, kind="malformed_arguments", step=k,
+                                 symbolic=f"step {k}: {call.name}({call.arguments[:60]}) is not a JSON object",
+                                 text=f'Step {k}: the arguments sent to "{call.name}" are not a JSON object: '
+                                      f"{call.arguments[:120]}"))
+            continue
+        why = validate_arguments(tool.parameters, args)
+        if why:
+            problems.append(dict(error=E.ACT_ERROR.value, kind="invalid_arguments", step=k,
+                                 symbolic=f"step {k}: {call.name}: {why}",
+                                 text=f'Step {k}: invalid arguments for "{call.name}": {why}.'))
+            continue
+        try:
+            action = cc.ground_call(call.name, args)
+        except PlanStepError as exc:
+            problems.append(dict(error=E.ACT_ERROR.value, kind="invalid_arguments", step=k,
+                                 symbolic=f"step {k}: {call.name}: {exc.reason}",
+                                 text=f'Step {k}: invalid arguments for "{call.name}": {exc.reason}.'))
+            continue
+        if action.applicable(state):
+            state = action.apply(state)
+            executed += 1
+            continue
+        unmet = action.unmet(state)
+        never = [lit for lit in unmet if lit.is_equality or lit.atom.predicate in static]
+        say = cc.renderer
+        if never:
+            problems.append(dict(
+                error=E.ACT_ERROR.value, kind="impossible_action", step=k,
+                symbolic=f"step {k} {action}: " + " ".join(map(str, never)) + " can never hold",
+                text=f"Step {k}: {say.action(action.name, action.args)} can never be done: "
+                     f"{say.literals(never)} does not hold and no action changes that.",
+            ))
+        elif strict:
+            problems.append(dict(
+                error=E.ORDER_ERROR.value, kind="unmet_precondition", step=k,
+                symbolic=f"step {k} {action}: precondition " + " ".join(map(str, unmet)) + " does not hold",
+                text=f"Step {k}: {say.action(action.name, action.args)} was not possible: it needs "
+                     f"{say.literals(unmet)}, which did not hold at that point.",
+            ))
+    unmet_goals = cc.gp.unmet_goals(state)
+    if unmet_goals:
+        say = cc.renderer
+        problems.append(dict(
+            error=E.ACTION_LOST.value, kind="unmet_goal",
+            symbolic="goal not reached: " + " ".join(map(str, unmet_goals)),
+            text=f"After {executed} executed action{'' if executed == 1 else 's'} the goal is not reached; "
+                 f"still missing: {say.literals(unmet_goals)}.",
+        ))
+    if not problems:
+        return Verdict(case_id=case.id, trial=trace.trial, passed=True, checker=CHECKER)
+    return Verdict(case_id=case.id, trial=trace.trial, passed=False, errors=sort_errors({p["error"] for p in problems}),
+                   evidence=problems, oracle=OracleKind.FORMAL, checker=CHECKER)

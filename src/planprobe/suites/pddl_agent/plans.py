@@ -1,0 +1,178 @@
+"""Plans for the reference agents: a valid one, a random one, and one with a
+single injected fault (used to prove the oracle names each fault exactly).
+
+The reference plan is optimal when the built-in A* finds one within its
+budget (or the spec carries an optimal plan). The budget is in expansions, not
+seconds, so the outcome is the same on every machine: ``REFERENCE_WORK /
+actions²`` expansions (an expansion costs about actions² operations: each
+successor's heuristic scans the actions), at most ``REFERENCE_NODE_LIMIT``
+— about a second at worst;
+otherwise it is the spec's plan (generated problems carry a constructive one)
+or a greedy-search plan. It is computed once per case.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from typing import Optional
+
+from ...schema import Case, ErrorClass
+from ..base import PlannedCall
+from ...pddl.errors import PlannerTimeoutError, PlanStepError
+from ...pddl.planner import solve
+from ...pddl.satisficing import greedy_plan
+from ...pddl.validator import validate
+from .compiled import CompiledCase, compiled
+
+REFERENCE_NODE_LIMIT = 20_000
+REFERENCE_WORK = 50_000_000
+FAULTS: dict[str, str] = {
+    "drop": ErrorClass.ACTION_LOST.value,  # a step left out: the rest executes, the goal is not reached
+    "swap": ErrorClass.ORDER_ERROR.value,  # a step called before the one it depends on (fails), then retried
+    "impossible-action": ErrorClass.ACT_ERROR.value,  # well-typed objects a static precondition rules out
+    "unknown-tool": ErrorClass.ACT_ERROR.value,
+    "malformed-args": ErrorClass.ACT_ERROR.value,
+    "invalid-args": ErrorClass.ACT_ERROR.value,  # an object outside the tool's enum
+    "stall": ErrorClass.TIMEOUT.value,
+}
+
+
+def reference_steps(case: Case) -> list[str]:
+    """A valid plan (PDDL steps) for the case; optimal when cheaply found."""
+    return case.derived("pddl_reference", _reference)
+
+
+def _reference(case: Case) -> list[str]:
+    cc = compiled(case)
+    spec_plan = list(cc.spec.plan) if cc.spec.plan is not None else None
+    if spec_plan is not None and not validate(cc.gp, spec_plan).valid:
+        spec_plan = None
+    if spec_plan is not None and cc.spec.plan_optimal:
+        return spec_plan
+    try:
+        budget = min(REFERENCE_NODE_LIMIT, REFERENCE_WORK // max(1, len(cc.gp.actions())) ** 2)
+        return list(solve(cc.gp, node_limit=max(1, budget), time_limit=None).steps)
+    except PlannerTimeoutError:
+        pass
+    if spec_plan is not None:
+        return spec_plan
+    return list(greedy_plan(cc.gp, time_limit=600).steps)
+
+
+def to_calls(cc: CompiledCase, steps: list[str]) -> list[PlannedCall]:
+    out = []
+    for step in steps:
+        tool, args = cc.call_for(step)
+        out.append(PlannedCall(tool, json.dumps(args)))
+    return out
+
+
+def reference_plan(case: Case) -> list[PlannedCall]:
+    return to_calls(compiled(case), reference_steps(case))
+
+
+def random_plan(case: Case, rng: random.Random) -> list[PlannedCall]:
+    """A random walk of executable actions (at most two per object), stopping early if
+    it stumbles on the goal: the floor a planning agent should beat."""
+    cc = compiled(case)
+    gp = cc.gp
+    actions = gp.actions()
+    state, steps = gp.init, []
+    for _ in range(rng.randint(1, 2 * max(1, len(cc.problem.all_objects)))):
+        if gp.goal_reached(state):
+            break
+        options = [a for a in actions if a.applicable(state)]
+        if not options:
+            break
+        a = rng.choice(options)
+        state = a.apply(state)
+        steps.append(str(a))
+    return to_calls(cc, steps)
+
+
+def _run(cc: CompiledCase, steps: list[str]) -> Optional[int]:
+    """The final state if every step executes, else None."""
+    state = cc.gp.init
+    for s in steps:
+        a = cc.gp.ground(*_split(s))
+        if not a.applicable(state):
+            return None
+        state = a.apply(state)
+    return state
+
+
+def _split(step: str) -> tuple[str, list[str]]:
+    name, *args = step.strip("()").split()
+    return name, args
+
+
+def faulty_plan(case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
+    cc = compiled(case)
+    base = reference_steps(case)
+    n = len(base)
+    if fault not in FAULTS or fault == "stall" or n == 0:
+        return None
+    if fault == "drop":
+        ks = list(range(n))
+        rng.shuffle(ks)
+        for k in ks:
+            rest = base[:k] + base[k + 1:]
+            end = _run(cc, rest)
+            if end is not None and not cc.gp.goal_reached(end):
+                return to_calls(cc, rest)
+        return None
+    if fault == "swap":
+        if cc.spec.failed_calls != "error":
+            return None  # failed calls are not errors in this case: no room for the fault
+        states = [cc.gp.init]
+        for s in base:
+            states.append(cc.gp.ground(*_split(s)).apply(states[-1]))
+        ks = [i for i in range(n - 1) if not cc.gp.ground(*_split(base[i + 1])).applicable(states[i])]
+        if not ks:
+            return None
+        i = rng.choice(ks)
+        return to_calls(cc, base[:i] + [base[i + 1]] + base[i:])
+    calls = to_calls(cc, base)
+    k = rng.randrange(n + 1)
+    template = calls[min(k, n - 1)]
+    if fault == "unknown-tool":
+        ghost = template.name + "_v2"
+        while ghost in cc.tool_action or ghost in {t.name for t in case.tools}:
+            ghost += "_v2"
+        calls.insert(k, PlannedCall(ghost, template.arguments))
+    elif fault == "malformed-args":
+        calls.insert(k, PlannedCall(template.name, template.arguments[:-1]))
+    elif fault == "invalid-args":
+        args = json.loads(template.arguments)
+        if args:
+            args[next(iter(args))] = "no-such-object"
+        else:
+            args["object"] = "no-such-object"
+        calls.insert(k, PlannedCall(template.name, json.dumps(args)))
+    else:  # impossible-action
+        bad = _impossible_call(cc, case)
+        if bad is None:
+            return None
+        calls.insert(k, bad)
+    return calls
+
+
+def _impossible_call(cc: CompiledCase, case: Case, limit: int = 5000) -> Optional[PlannedCall]:
+    """A schema-valid call whose static preconditions (or equalities) are false."""
+    static = cc.problem.domain.static_predicates
+    for tool in case.tools:
+        if tool.name not in cc.tool_action:
+            continue
+        keys = cc.keys[tool.name]
+        enums = [tool.parameters["properties"][k]["enum"] for k in keys]
+        for combo in itertools.islice(itertools.product(*enums), limit):
+            try:
+                a = cc.gp.ground(cc.tool_action[tool.name].name, list(combo))
+            except PlanStepError:
+                continue
+            unmet = a.unmet(cc.gp.init)
+            if any(lit.is_equality or lit.atom.predicate in static for lit in unmet):
+                return PlannedCall(tool.name, json.dumps(dict(zip(keys, combo))))
+    return None

@@ -1,0 +1,81 @@
+"""The PlanBench task family (family name "planbench") as a ``Family``.
+
+Text tasks: no tools, no environment state. The agent's final answer is the
+reply PlanBench would have read; the oracle (``oracle.py``) scores it. The
+reference agents answer in text (``answers.py``), so the tool-plan methods
+return nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Optional
+
+from ...environment import Environment, Limits
+from ...errors import PlanprobeError
+from ...schema import Case, Trace, Verdict
+from ..base import PlannedCall
+from ...pddl.validator import Outcome, validate
+from . import answers, oracle
+from .compiled import compiled
+from .spec import FAMILY
+
+
+class TextEnvironment(Environment):
+    """No tools: a call is recorded as a call to an unknown tool (and fails the case)."""
+
+    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:  # pragma: no cover
+        raise AssertionError("a planbench case has no tools to execute")
+
+
+class PlanBenchFamily:
+    name = FAMILY
+    faults = answers.FAULTS
+
+    def validate(self, case: Case) -> None:
+        """Parse the spec and its PDDL, and check what the task needs is there (errors name the field)."""
+        cc = compiled(case)
+        spec = cc.spec
+        if case.tools:
+            raise PlanprobeError(f"case {case.id}: field 'tools': a planbench case is a text task and has no tools")
+        if spec.task in ("t3", "t7") and spec.plan is None:
+            raise PlanprobeError(f"case {case.id}: field 'spec.plan': task {spec.task} needs the plan it is about")
+        if spec.task == "t2" and spec.optimal_length is None:
+            raise PlanprobeError(f"case {case.id}: field 'spec.optimal_length': task t2 needs the optimal length")
+        for name in ("plan", "reference"):
+            steps = getattr(spec, name)
+            if steps is None:
+                continue
+            result = validate(cc.gp, steps)
+            if result.outcome is Outcome.UNPARSEABLE_STEP:
+                raise PlanprobeError(f"case {case.id}: field 'spec.{name}': step {result.step} "
+                                     f"{result.action!r}: {result.error.reason}")
+            if name == "reference" and not result.valid:
+                raise PlanprobeError(f"case {case.id}: field 'spec.reference': not a valid plan "
+                                     f"({result.explain().splitlines()[0]})")
+
+    def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = "") -> Environment:
+        return TextEnvironment(case, limits, trial, agent)
+
+    def check(self, case: Case, trace: Trace) -> Verdict:
+        return oracle.check(case, trace)
+
+    # -- reference agents (they answer in text) --------------------------------
+
+    def reference_answer(self, case: Case) -> str:
+        return answers.reference_answer(case)
+
+    def random_answer(self, case: Case, rng: random.Random) -> str:
+        return answers.random_answer(case, rng)
+
+    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]:
+        return answers.faulty_answer(case, fault, rng)
+
+    def reference_plan(self, case: Case) -> list[PlannedCall]:
+        return []
+
+    def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
+        return []
+
+    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
+        return None

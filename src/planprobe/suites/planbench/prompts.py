@@ -1,0 +1,78 @@
+"""A task's blocks as PlanBench's prompt text, in the domain's words.
+
+The text is ``layout``'s (PlanBench's exact ``[STATEMENT]`` blocks, checked
+against its recorded prompts in ``tests/pddl/test_translation.py``) after the
+domain description of the translation config: ``plan_generation`` for t1,
+``cost`` for t2 (a config without a cost description gets its default one
+plus "Every action takes 1 minute."), ``default`` otherwise; a config without
+any intro gets one generated from the PDDL.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from . import layout
+from .scoring import resulting_state
+from ...pddl.validator import validate
+from .tasks import Block, Built
+from .worlds import Shown
+
+__all__ = ["REFUSAL_NOTE", "UNIT_COST", "intro", "prompt", "render"]
+
+UNIT_COST = "Every action takes 1 minute."
+REFUSAL_NOTE = "If no plan can achieve the goal, write REFUSE: and the reason instead of a plan."
+_INTRO_VARIANT = {"t1": "plan_generation", "t2": "cost"}
+
+
+def intro(task: str, shown: Shown, refusal_note: bool = False) -> str:
+    """The domain description the prompt starts with (ends with a blank line)."""
+    config = shown.tr.config
+    variant = _INTRO_VARIANT.get(task, "default")
+    text = config.intro(variant, shown.problem.domain)
+    extra = []
+    if task == "t2" and "cost" not in config.intros:
+        extra.append(UNIT_COST)
+    if refusal_note:
+        extra.append(REFUSAL_NOTE)
+    if extra:
+        text = text.rstrip("\n") + "\n" + "\n".join(extra) + "\n\n"
+    return text
+
+
+def render(block: Block, shown: Shown) -> str:
+    """One block in ``shown``'s words (examples with their answers, the query without)."""
+    tr, steps = shown.tr, shown.steps
+    plan = steps(block.plan) if block.plan is not None else None
+    goal = None
+    if block.goal is not None:
+        atoms = shown.atoms(block.goal)
+        goal = layout.fact_list(tr, atoms) if block.ordered else atoms
+    kind, worked = block.kind, block.worked
+    if kind == "plan":
+        return layout.plan_statement(tr, plan if worked else None, goal=goal)
+    if kind == "optimality":
+        return layout.optimality_statement(tr, plan if worked else None, goal=goal)
+    if kind == "reuse":
+        return layout.reuse_statement(tr, plan if worked else None, goal=goal)
+    if kind == "verification":
+        answer = layout.verification_message(tr, validate(shown.problem, plan)) if worked else None
+        return layout.verification_statement(tr, plan, answer)
+    if kind == "execution":
+        state = resulting_state(shown.problem, plan, tr) if worked else None
+        return layout.execution_statement(tr, plan, state)
+    if kind == "replanning":
+        e = block.event
+        new_plan = steps(block.new_plan) if worked and block.new_plan is not None else None
+        return layout.replanning_statement(tr, plan, e.step, shown.atoms(e.became_true), shown.atoms(e.became_false),
+                                           new_plan)
+    raise ValueError(f"unknown block kind {kind!r}")  # pragma: no cover
+
+
+def prompt(task: str, built: Built, shown_of: Callable[[Block], Shown], refusal_note: bool = False) -> str:
+    """The whole prompt: intro, worked examples, the query."""
+    blocks = [*built.examples, built.query]
+    texts = [render(b, shown_of(b)) for b in blocks]
+    head = intro(task, shown_of(built.query), refusal_note)
+    tail = "\n" if task == "t1" else ""  # PlanBench's t1 prompts end with a line break after [PLAN]
+    return head + texts[0].lstrip("\n") + "".join(texts[1:]) + tail

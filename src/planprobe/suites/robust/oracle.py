@@ -20,6 +20,7 @@ import json
 from typing import Any, Optional
 
 from ...schema import Case, ErrorClass, Evidence, OracleKind, ToolCall, Trace, TraceStatus, Verdict, sort_errors
+from ..base import ComposesTools, has_capability
 from ..registry import get_family, restart_tool_of
 from .spec import RobustSpec, base_case, follow_on_args, spec_of
 
@@ -126,6 +127,11 @@ def _base_calls(spec: RobustSpec, calls: list[ToolCall], variant_names: frozense
             args = {k: v for k, v in (call.args or {}).items() if k != given.param}
             out.append(call.model_copy(update={"name": spec.base_name(call.name), "args": args,
                                                "arguments": json.dumps(args)}))
+        elif call.name in composites and base is not None and has_capability(get_family(base.family), ComposesTools):
+            c = composites[call.name]  # each half its own arguments; the two keep the call's index (one call)
+            a1, a2 = get_family(base.family).composite_args(base, c.first, c.second, call.args or {})
+            out.append(call.model_copy(update={"name": c.first, "args": a1, "arguments": json.dumps(a1)}))
+            out.append(call.model_copy(update={"name": c.second, "args": a2, "arguments": json.dumps(a2)}))
         elif call.name in composites:
             c = composites[call.name]
             out.append(call.model_copy(update={"name": c.first}))

@@ -13,9 +13,10 @@ B applicable in the state after ``a1`` (the composite's cost). So a composite is
 sequential composition, and its second half is checked in the state after the first.
 
 The heuristic: LM-cut with action costs (``lmcut.py``) on the base actions, with
-*reduced* costs ``r``: ``r(X) = min(c(X), min over composites holding X of
-floor(c(composite) / 2))``. Every composite then costs at least ``r`` of its two
-halves, so any plan with composites costs at least the ``r``-cost of the plan of
+*reduced* costs ``r``: each composite's cost is shared between its halves in
+proportion to their own costs, ``floor(c(AB) * c(X) / (c(A) + c(B)))``, and ``r(X)`` is
+the least of ``c(X)`` and every share of X. Every composite then costs at least ``r`` of
+its two halves (the shares sum to at most its cost), so any plan with composites costs at least the ``r``-cost of the plan of
 its base actions, which LM-cut under ``r`` does not overestimate: admissible, so the
 first goal state popped is optimal.
 
@@ -83,9 +84,47 @@ def reduced_costs(costs: Mapping[str, int], composites: Sequence[CompositeAction
     halves of a composite together no more than the composite (see the module doc)."""
     out = dict(costs)
     for c in composites:
+        whole = costs[c.first] + costs[c.second]
         for half in (c.first, c.second):
-            out[half] = min(out[half], c.cost // 2)
+            share = c.cost // 2 if whole == 0 else c.cost * costs[half] // whole
+            out[half] = min(out[half], share)
     return out
+
+
+MAX_PARTITIONS = 64  # cost partitions tried at the initial state
+
+
+def partitions(costs: Mapping[str, int], composites: Sequence[CompositeAction]) -> list[dict[str, int]]:
+    """Admissible per-schema costs (module doc): the proportional shares first, then each way of
+    giving every composite's whole saving to one of its halves (at most ``MAX_PARTITIONS``)."""
+    out = [reduced_costs(costs, composites)]
+    savings = [(c, max(0, costs[c.first] + costs[c.second] - c.cost)) for c in composites]
+    for bits in range(min(1 << len(composites), MAX_PARTITIONS)):
+        r = dict(costs)
+        for k, (c, saving) in enumerate(savings):
+            half = c.second if (bits >> k) & 1 else c.first
+            other = c.first if half == c.second else c.second
+            if half == other:  # an action after itself: half the composite each
+                r[half] = min(r[half], c.cost // 2)
+            else:
+                r[half] = min(r[half], max(0, costs[half] - saving), max(0, c.cost - costs[other]))
+        out.append(r)
+    return out
+
+
+def _best_partition(task: SearchTask, costs: Mapping[str, int], composites: Sequence[CompositeAction],
+                    make: Callable[[dict[str, int]], LMCut]) -> LMCut:
+    """The LM-cut whose cost partition gives the highest estimate of the initial state (the
+    first on ties): all are admissible, the best informed one at the start is kept."""
+    best: LMCut | None = None
+    best_h = -1.0
+    for r in partitions(costs, composites):
+        h = make(r)
+        value = h(task.init)
+        if value > best_h:
+            best, best_h = h, value
+    assert best is not None
+    return best
 
 
 def _check(domain_actions: set[str], costs: Mapping[str, int], composites: Sequence[CompositeAction]) -> None:
@@ -130,9 +169,9 @@ def solve_costs(problem: Problem | GroundProblem, costs: Mapping[str, int],
     task = SearchTask(gp, actions, budget, prune=prune)
     h: Callable[[State], float]
     if heuristic == "lmcut":
-        reduced = reduced_costs(costs, composites)
         pres, adds, goal = task.ordered_conditions()
-        h = LMCut(pres, adds, goal, len(gp.atoms), budget, costs=[reduced[a.name] for a in task.actions])
+        h = _best_partition(task, costs, composites, lambda r: LMCut(
+            pres, adds, goal, len(gp.atoms), budget, costs=[r[a.name] for a in task.actions]))
     else:
         h = _zero  # uniform-cost search
     budget.stage = "searching"

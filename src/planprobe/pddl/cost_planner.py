@@ -106,8 +106,9 @@ def partitions(costs: Mapping[str, int], composites: Sequence[CompositeAction]) 
             other = c.first if half == c.second else c.second
             if half == other:  # an action after itself: half the composite each
                 r[half] = min(r[half], c.cost // 2)
-            else:
-                r[half] = min(r[half], max(0, costs[half] - saving), max(0, c.cost - costs[other]))
+            else:  # the other half keeps its cost (at most the composite's), this one takes the rest
+                r[other] = min(r[other], c.cost)
+                r[half] = min(r[half], max(0, costs[half] - saving), c.cost - r[other])
         out.append(r)
     return out
 

@@ -83,7 +83,8 @@ def generate_pddl(
                             failed_calls=failed_calls, solve=solve, **extra)
     opts.check()
     transforms = pddl_transforms(transform)
-    with _progress(quiet or n < 2000) as progress:
+    slow = any(kind == "cost" for kind, _ in transforms)  # each case pays for a cost-optimal search
+    with _progress(quiet or (n < 2000 and not slow)) as progress:
         task = progress.add_task("generating", total=n)
         lines = generate_lines(opts, workers)
         if transforms:

@@ -157,10 +157,10 @@ def _shuffled_cheapest_passes(variants) -> int:
 @pytest.mark.parametrize("family,transform", [
     ("basic", "extraneous:2"), ("basic", "broken"), ("basic", "extraneous:2+broken"),
     ("timed", "extraneous:2"), ("timed", "broken"), ("blocksworld", "broken"), ("blocksworld", "extraneous:2"),
-    ("basic", "cost"), ("timed", "cost"),
+    ("basic", "cost"), ("timed", "cost"), ("blocksworld", "cost"), ("logistics", "cost"),
 ])
 def test_acting_shortcuts_do_not_beat_the_no_planning_baseline(family, transform):
-    n = 300 if family != "blocksworld" else 120
+    n = 300 if family not in ("blocksworld", "logistics") else 120
     variants = list(_variants(family, transform, n))
     base_passed, total = _pass_rate(make_agent("random"), variants)
     if "cost" in transform:

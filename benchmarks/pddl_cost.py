@@ -52,10 +52,10 @@ def main() -> None:
     suites = {}
     for domain, n, extra in (("blocksworld", args.n, {}), ("logistics", args.logistics_n, LOGISTICS)):
         opts = PDDLSuiteOptions(domain=domain, n=n, seed=1, **extra)
-        plain = _best(lambda: list(generate_cases(opts)), args.reps)
+        plain = _best(lambda opts=opts: list(generate_cases(opts)), args.reps)
         out: list = []
-        with_cost = _best(lambda: out.__setitem__(slice(None), [robustify(c, cost, 1) for c in generate_cases(opts)]),
-                          args.reps)
+        with_cost = _best(lambda opts=opts, out=out: out.__setitem__(
+            slice(None), [robustify(c, cost, 1) for c in generate_cases(opts)]), args.reps)
         suites[domain] = out
         print(f"| {domain} | {n} | {n / plain:,.0f} | {n / with_cost:,.1f} | {with_cost / plain:,.0f}× |", flush=True)
     print()
@@ -71,7 +71,7 @@ def main() -> None:
             tasks.append((cc.gp, costs, comps))
         expanded = {"unit": 0, "cost": 0}
 
-        def run(kind: str) -> None:
+        def run(kind: str, expanded: dict = expanded, tasks: list = tasks) -> None:
             expanded[kind] = 0
             for gp, costs, comps in tasks:
                 if kind == "unit":

@@ -13,8 +13,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from helpers import run_agent
@@ -35,7 +36,7 @@ from planprobe.suites.robust.spec import base_case, spec_of
 ROBUST = get_family("robust")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _variants(domain: str, n: int, failed_calls: str = "error", transform: str = "cost") -> tuple[Case, ...]:
     extra = {} if domain == "blocksworld" else {"cities": (2, 2), "locations": (1, 2), "packages": (1, 2)}
     base = generate_cases(PDDLSuiteOptions(domain=domain, n=n, seed=4, failed_calls=failed_calls, **extra))
@@ -199,7 +200,7 @@ def test_composites_say_nothing_about_the_order():
     for case in _variants("blocksworld", 150):
         base = base_case(case)
         steps = [c.name for c in base_reference(base)]
-        follows = set(zip(steps, steps[1:]))
+        follows = set(itertools.pairwise(steps))
         tools = [t.name for t in base.tools]
         for c in spec_of(case).composites:
             fit += (c.first, c.second) in follows

@@ -220,7 +220,7 @@ class _CostSearch:
     def successors(self, state: State) -> list[tuple[int, State, tuple[int, ...], int]]:
         """(cost, next state, action indexes, composite index or -1), in a fixed order."""
         task, keep, add = self.task, self.task.keep, self.task.add
-        out = []
+        out: list[tuple[int, State, tuple[int, ...], int]] = []
         applicable = task.applicable(state)
         for n in applicable:
             out.append((self.cost[n], (state & keep[n]) | add[n], (n,), -1))
@@ -250,7 +250,7 @@ class _CostSearch:
         counter = 0
         open_list: list = [(h0, 0, counter, init)]
         while open_list:
-            f, neg_g, _, state = heapq.heappop(open_list)
+            _, neg_g, _, state = heapq.heappop(open_list)
             g = -neg_g
             if g > best_g[state]:
                 continue

@@ -341,10 +341,11 @@ class LMCut:
             members = [goal_fact]
             walk = [iter(eff_of[goal_fact])]
             while walk:
-                o = next(walk[-1], None)
-                if o is None:
+                step = next(walk[-1], None)
+                if step is None:
                     walk.pop()
                     continue
+                o = step
                 if cost[o]:
                     continue
                 g = supp[o]

@@ -45,7 +45,7 @@ def composite_keys(first: list[str], second: list[str]) -> tuple[list[str], list
 
 
 def _keys(tool: ToolSpec) -> list[str]:
-    return list((tool.parameters.get("properties") or {}))
+    return list(tool.parameters.get("properties") or {})
 
 
 def composite_parameters(case: Case, first: ToolSpec, second: ToolSpec) -> tuple[dict[str, Any], str]:
@@ -109,11 +109,10 @@ def min_cost_calls(case: Case, costs: dict[str, int],
         raise PlanprobeError(f"case {case.id}: --transform cost: {exc}") from None
     if plan.cost >= unreachable:  # pragma: no cover - the base case is solvable with its own tools
         raise PlanprobeError(f"case {case.id}: --transform cost: no plan uses only the case's tools")
-    by_name = {c[0]: c for c in composites}
+    by_name = {c[0] for c in composites}
     calls: list[tuple[str, str]] = []
     for step in plan.steps:
         if step.name in by_name:
-            _, first, second, _ = by_name[step.name]
             t1, a1 = cc.call_for(step.actions[0])
             t2, a2 = cc.call_for(step.actions[1])
             calls.append((step.name, json.dumps(joined_args(case, t1, t2, a1, a2))))

@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from ...environment import Environment, Limits
 from ...schema import Case
-from ..base import ComposesTools, RunsComposites, has_capability
+from ..base import ComposesTools, RunsComposites
 from ..registry import get_family
 from .spec import base_case, follow_on_args, spec_of
 
@@ -41,7 +41,7 @@ class RobustEnvironment(Environment):
         self.composites = {c.tool: c for c in self.spec.composites}
         self.variant_names = frozenset(t.name for t in case.tools)
         family = get_family(base.family)
-        self.split: Optional[ComposesTools] = family if has_capability(family, ComposesTools) else None
+        self.split: Optional[ComposesTools] = family if isinstance(family, ComposesTools) else None
 
     def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
         spec = self.spec

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from ...schema import Case, ErrorClass, Evidence, OracleKind, ToolCall, Trace, TraceStatus, Verdict, sort_errors
 from ..base import ComposesTools, has_capability
@@ -129,7 +129,8 @@ def _base_calls(spec: RobustSpec, calls: list[ToolCall], variant_names: frozense
                                                "arguments": json.dumps(args)}))
         elif call.name in composites and base is not None and has_capability(get_family(base.family), ComposesTools):
             c = composites[call.name]  # each half its own arguments; the two keep the call's index (one call)
-            a1, a2 = get_family(base.family).composite_args(base, c.first, c.second, call.args or {})
+            split = cast(ComposesTools, get_family(base.family))
+            a1, a2 = split.composite_args(base, c.first, c.second, call.args or {})
             out.append(call.model_copy(update={"name": c.first, "args": a1, "arguments": json.dumps(a1)}))
             out.append(call.model_copy(update={"name": c.second, "args": a2, "arguments": json.dumps(a2)}))
         elif call.name in composites:

@@ -36,7 +36,6 @@ from ..base import (
     PricesCalls,
     PricesPlans,
     Restates,
-    has_capability,
 )
 from ..registry import get_family
 from .spec import FAMILY, REFUSE_TOOL, Broken, Composite, Given, RobustSpec, Unsolvable
@@ -392,7 +391,7 @@ def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Ran
     names = frozenset(t.name for t in tools)
     base_costs = {spec.base_name(n): c for n, c in costs.items()}
     family = get_family(case.family)
-    composes = has_capability(family, ComposesTools)
+    composes = isinstance(family, ComposesTools)
     plan = [c.name for c in family.reference_plan(case)]
     # no composite may do what the variant made impossible or conditional (a removed tool, a
     # tool that needs a parameter): it would be a way round the change
@@ -432,7 +431,7 @@ def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Ran
     for c in composites:
         first, second = by_name[c.first], by_name[c.second]
         parameters, how = first.parameters, ""
-        if composes:
+        if isinstance(family, ComposesTools):
             parameters, how = family.composite_parameters(case, first, second)
         priced.append(ToolSpec(
             name=c.tool, parameters=parameters,

@@ -21,9 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine  # noqa: E402
 
-from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_cases  # noqa: E402
-from planprobe.suites.pddl.agent.compiled import compiled  # noqa: E402
-from planprobe.suites.pddl.cost_planner import CompositeAction, solve_costs  # noqa: E402
+from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases  # noqa: E402
+from planprobe.suites.pddl_agent.compiled import compiled  # noqa: E402
+from planprobe.pddl.cost_planner import CompositeAction, solve_costs  # noqa: E402
 from planprobe.suites.robust import parse_transforms, robustify  # noqa: E402
 from planprobe.suites.robust.spec import base_case, spec_of  # noqa: E402
 

@@ -23,22 +23,22 @@ from pathlib import Path
 
 import pytest
 
-from planprobe.suites.pddl import fast_downward, ground, solve, validate
-from planprobe.suites.pddl.cost_planner import (
+from planprobe.pddl import fast_downward, ground, solve, validate
+from planprobe.pddl.cost_planner import (
     CompositeAction,
     partitions,
     reduced_costs,
     solve_costs,
 )
-from planprobe.suites.pddl.errors import UnsolvableError
-from planprobe.suites.pddl.generators import (
+from planprobe.pddl.errors import UnsolvableError
+from planprobe.pddl.generators import (
     LogisticsSize,
     blocksworld_problem,
     logistics_problem,
 )
-from planprobe.suites.pddl.lmcut import INF, LMCut
-from planprobe.suites.pddl.planner import _hmax
-from planprobe.suites.pddl.search_task import SearchTask
+from planprobe.pddl.lmcut import INF, LMCut
+from planprobe.pddl.planner import _hmax
+from planprobe.pddl.search_task import SearchTask
 
 
 def _problem(seed: int):
@@ -124,7 +124,7 @@ def test_unit_costs_give_the_shortest_plan(seed):
 def test_the_test_can_fail(monkeypatch):
     """The schemas' full costs in the heuristic overestimate when composites save: A* then
     misses the minimum on some of these problems, and the comparison above would see it."""
-    import planprobe.suites.pddl.cost_planner as cp
+    import planprobe.pddl.cost_planner as cp
 
     monkeypatch.setattr(cp, "partitions", lambda costs, comps: [dict(costs)])
     dearer = 0
@@ -195,7 +195,7 @@ def test_lmcut_with_costs_is_admissible_and_dominates_hmax(seed):
 
 
 def fast_budget():
-    from planprobe.suites.pddl.budget import Budget
+    from planprobe.pddl.budget import Budget
 
     return Budget(None)
 
@@ -214,7 +214,7 @@ def test_bad_costs_are_refused():
 
 
 def test_an_unsolvable_problem_is_reported():
-    from planprobe.suites.pddl import parse_domain, parse_problem
+    from planprobe.pddl import parse_domain, parse_problem
 
     domain = parse_domain("(define (domain d) (:predicates (p) (q)) (:action a :parameters () :precondition (p) "
                           ":effect (and (not (p)))))")

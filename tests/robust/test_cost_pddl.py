@@ -25,10 +25,10 @@ from planprobe.analysis.stats import wilson_interval
 from planprobe.environment import Limits
 from planprobe.errors import PlanprobeError
 from planprobe.schema import Case
-from planprobe.suites.pddl.agent import PDDLSuiteOptions, generate_cases
-from planprobe.suites.pddl.agent.compiled import compiled
-from planprobe.suites.pddl.agent.costs import composite_keys
-from planprobe.suites.pddl.agent.plans import reference_plan as base_reference
+from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
+from planprobe.suites.pddl_agent.compiled import compiled
+from planprobe.suites.pddl_agent.costs import composite_keys
+from planprobe.suites.pddl_agent.plans import reference_plan as base_reference
 from planprobe.suites.registry import get_family
 from planprobe.suites.robust import parse_transforms, robustify
 from planprobe.suites.robust.spec import base_case, spec_of

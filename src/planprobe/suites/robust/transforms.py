@@ -107,6 +107,8 @@ def parse_transforms(names: list[str]) -> list[tuple[str, Optional[str]]]:
         if any(k == kind for k, _ in out):
             raise PlanprobeError(f"--transform {kind} is given twice")
         out.append((kind, arg or None))
+    if {"cost", "broken"} <= {k for k, _ in out}:  # said before any case is made
+        raise PlanprobeError("--transform cost does not compose with broken (the replacement has no price)")
     return out
 
 

@@ -230,3 +230,13 @@ def test_unsolvable_cost_variants_have_no_minimum_and_keep_their_blocked_tool_ou
         assert (spec.min_cost is None) == (spec.unsolvable is not None)
         verdict = ROBUST.check(case, run_agent(make_agent("oracle"), case))
         assert verdict.passed, verdict.evidence
+
+
+def test_an_invalid_composite_call_is_an_act_error_naming_the_composite():
+    case = _variants("blocksworld", 5)[0]
+    combo = spec_of(case).composites[0]
+    env = _run(case, [(combo.tool, {"first_nothing": "a"})])
+    assert env.trace.tool_calls[-1].error is not None
+    verdict = ROBUST.check(case, env.trace)
+    act = [e for e in verdict.evidence if e.error == "act_error"]
+    assert act and act[0].kind == "invalid_arguments" and combo.tool in act[0].text

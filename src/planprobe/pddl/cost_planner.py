@@ -225,15 +225,17 @@ class _CostSearch:
         for n in applicable:
             out.append((self.cost[n], (state & keep[n]) | add[n], (n,), -1))
         if self.composites:
-            after: dict[int, State] = {}
+            after: dict[int, tuple[State, list[int]]] = {}  # first half -> (its state, what applies then)
             for k, firsts, second, cost in self.composites:
                 for n in applicable:
                     if n not in firsts:
                         continue
-                    mid = after.get(n)
-                    if mid is None:
-                        mid = after[n] = (state & keep[n]) | add[n]
-                    for m in task.applicable(mid):
+                    hit = after.get(n)
+                    if hit is None:
+                        mid = (state & keep[n]) | add[n]
+                        hit = after[n] = (mid, task.applicable(mid))
+                    mid, then = hit
+                    for m in then:
                         if self.schema[m] == second:
                             out.append((cost, (mid & keep[m]) | add[m], (n, m), k))
         return out

@@ -394,7 +394,6 @@ def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Ran
     base_costs = {spec.base_name(n): c for n, c in costs.items()}
     family = get_family(case.family)
     composes = isinstance(family, ComposesTools)
-    plan = [c.name for c in family.reference_plan(case)]
     # no composite may do what the variant made impossible or conditional (a removed tool, a
     # tool that needs a parameter): it would be a way round the change
     blocked = {spec.given.tool if spec.given else None,
@@ -407,6 +406,7 @@ def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Ran
     else:
         # composites for ordered pairs drawn from all the actions, not from the plan: which pairs
         # exist must say nothing about the order (some fit a valid order, some never do)
+        plan = [c.name for c in family.reference_plan(case)]
         actions = sorted({n for n in plan if n not in blocked})
         chosen = draw_pairs(actions, max(1, len(plan) // 2 + 1), rng)
     composites = []

@@ -51,9 +51,8 @@ def generate_pddl(
                                                         "output is the same for any number.")] = None,
     transform: Annotated[list[str], typer.Option("--transform", help="Robustness variant: extraneous:K | broken | "
                                                                      "unsolvable[:removal|contradiction|missing-"
-                                                                     "info]. Repeatable; they compose (see "
-                                                                     "docs/robustness.md). cost is not supported "
-                                                                     "for pddl.")] = [],
+                                                                     "info] | cost. Repeatable; they compose (see "
+                                                                     "docs/robustness.md).")] = [],
     protocol: Annotated[str, typer.Option(help="execute (run the tools) | holistic (answer the whole plan as "
                                                "JSON) | stepwise (predict the next steps after a gold prefix); "
                                                "see docs/protocols.md.")] = "execute",
@@ -84,7 +83,8 @@ def generate_pddl(
                             failed_calls=failed_calls, solve=solve, **extra)
     opts.check()
     transforms = pddl_transforms(transform)
-    with _progress(quiet or n < 2000) as progress:
+    slow = any(kind == "cost" for kind, _ in transforms)  # each case pays for a cost-optimal search
+    with _progress(quiet or (n < 2000 and not slow)) as progress:
         task = progress.add_task("generating", total=n)
         lines = generate_lines(opts, workers)
         if transforms:
@@ -100,14 +100,8 @@ def generate_pddl(
 
 
 def pddl_transforms(values: list[str]) -> list:
-    """``--transform`` for pddl agent cases: every robustness transform but cost (the
-    cheapest plan over priced composite tools is defined for the constraints family only)."""
-    from .errors import PlanprobeError
+    """``--transform`` for pddl agent cases: every robustness transform (cost: composites take
+    both actions' arguments, the cheapest plan comes from the cost-optimal planner)."""
     from .suites.robust.transforms import parse_transforms
 
-    transforms = parse_transforms(values)
-    if any(kind == "cost" for kind, _ in transforms):
-        raise PlanprobeError("--transform cost is not supported for pddl cases (the cheapest plan over priced "
-                             "composite tools is defined for the constraints family only); use extraneous:K, "
-                             "broken or unsolvable")
-    return transforms
+    return parse_transforms(values)

@@ -1,8 +1,8 @@
 """``planprobe generate pddl --transform``: robustness variants of the pddl agent family.
 
 The oracle agent passes every solvable variant and refuses every unsolvable one;
-contradictory goals are proven unsolvable by the planner; ``cost`` is refused
-with one line.
+contradictory goals are proven unsolvable by the planner; on ``cost`` variants it
+reaches the minimum cost; ``cost`` with ``broken`` is refused with one line.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from planprobe.schema import Case
 
 ROBUST = get_family("robust")
 TRANSFORMS = ["extraneous:2", "broken", "unsolvable", "unsolvable:contradiction", "unsolvable:removal",
-              "unsolvable:missing-info", "broken+extraneous:1+unsolvable"]
+              "unsolvable:missing-info", "broken+extraneous:1+unsolvable", "cost", "cost+extraneous:1+unsolvable"]
 VARIANTS = [("blocksworld", None), ("logistics", None), ("blocksworld", "mystery"), ("logistics", "random")]
 
 
@@ -56,6 +56,8 @@ def test_oracle_passes_solvable_and_refuses_unsolvable(transform, variant):
         assert verdict.passed, (case.id, verdict.evidence)
         spec = spec_of(case)
         assert verdict.labels.get("refused", False) == (spec.unsolvable is not None)
+        if spec.min_cost is not None:
+            assert verdict.labels["cost"] == spec.min_cost and verdict.labels["cost_gap"] == 0
         if spec.unsolvable is not None:
             unsolvable += 1
             assert ROBUST.check(case, run_agent(rand, case)).errors == ["missed_refusal"]
@@ -104,7 +106,7 @@ def test_cli(tmp_path, capsys, monkeypatch):
     _pp_here(capsys, monkeypatch, "generate", "pddl", "--n", "4", "--seed", "2", "--blocks", "3",
              "--transform", "unsolvable:contradiction", "--transform", "extraneous:1", "-o", str(out))
     assert out.read_bytes() == first
-    for args, fragment in ((["--transform", "cost"], "not supported for pddl"),
+    for args, fragment in ((["--transform", "cost", "--transform", "broken"], "does not compose with broken"),
                            (["--transform", "unsolvable:nope"], "unsolvable kinds"),
                            (["--transform", "broken", "--transform", "broken"], "given twice")):
         code, _, err = _pp_here(capsys, monkeypatch, "generate", "pddl", *args, "-o", str(tmp_path / "x.jsonl"))

@@ -60,22 +60,49 @@ def mention_order(case: Case, plan: list[PlannedCall]) -> list[PlannedCall]:
     return sorted(plan, key=first)
 
 
+def _joined(tool_params: dict, first: PlannedCall, second: PlannedCall) -> str:
+    """A composite's arguments from its two calls' when its schema prefixes them ``first_`` /
+    ``second_`` (pddl composites, as their description says); else none."""
+    props = tool_params.get("properties") or {}
+    if not props:
+        return "{}"
+    out: dict = {}
+    for prefix, call in (("first_", first), ("second_", second)):
+        try:
+            args = json.loads(call.arguments or "{}")
+        except json.JSONDecodeError:
+            continue
+        if isinstance(args, dict):
+            out.update({prefix + k: v for k, v in args.items() if prefix + k in props})
+    return json.dumps(out)
+
+
 def cheapest(case: Case, plan: list[PlannedCall], rng: random.Random) -> list[PlannedCall]:
-    """Read prices off the descriptions; cover the plan's tools with the composites that say
+    """Read prices off the descriptions; cover the plan's calls with the composites that say
     they do two of them when that is cheaper, ignoring order; shuffle."""
     tools = {t.name: t for t in case.tools}
     price = {n: int(m.group(1)) for n, t in tools.items() if (m := _COST.search(t.description))}
-    needed = [c.name for c in plan]
+    needed = list(plan)
     out: list[PlannedCall] = []
     for name, tool in tools.items():
         m = re.match(r"Carries out (\S+) and then, immediately after it, (\S+), in one call", tool.description)
-        if m and m.group(1) in needed and m.group(2) in needed and name in price:
-            a, b = m.group(1), m.group(2)
-            if price[name] < price.get(a, 0) + price.get(b, 0):
-                needed.remove(a)
-                needed.remove(b)
-                out.append(PlannedCall(name, "{}"))
-    out += [PlannedCall(n, "{}") for n in needed]
+        if not m or name not in price:
+            continue
+        a, b = m.group(1), m.group(2)
+        if price[name] >= price.get(a, 0) + price.get(b, 0):
+            continue
+        first = next((c for c in needed if c.name == a), None)
+        if first is None:
+            continue
+        rest = list(needed)
+        rest.remove(first)
+        second = next((c for c in rest if c.name == b), None)
+        if second is None:
+            continue
+        rest.remove(second)
+        needed = rest
+        out.append(PlannedCall(name, _joined(tool.parameters, first, second)))
+    out += [PlannedCall(c.name, c.arguments) for c in needed]
     rng.shuffle(out)
     return out
 

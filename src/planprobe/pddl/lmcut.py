@@ -34,6 +34,14 @@ What makes it fast enough in Python (the structure follows Fast Downward's
 
 The value is admissible (every cut is a landmark of the delete relaxation and
 costs are partitioned between cuts); the planner's A* is therefore optimal.
+
+**Action costs** (``costs=``, non-negative integers; the cost variant of PDDL cases,
+``cost_planner.py``): h_max is computed by a bucket queue over cost values
+(Dijkstra), each cut adds the cheapest remaining cost among its actions, and that
+amount is taken off every action of the cut (an action stays costly while it has
+cost left, so it can be in later cuts). That is LM-cut as Helmert & Domshlak define
+it for costs; the cost partition keeps it admissible. Landmark inheritance
+(``run``'s ``free_actions``/``inherited``) is for unit costs only.
 """
 
 from __future__ import annotations
@@ -67,7 +75,7 @@ class LMCut:
     order."""
 
     def __init__(self, pres: Sequence[Sequence[int]], adds: Sequence[Sequence[int]], goal: Sequence[int],
-                 n_facts: int, budget: Budget | None = None):
+                 n_facts: int, budget: Budget | None = None, costs: Sequence[int] | None = None):
         self.budget = budget
         art_pre, goal_fact = n_facts, n_facts + 1
         goal_mask = 0
@@ -80,7 +88,13 @@ class LMCut:
         eff.append([goal_fact])
         n_ops = len(pre)
         self.pre, self.eff, self.n_ops = pre, eff, n_ops
-        self.base_cost = [1] * (n_ops - 1) + [0]
+        if costs is not None:
+            if len(costs) != n_ops - 1 or any(c < 0 for c in costs):
+                raise ValueError("costs: one non-negative cost per action")
+            self.base_cost = [int(c) for c in costs] + [0]
+        else:
+            self.base_cost = [1] * (n_ops - 1) + [0]
+        self.unit = costs is None
         self.n_pre = [len(p) for p in pre]
         pre_of: list[list[int]] = [[] for _ in range(n_facts + 2)]
         eff_of: list[list[int]] = [[] for _ in range(n_facts + 2)]
@@ -115,6 +129,10 @@ class LMCut:
         goal = self.goal_mask
         if state & goal == goal:
             return 0
+        if not self.unit:
+            if free_actions or inherited:
+                raise ValueError("landmark inheritance is for unit costs only")
+            return self._run_costs(state, record)
         self.evaluations += 1
         pre, eff, pre_of, eff_of = self.pre, self.eff, self.pre_of, self.eff_of
         goal_fact, n_slots = self.goal_fact, self.n_slots
@@ -264,3 +282,137 @@ class LMCut:
         # fall by 2 in a round; h_max itself is admissible under the remaining costs,
         # so the larger of the two stays admissible and LM-cut keeps dominating h_max.
         return max(total, inherited + h_max)
+
+    def _run_costs(self, state: int, record: list[list[int]] | None) -> float:
+        """LM-cut with the action costs given at construction (see the module doc)."""
+        self.evaluations += 1
+        pre, eff, pre_of, eff_of = self.pre, self.eff, self.pre_of, self.eff_of
+        goal_fact, n_slots, budget = self.goal_fact, self.n_slots, self.budget
+        hc: list[float] = [INF] * n_slots
+        unsat = list(self.n_pre)
+        supp = [-1] * self.n_ops
+        supported: list[list[int]] = [[] for _ in range(n_slots)]
+        cost = list(self.base_cost)
+        start = _bits(state)
+        start.append(self.art_pre)
+        for f in start:
+            hc[f] = 0
+        buckets: dict[float, list[int]] = {0: start}
+        work = 0
+        while buckets:  # Dijkstra over cost values; a fact is expanded once, at its final value
+            v = min(buckets)
+            stack = buckets.pop(v)
+            while stack:
+                f = stack.pop()
+                if hc[f] != v:
+                    continue
+                ops = pre_of[f]
+                work += len(ops)
+                for o in ops:
+                    unsat[o] -= 1
+                    if not unsat[o]:
+                        supp[o] = f
+                        supported[f].append(o)
+                        t = v + cost[o]
+                        for e in eff[o]:
+                            if t < hc[e]:
+                                hc[e] = t
+                                (stack if t == v else buckets.setdefault(t, [])).append(e)
+            if work > 65536 and budget is not None:
+                budget.tick(work)
+                work = 0
+        if hc[goal_fact] == INF:
+            if budget is not None:
+                budget.tick(work)
+            return INF
+        h_max = hc[goal_fact]
+        zone = [0] * n_slots
+        free = [0] * n_slots  # number of zero-cost achievers of each fact
+        free[goal_fact] = 1
+        for o in range(self.n_ops - 1):
+            if not cost[o]:
+                for e in eff[o]:
+                    free[e] += 1
+        total: float = 0
+        rnd = 0
+        while hc[goal_fact] != 0:
+            rnd += 1
+            zone[goal_fact] = rnd
+            members = [goal_fact]
+            walk = [iter(eff_of[goal_fact])]
+            while walk:
+                step = next(walk[-1], None)
+                if step is None:
+                    walk.pop()
+                    continue
+                o = step
+                if cost[o]:
+                    continue
+                g = supp[o]
+                if g < 0:
+                    continue
+                g_cost = hc[g]
+                for q in pre[o]:
+                    if hc[q] == g_cost and (zone[q] == rnd or not free[q]):
+                        if q != g:
+                            supp[o] = g = q
+                            supported[q].append(o)
+                        break
+                if zone[g] != rnd:
+                    zone[g] = rnd
+                    members.append(g)
+                    walk.append(iter(eff_of[g]))
+            cut: list[int] = []
+            taken: set[int] = set()
+            for z in members:
+                for o in eff_of[z]:
+                    if cost[o] and o not in taken:
+                        g = supp[o]
+                        if g >= 0 and zone[g] != rnd:
+                            taken.add(o)
+                            cut.append(o)
+            m = min(cost[o] for o in cut)
+            total += m
+            work += len(cut)
+            if record is not None:
+                record.append(cut)
+            changed: dict[float, list[int]] = {}
+            for o in cut:
+                cost[o] -= m
+                v = hc[supp[o]] + cost[o]
+                for e in eff[o]:
+                    if not cost[o]:
+                        free[e] += 1
+                    if v < hc[e]:
+                        hc[e] = v
+                        changed.setdefault(v, []).append(e)
+            while changed:  # h_max falls only downstream of the cut's effects
+                v = min(changed)
+                queue = changed.pop(v)
+                while queue:
+                    f = queue.pop()
+                    if hc[f] != v:
+                        continue
+                    ops = supported[f]
+                    work += len(ops)
+                    for o in ops:
+                        if supp[o] != f:
+                            continue
+                        best, best_v = f, v
+                        for p in pre[o]:
+                            if hc[p] > best_v:
+                                best, best_v = p, hc[p]
+                        if best != f:
+                            supp[o] = best
+                            supported[best].append(o)
+                        target = best_v + cost[o]
+                        for e in eff[o]:
+                            if target < hc[e]:
+                                hc[e] = target
+                                (queue if target == v else changed.setdefault(target, [])).append(e)
+            if work > 4096 and budget is not None:
+                budget.tick(work)
+                work = 0
+        if budget is not None:
+            budget.tick(work)
+        return max(total, h_max)

@@ -186,6 +186,28 @@ class ChainsComposites(Protocol):
 
 
 @runtime_checkable
+class ComposesTools(Protocol):
+    """Composites whose two actions each take their own arguments (pddl): the composite
+    tool's schema holding both argument lists (and a sentence saying how its names map), and
+    a call's arguments split back into the two actions'. Without it a composite takes the
+    first action's schema and ``follow_on_args`` says what the second gets."""
+
+    def composite_parameters(self, case: Case, first: ToolSpec, second: ToolSpec) -> tuple[dict[str, Any], str]: ...
+
+    def composite_args(self, case: Case, first: str, second: str,
+                       args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]: ...
+
+
+@runtime_checkable
+class RunsComposites(Protocol):
+    """An environment that runs a composite as one atomic call: the second action is
+    checked in the state after the first, and if it cannot run neither runs (pddl)."""
+
+    def execute_composite(self, name: str, first: str, first_args: dict[str, Any], second: str,
+                          second_args: dict[str, Any]) -> tuple[str, Optional[str]]: ...
+
+
+@runtime_checkable
 class CutsTrajectories(Protocol):
     """The step-wise protocol's gold trajectory and the shortest prefix it may be cut at
     (a robustness variant shows the broken tool's failure). Without it: the reference plan,
@@ -236,7 +258,7 @@ class GeneratesSuites(Protocol):
 CAPABILITIES: tuple[type, ...] = (
     ClassifiesFaults, GrantsRestarts, AnswersInText, AnswersSomeInText, WrapsCases, HighlightsEvidence, ShapesConstraints,
     OffersDistractors, Contradicts, Restates, AliasesTools, PricesPlans, PlanningTools, JudgesPrefixes, ExplainsPrefixes, GeneratesSuites,
-    PricesCalls, ChainsComposites, CutsTrajectories,
+    PricesCalls, ChainsComposites, CutsTrajectories, ComposesTools,
 )
 
 

@@ -40,9 +40,39 @@ class PDDLEnvironment(Environment):
             return f"Not done: {what} needs {unmet}, which does not hold. Nothing changed.", None
         before = self.state
         self.state = action.apply(before)
-        gp = cc.gp
+        return self._done(what, before)
+
+    def _done(self, what: str, before: int) -> tuple[str, Optional[str]]:
+        cc, say, gp = self.compiled, self.compiled.renderer, self.compiled.gp
         if cc.spec.observation == "changes":
             now = gp.decode(self.state & ~before)
             gone = gp.decode(before & ~self.state)
             return (f"Done: {what}. Now true: {say.atoms(now)}. No longer true: {say.atoms(gone)}.", None)
         return f"Done: {what}. The state is now: {say.atoms(gp.decode(self.state))}.", None
+
+    def execute_composite(self, name: str, first: str, first_args: dict[str, Any], second: str,
+                          second_args: dict[str, Any]) -> tuple[str, Optional[str]]:
+        """A cost variant's composite (capability ``RunsComposites``): ``first`` then ``second``
+        as one call; the second is checked in the state after the first, and if it cannot run
+        the call is rolled back, so nothing changes (as a service's transaction would)."""
+        cc = self.compiled
+        for tool in (first, second):
+            if tool not in cc.tool_action:
+                return f"Error: '{tool}' is not an action of this world; nothing changed.", \
+                    ToolCallError.TOOL_FAILURE.value
+        try:
+            a1, a2 = cc.ground_call(first, first_args), cc.ground_call(second, second_args)
+        except PlanStepError as exc:
+            return f"Error: {exc.reason}; nothing changed.", ToolCallError.INVALID_ARGUMENTS.value
+        say = cc.renderer
+        what1, what2 = say.action(a1.name, a1.args), say.action(a2.name, a2.args)
+        if not a1.applicable(self.state):
+            return (f"Not done: {name} starts with {what1}, which needs {say.literals(a1.unmet(self.state))}, "
+                    "which does not hold. Nothing changed.", None)
+        mid = a1.apply(self.state)
+        if not a2.applicable(mid):
+            return (f"Error: {name} was rolled back: after {what1}, {what2} needs "
+                    f"{say.literals(a2.unmet(mid))}, which would not hold. Nothing changed.", None)
+        before = self.state
+        self.state = a2.apply(mid)
+        return self._done(f"{what1}, then {what2}", before)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import random
-from typing import Optional
+from typing import Any, Optional
 
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
-from ...schema import Case, Trace, Verdict
+from ...schema import Case, ToolSpec, Trace, Verdict
 from ..base import PlannedCall
 from . import oracle, plans
 from .compiled import compiled
@@ -69,6 +69,33 @@ class PDDLAgentFamily:
         from .contradict import restate_case
 
         return restate_case(case, rng)
+
+    # -- --transform cost (agent/costs.py) -------------------------------------
+
+    def min_cost_calls(self, case: Case, costs: dict[str, int],
+                       composites: list[tuple[str, str, str, int]]) -> tuple[int, list[tuple[str, str]]]:
+        """The cheapest valid plan under the tools' prices, as calls with their arguments."""
+        from .costs import min_cost_calls
+
+        return min_cost_calls(case, costs, composites)
+
+    def min_cost_plan(self, case: Case, costs: dict[str, int],
+                      composites: list[tuple[str, str, str, int]]) -> tuple[int, list[str]]:
+        from .costs import min_cost_plan
+
+        return min_cost_plan(case, costs, composites)
+
+    def composite_parameters(self, case: Case, first: ToolSpec, second: ToolSpec) -> tuple[dict[str, Any], str]:
+        """A composite's schema: both actions' arguments, prefixed first_ and second_."""
+        from .costs import composite_parameters
+
+        return composite_parameters(case, first, second)
+
+    def composite_args(self, case: Case, first: str, second: str,
+                       args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        from .costs import composite_args
+
+        return composite_args(case, first, second, args)
 
     # -- hooks for the planning protocols (suites/protocols) -----------------
 

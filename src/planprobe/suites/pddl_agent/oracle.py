@@ -20,17 +20,21 @@ so the verdict does not trust the results the agent saw. Error classes
 * ``timeout`` / ``agent_crash`` / ``infra`` — the episode did not complete
   (judged alone, as in every family).
 
+Calls that share an index are one atomic call (a cost variant's composite: both
+actions or neither; the second is checked in the state after the first).
+
 Pass iff there is no error: the goal holds at the end and, by default, no
 call failed.
 """
 
 from __future__ import annotations
 
-from ...schema import Case, ErrorClass, OracleKind, Trace, TraceStatus, Verdict, sort_errors
+from ...schema import Case, ErrorClass, OracleKind, ToolCall, ToolSpec, Trace, TraceStatus, Verdict, sort_errors
 from ...tool_args import parse_arguments, validate_arguments
 from ..registry import restart_tool_of
 from ...pddl.errors import PlanStepError
-from .compiled import compiled
+from ...pddl.grounding import GroundAction
+from .compiled import CompiledCase, compiled
 
 CHECKER = "pddl-agent/1"
 E = ErrorClass
@@ -41,6 +45,49 @@ _STATUS = {
     TraceStatus.ITERATION_LIMIT: (E.TIMEOUT, "The agent used up its iterations before finishing."),
     TraceStatus.CONTEXT_LIMIT: (E.TIMEOUT, "The conversation outgrew the model's context window before finishing."),
 }
+
+
+def _atomic_groups(calls: list[ToolCall]) -> list[list[ToolCall]]:
+    """Calls that share an index are one call: a cost variant's composite tool, rewritten
+    by the robust oracle into its two actions. It runs whole or not at all."""
+    groups: list[list[ToolCall]] = []
+    for call in calls:
+        if groups and groups[-1][0].index == call.index:
+            groups[-1].append(call)
+        else:
+            groups.append([call])
+    return groups
+
+
+def _ground(cc: CompiledCase, tools: dict[str, ToolSpec], call: ToolCall, problems: list[dict]) -> GroundAction | None:
+    """The ground action a call names, or None with the act error recorded."""
+    k = call.index
+    tool = tools.get(call.name)
+    if tool is None or call.name not in cc.tool_action:
+        problems.append(dict(error=E.ACT_ERROR.value, kind="unknown_tool", step=k,
+                             symbolic=f"step {k}: {call.name} not in tools",
+                             text=f'Step {k}: called "{call.name}", which is not one of the actions.'))
+        return None
+    args = parse_arguments(call.arguments)
+    if args is None:
+        problems.append(dict(error=E.ACT_ERROR.value, kind="malformed_arguments", step=k,
+                             symbolic=f"step {k}: {call.name}({call.arguments[:60]}) is not a JSON object",
+                             text=f'Step {k}: the arguments sent to "{call.name}" are not a JSON object: '
+                                  f"{call.arguments[:120]}"))
+        return None
+    why = validate_arguments(tool.parameters, args)
+    if why:
+        problems.append(dict(error=E.ACT_ERROR.value, kind="invalid_arguments", step=k,
+                             symbolic=f"step {k}: {call.name}: {why}",
+                             text=f'Step {k}: invalid arguments for "{call.name}": {why}.'))
+        return None
+    try:
+        return cc.ground_call(call.name, args)
+    except PlanStepError as exc:
+        problems.append(dict(error=E.ACT_ERROR.value, kind="invalid_arguments", step=k,
+                             symbolic=f"step {k}: {call.name}: {exc.reason}",
+                             text=f'Step {k}: invalid arguments for "{call.name}": {exc.reason}.'))
+        return None
 
 
 def check(case: Case, trace: Trace) -> Verdict:
@@ -57,55 +104,42 @@ def check(case: Case, trace: Trace) -> Verdict:
     state = cc.gp.init
     problems: list[dict] = []
     executed = 0
-    for call in trace.judged_calls(restart_tool_of(case)):
-        k = call.index
-        tool = tools.get(call.name)
-        if tool is None or call.name not in cc.tool_action:
-            problems.append(dict(error=E.ACT_ERROR.value, kind="unknown_tool", step=k,
-                                 symbolic=f"step {k}: {call.name} not in tools",
-                                 text=f'Step {k}: called "{call.name}", which is not one of the actions.'))
-            continue
-        args = parse_arguments(call.arguments)
-        if args is None:
-            problems.append(dict(error=E.ACT_ERROR.value, kind="malformed_arguments", step=k,
-                                 symbolic=f"step {k}: {call.name}({call.arguments[:60]}) is not a JSON object",
-                                 text=f'Step {k}: the arguments sent to "{call.name}" are not a JSON object: '
-                                      f"{call.arguments[:120]}"))
-            continue
-        why = validate_arguments(tool.parameters, args)
-        if why:
-            problems.append(dict(error=E.ACT_ERROR.value, kind="invalid_arguments", step=k,
-                                 symbolic=f"step {k}: {call.name}: {why}",
-                                 text=f'Step {k}: invalid arguments for "{call.name}": {why}.'))
-            continue
-        try:
-            action = cc.ground_call(call.name, args)
-        except PlanStepError as exc:
-            problems.append(dict(error=E.ACT_ERROR.value, kind="invalid_arguments", step=k,
-                                 symbolic=f"step {k}: {call.name}: {exc.reason}",
-                                 text=f'Step {k}: invalid arguments for "{call.name}": {exc.reason}.'))
-            continue
-        if action.applicable(state):
-            state = action.apply(state)
-            executed += 1
-            continue
-        unmet = action.unmet(state)
-        never = [lit for lit in unmet if lit.is_equality or lit.atom.predicate in static]
-        say = cc.renderer
-        if never:
-            problems.append(dict(
-                error=E.ACT_ERROR.value, kind="impossible_action", step=k,
-                symbolic=f"step {k} {action}: " + " ".join(map(str, never)) + " can never hold",
-                text=f"Step {k}: {say.action(action.name, action.args)} can never be done: "
-                     f"{say.literals(never)} does not hold and no action changes that.",
-            ))
-        elif strict:
-            problems.append(dict(
-                error=E.ORDER_ERROR.value, kind="unmet_precondition", step=k,
-                symbolic=f"step {k} {action}: precondition " + " ".join(map(str, unmet)) + " does not hold",
-                text=f"Step {k}: {say.action(action.name, action.args)} was not possible: it needs "
-                     f"{say.literals(unmet)}, which did not hold at that point.",
-            ))
+    for group in _atomic_groups(trace.judged_calls(restart_tool_of(case))):
+        actions = []
+        for call in group:
+            action = _ground(cc, tools, call, problems)
+            if action is not None:
+                actions.append((call.index, action))
+        if len(actions) != len(group):
+            continue  # an invalid call executes nothing (a composite: neither half)
+        after = state
+        for i, (k, action) in enumerate(actions):
+            if action.applicable(after):
+                after = action.apply(after)
+                continue
+            unmet = action.unmet(after)
+            never = [lit for lit in unmet if lit.is_equality or lit.atom.predicate in static]
+            say = cc.renderer
+            within = (f", right after {say.action(actions[0][1].name, actions[0][1].args)} in the same call "
+                      "(so neither was done)") if i else ""
+            if never:
+                problems.append(dict(
+                    error=E.ACT_ERROR.value, kind="impossible_action", step=k,
+                    symbolic=f"step {k} {action}: " + " ".join(map(str, never)) + " can never hold",
+                    text=f"Step {k}: {say.action(action.name, action.args)}{within} can never be done: "
+                         f"{say.literals(never)} does not hold and no action changes that.",
+                ))
+            elif strict:
+                problems.append(dict(
+                    error=E.ORDER_ERROR.value, kind="unmet_precondition", step=k,
+                    symbolic=f"step {k} {action}: precondition " + " ".join(map(str, unmet)) + " does not hold",
+                    text=f"Step {k}: {say.action(action.name, action.args)}{within} was not possible: it needs "
+                         f"{say.literals(unmet)}, which did not hold at that point.",
+                ))
+            break
+        else:
+            state = after
+            executed += len(actions)
     unmet_goals = cc.gp.unmet_goals(state)
     if unmet_goals:
         say = cc.renderer

@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 from ...environment import Environment, Limits
 from ...schema import Case
+from ..base import ComposesTools, RunsComposites
 from ..registry import get_family
 from .spec import base_case, follow_on_args, spec_of
 
@@ -39,6 +40,8 @@ class RobustEnvironment(Environment):
         self.distractors = set(self.spec.distractors)
         self.composites = {c.tool: c for c in self.spec.composites}
         self.variant_names = frozenset(t.name for t in case.tools)
+        family = get_family(base.family)
+        self.split: Optional[ComposesTools] = family if isinstance(family, ComposesTools) else None
 
     def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
         spec = self.spec
@@ -57,6 +60,13 @@ class RobustEnvironment(Environment):
                 return not_found(given.param, args), None
             args = {k: v for k, v in args.items() if k != given.param}
         combo = self.composites.get(name)
+        if combo is not None and self.split is not None:  # each half its own arguments, atomic
+            a1, a2 = self.split.composite_args(self.base_case, combo.first, combo.second, args)
+            if isinstance(self.base_env, RunsComposites):
+                return self.base_env.execute_composite(name, combo.first, a1, combo.second, a2)
+            first, _ = self._base(combo.first, a1)
+            second, _ = self._base(combo.second, a2)
+            return f"{first} {second}", None
         if combo is not None:
             first, _ = self._base(combo.first, args)
             second, _ = self._base(combo.second, follow_on_args(self.base_case, combo.first, args))

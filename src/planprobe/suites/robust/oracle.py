@@ -17,9 +17,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from ...schema import Case, ErrorClass, Evidence, OracleKind, ToolCall, Trace, TraceStatus, Verdict, sort_errors
+from ..base import ComposesTools, has_capability
 from ..registry import get_family, restart_tool_of
 from .spec import RobustSpec, base_case, follow_on_args, spec_of
 
@@ -101,16 +102,24 @@ def _failed(case: Case, trace: Trace, labels: dict[str, Any], evidence: list[Evi
 
 def _base_calls(spec: RobustSpec, calls: list[ToolCall], variant_names: frozenset[str],
                 base: Optional[Case] = None) -> tuple[list[ToolCall], list[Evidence]]:
-    """The calls in the base case's terms, and the distractor calls as evidence."""
+    """The calls in the base case's terms, and evidence of the variant's own (distractor calls;
+    invalid calls of a composite whose halves take their own arguments, which no base tool is)."""
     out: list[ToolCall] = []
     extraneous: list[Evidence] = []
     distractors = set(spec.distractors)
     composites = {c.tool: c for c in spec.composites}
+    composes = base is not None and has_capability(get_family(base.family), ComposesTools)
     broken = spec.broken
     given = spec.given
     given_name = spec.alias_of(given.tool, variant_names) if given is not None else None
     for call in calls:
-        if call.error is not None:
+        if call.error is not None and composes and call.name in composites:
+            extraneous.append(Evidence(
+                error=E.ACT_ERROR.value, kind="invalid_arguments", step=call.index,
+                symbolic=f"step {call.index}: {call.name}: {call.error}",
+                text=f'Step {call.index}: the call of "{call.name}" was invalid and did nothing: {call.result[:200]}',
+            ))
+        elif call.error is not None:
             out.append(call)  # an invalid call stays one: the base oracle names it
         elif call.name in distractors:
             extraneous.append(Evidence(
@@ -126,6 +135,12 @@ def _base_calls(spec: RobustSpec, calls: list[ToolCall], variant_names: frozense
             args = {k: v for k, v in (call.args or {}).items() if k != given.param}
             out.append(call.model_copy(update={"name": spec.base_name(call.name), "args": args,
                                                "arguments": json.dumps(args)}))
+        elif call.name in composites and base is not None and composes:
+            c = composites[call.name]  # each half its own arguments; the two keep the call's index (one call)
+            split = cast(ComposesTools, get_family(base.family))
+            a1, a2 = split.composite_args(base, c.first, c.second, call.args or {})
+            out.append(call.model_copy(update={"name": c.first, "args": a1, "arguments": json.dumps(a1)}))
+            out.append(call.model_copy(update={"name": c.second, "args": a2, "arguments": json.dumps(a2)}))
         elif call.name in composites:
             c = composites[call.name]
             out.append(call.model_copy(update={"name": c.first}))

@@ -12,7 +12,8 @@
   controls; every case gets a ``refuse`` tool. A refusal of an unsolvable case
   passes, a refusal of a solvable one fails: refusal is scored for calibration.
 * ``cost`` — every tool has a cost and cheaper composite tools do two actions in
-  one call; only a cheapest valid plan passes (constraint cases, basic and timed).
+  one call; only a cheapest valid plan passes (constraint cases, basic and timed, and
+  pddl cases, whose composites take both actions' arguments: ``ComposesTools``).
 
 What a transform needs to know about the base family (distractor tools, a
 contradiction, the cheapest plan) it asks through optional family capabilities
@@ -27,7 +28,15 @@ from typing import Iterable, Iterator, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec
-from ..base import AliasesTools, Contradicts, OffersDistractors, PricesCalls, PricesPlans, Restates
+from ..base import (
+    AliasesTools,
+    ComposesTools,
+    Contradicts,
+    OffersDistractors,
+    PricesCalls,
+    PricesPlans,
+    Restates,
+)
 from ..registry import get_family
 from .spec import FAMILY, REFUSE_TOOL, Broken, Composite, Given, RobustSpec, Unsolvable
 
@@ -98,6 +107,8 @@ def parse_transforms(names: list[str]) -> list[tuple[str, Optional[str]]]:
         if any(k == kind for k, _ in out):
             raise PlanprobeError(f"--transform {kind} is given twice")
         out.append((kind, arg or None))
+    if {"cost", "broken"} <= {k for k, _ in out}:  # said before any case is made
+        raise PlanprobeError("--transform cost does not compose with broken (the replacement has no price)")
     return out
 
 
@@ -166,7 +177,7 @@ def robustify(case: Case, transforms: list[tuple[str, Optional[str]]], seed: int
     if "cost" in kinds:
         if spec.broken is not None:
             raise PlanprobeError("--transform cost does not compose with broken (the replacement has no price)")
-        tools = _priced(case, tools, spec, rng)
+        tools = _priced(case, tools, spec, rng, base)
         notes.append(COST_NOTE)
         tags.append("cost")
     if spec.refuse_tool:
@@ -366,49 +377,68 @@ def _decoy(case: Case, tools: list[ToolSpec], gone: str, rng: random.Random, spe
 _FOLLOW_ON = "start_time is the hour the first starts; the second starts the hour the first ends. "
 
 
-def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Random) -> list[ToolSpec]:
-    """Price every tool and add composites, some of them usable in a valid order."""
+def draw_pairs(actions: list[str], count: int, rng: random.Random, repeats: bool = False) -> list[tuple[str, str]]:
+    """``count`` ordered pairs drawn from all pairs of ``actions`` (with ``repeats``, an action
+    may follow itself), never from a plan: which pairs exist says nothing about the order."""
+    pairs = [(a, b) for a in actions for b in actions if repeats or a != b]
+    rng.shuffle(pairs)
+    return pairs[:count]
+
+
+def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Random,
+            base: Optional[Case] = None) -> list[ToolSpec]:
+    """Price every tool and add composites, some of them usable in a valid order. ``base`` is
+    the case the cheapest plan is for (a contradiction's control has one more goal fact)."""
     costs = {t.name: rng.randint(2, 9) for t in tools}
     names = frozenset(t.name for t in tools)
     base_costs = {spec.base_name(n): c for n, c in costs.items()}
-    plan = [c.name for c in get_family(case.family).reference_plan(case)]
+    family = get_family(case.family)
+    composes = isinstance(family, ComposesTools)
     # no composite may do what the variant made impossible or conditional (a removed tool, a
     # tool that needs a parameter): it would be a way round the change
     blocked = {spec.given.tool if spec.given else None,
                *((spec.unsolvable.removed_tool, spec.unsolvable.missing_tool) if spec.unsolvable else ())}
-    # composites for ordered pairs drawn from all the actions, not from the plan: which pairs
-    # exist must say nothing about the order (some fit a valid order, some never do)
-    actions = sorted({n for n in plan if n not in blocked})
-    pairs = [(a, b) for a in actions for b in actions if a != b]
-    rng.shuffle(pairs)
-    chosen = pairs[: max(1, len(plan) // 2 + 1)]
+    if composes:
+        # every action schema of the case, each pair (one may follow itself): how many and which
+        # composites exist depends on the domain, not on a plan's length or its actions
+        actions = sorted({t.name for t in case.tools} - blocked)
+        chosen = draw_pairs(actions, max(1, len(actions) // 2 + 1), rng, repeats=True)
+    else:
+        # composites for ordered pairs drawn from all the actions, not from the plan: which pairs
+        # exist must say nothing about the order (some fit a valid order, some never do)
+        plan = [c.name for c in family.reference_plan(case)]
+        actions = sorted({n for n in plan if n not in blocked})
+        chosen = draw_pairs(actions, max(1, len(plan) // 2 + 1), rng)
     composites = []
     for k, (a, b) in enumerate(chosen, 1):
         saving = rng.randint(1, max(1, min(base_costs[a], base_costs[b]) - 1))
         composites.append(Composite(tool=f"combo_{k}", first=a, second=b,
                                     cost=base_costs[a] + base_costs[b] - saving))
     spec.costs, spec.composites = costs, composites
-    family = get_family(case.family)
     if not isinstance(family, PricesPlans):
         raise _unsupported(case, "cost")
     if spec.unsolvable is None:  # an unsolvable variant has no cheapest plan: it must be refused
         quads = [(c.tool, c.first, c.second, c.cost) for c in composites]
-        if isinstance(family, PricesCalls):  # with arguments (start times)
-            total, calls = family.min_cost_calls(case, base_costs, quads)
+        priced_case = base if base is not None else case
+        if isinstance(family, PricesCalls):  # with arguments (start times, objects)
+            total, calls = family.min_cost_calls(priced_case, base_costs, quads)
             best = [name for name, _ in calls]
             spec.min_cost_args = [args for _, args in calls]
         else:
-            total, best = family.min_cost_plan(case, base_costs, quads)
+            total, best = family.min_cost_plan(priced_case, base_costs, quads)
         spec.min_cost = total
         spec.min_cost_plan = [n if n in names or n.startswith("combo_") else spec.alias_of(n, names) for n in best]
     by_name = {spec.base_name(t.name): t for t in tools}
     priced = [t.model_copy(update={"description": f"{t.description} Cost: {costs[t.name]} credits."}) for t in tools]
     for c in composites:
-        first = by_name[c.first]
+        first, second = by_name[c.first], by_name[c.second]
+        parameters, how = first.parameters, ""
+        if isinstance(family, ComposesTools):
+            parameters, how = family.composite_parameters(case, first, second)
         priced.append(ToolSpec(
-            name=c.tool, parameters=first.parameters,
+            name=c.tool, parameters=parameters,
             description=(f"Carries out {spec.alias_of(c.first, names)} and then, immediately after it, "
-                         f"{spec.alias_of(c.second, names)}, in one call. "
+                         f"{spec.alias_of(c.second, names)}, in one call. " + how
                          + (_FOLLOW_ON if "start_time" in first.parameters.get("properties", {}) else "")
                          + f"Cost: {c.cost} credits."),
         ))

@@ -255,10 +255,21 @@ class GeneratesSuites(Protocol):
     def generate(self, n: int, seed: int) -> Iterator[Case]: ...
 
 
+@runtime_checkable
+class HasGenerateCommand(Protocol):
+    """A family with a ``planprobe generate`` subcommand of its own (options only it has):
+    ``generate_command`` is (the subcommand's name, ``"module:function"``), the function
+    taking the ``generate`` Typer app to register the command on. Named as a string so a
+    family never imports the CLI; the CLI imports it only when ``generate`` is used.
+    A family without it but with ``generate(n, seed)`` gets the generic command."""
+
+    generate_command: tuple[str, str]
+
+
 CAPABILITIES: tuple[type, ...] = (
     ClassifiesFaults, GrantsRestarts, AnswersInText, AnswersSomeInText, WrapsCases, HighlightsEvidence, ShapesConstraints,
     OffersDistractors, Contradicts, Restates, AliasesTools, PricesPlans, PlanningTools, JudgesPrefixes, ExplainsPrefixes, GeneratesSuites,
-    PricesCalls, ChainsComposites, CutsTrajectories, ComposesTools,
+    PricesCalls, ChainsComposites, CutsTrajectories, ComposesTools, HasGenerateCommand,
 )
 
 

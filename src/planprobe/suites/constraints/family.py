@@ -18,6 +18,7 @@ from .spec import FAMILY, check_spec, parse_spec
 
 class ConstraintFamily:
     name = FAMILY
+    generate_command = ("constraints", "planprobe.cli.generate_constraints:register")  # HasGenerateCommand
     faults = plans.FAULTS
 
     def fault_class(self, case: Case, fault: str) -> Optional[str]:

@@ -51,6 +51,7 @@ def check(case: Case, trace: Trace) -> Verdict:
 
 class ItineraryFamily(tp.TravelPlannerFamily):
     name = FAMILY
+    generate_command = ("travel", "planprobe.cli.generate_travel:register")  # HasGenerateCommand
     faults: ClassVar[dict[str, str]] = {k: v[1] for k, v in answers.MUTATIONS.items()}
 
     def validate(self, case: Case) -> None:

@@ -17,6 +17,7 @@ from .spec import FAMILY
 
 class PDDLAgentFamily:
     name = FAMILY
+    generate_command = ("pddl", "planprobe.cli.generate_pddl:register")  # HasGenerateCommand
     faults = plans.FAULTS
 
     def validate(self, case: Case) -> None:

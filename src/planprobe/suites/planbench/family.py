@@ -30,6 +30,7 @@ class TextEnvironment(Environment):
 
 class PlanBenchFamily:
     name = FAMILY
+    generate_command = ("planbench", "planprobe.cli.generate_planbench:register")  # HasGenerateCommand
     faults = answers.FAULTS
 
     def validate(self, case: Case) -> None:

@@ -1,27 +1,16 @@
-"""What every ``cli_*`` module registers its commands on (the root app, ``generate``),
-and the console helpers they share. The command modules import this module, never
-``cli`` itself, so each of them can be imported alone and ``cli`` imports them all
-without an import cycle."""
+"""What the command modules share: the consoles, the progress bar, labelled lines,
+the exit codes and the range parser. Every module under ``cli/`` may import this one;
+it imports none of them, so each command module imports alone and the root
+(``cli/main.py``) imports them all without an import cycle."""
 
 from __future__ import annotations
 
 from typing import Optional
 
-import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from .errors import PlanprobeError
-
-app = typer.Typer(
-    help="planprobe: test, benchmark and diagnose the planning of LLM agents with exact oracles.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-generate_app = typer.Typer(help="Generate a suite of cases (JSONL).", no_args_is_help=True)
-app.add_typer(generate_app, name="generate")
+from ..errors import PlanprobeError
 
 err_console = Console(stderr=True, markup=False, emoji=False)
 out_console = Console(markup=False, emoji=False)
@@ -55,3 +44,21 @@ def parse_range(text: str, option: str = "--actions") -> tuple[int, int]:
     except ValueError:
         raise PlanprobeError(f"{option} {text!r}: expected a number or a range like 3-5") from None
     return lo, hi
+
+
+# Exit codes (docs/format.md): 0 done; 1 a check failed (gate) or the output pipe closed;
+# 2 an error the user can fix (bad input or option, a file or disk problem, a run directory
+# in use); 3 a run ended with infra results, or stopped because the model service is unusable;
+# 70 an internal error (a bug: please report it); 130 interrupted (Ctrl-C).
+EXIT_ERROR = 2
+EXIT_INFRA = 3
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+interrupt_reported: list[bool] = []  # a command that said what Ctrl-C kept (run) sets this
+
+
+def first_cause(causes: list[str]) -> str:
+    """The latest cause of an infra result, with any key a server echoed redacted."""
+    from ..models.redact import redact
+
+    return redact(causes[-1]) if causes else "unknown"

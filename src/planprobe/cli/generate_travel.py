@@ -11,10 +11,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from .cli_common import _progress, err_console, generate_app
+from .common import _progress, err_console
 
 
-@generate_app.command("travel")
 def generate_travel(
     output: Annotated[Path, typer.Option("-o", "--output", help="Suite file to write (JSONL).")],
     n: Annotated[int, typer.Option("--n", help="Number of cases.")] = 100,
@@ -33,9 +32,9 @@ def generate_travel(
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Generate TravelPlanner-like trips with a sandbox each, proven solvable, their minimum cost known."""
-    from .errors import PlanprobeError
-    from .suites.io import write_suite_lines
-    from .suites.itinerary.generate import ItineraryOptions, generate_lines
+    from ..errors import PlanprobeError
+    from ..suites.io import write_suite_lines
+    from ..suites.itinerary.generate import ItineraryOptions, generate_lines
 
     try:
         day_list = tuple(int(d) for d in days.split(","))
@@ -48,3 +47,7 @@ def generate_travel(
         task = progress.add_task("generating", total=n)
         count = write_suite_lines(generate_lines(opts, workers), output, on_line=lambda _: progress.advance(task))
     err_console.print(f"wrote {count} cases to {output}")
+
+
+def register(generate_app: typer.Typer) -> None:
+    generate_app.command("travel")(generate_travel)

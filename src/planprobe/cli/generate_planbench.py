@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .cli_common import _progress, err_console, generate_app, parse_range
+from .common import _progress, err_console, parse_range
 
 TEXT_TRANSFORMS = ("unsolvable", "unsolvable:contradiction")
 
@@ -20,8 +20,8 @@ def planbench_transforms(values: list[str]) -> bool:
     """Check ``--transform`` for text tasks: only a contradictory goal applies
     (the other transforms change tools, and these cases have none). Returns
     whether unsolvable variants are asked for."""
-    from .errors import PlanprobeError
-    from .suites.robust.transforms import parse_transforms
+    from ..errors import PlanprobeError
+    from ..suites.robust.transforms import parse_transforms
 
     unsolvable = False
     for kind, arg in parse_transforms(values):  # the shared names and their errors first
@@ -36,7 +36,6 @@ def planbench_transforms(values: list[str]) -> bool:
     return unsolvable
 
 
-@generate_app.command("planbench")
 def generate_planbench(
     output: Annotated[Path, typer.Option("-o", "--output", help="Suite file to write (JSONL).")],
     task: Annotated[str, typer.Option(help="t1 plan generation | t2 cost-optimal | t3 verification | t4 reuse | "
@@ -71,8 +70,8 @@ def generate_planbench(
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Generate PlanBench's tasks as text prompts in its layout; replies are scored as PlanBench scores them."""
-    from .suites.io import write_suite_lines
-    from .suites.planbench import PlanBenchOptions, generate_lines
+    from ..suites.io import write_suite_lines
+    from ..suites.planbench import PlanBenchOptions, generate_lines
 
     opts = PlanBenchOptions(
         task=task, domain=domain, n=n, seed=seed, shots=shots, blocks=parse_range(blocks, "--blocks"),
@@ -84,3 +83,7 @@ def generate_planbench(
         bar = progress.add_task("generating", total=n)
         count = write_suite_lines(generate_lines(opts, workers), output, on_line=lambda _: progress.advance(bar))
     err_console.print(f"wrote {count} cases to {output}")
+
+
+def register(generate_app: typer.Typer) -> None:
+    generate_app.command("planbench")(generate_planbench)

@@ -12,16 +12,14 @@ from typing import Optional
 
 import typer
 
-from .cli_common import _progress, app, err_console, out_console
-from .cli_judge import import_app
-from .errors import PlanprobeError
+from .common import _progress, err_console, out_console
+from ..errors import PlanprobeError
 
 
 def _json_line(obj) -> str:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False)
 
 
-@app.command()
 def label(
     run_dir: Path = typer.Argument(..., help="A run directory (planprobe run --out …)."),
     output: Optional[Path] = typer.Option(None, "-o", "--output",
@@ -31,8 +29,8 @@ def label(
 ) -> None:
     """Formal labels for every failed trace: the earliest error E (step, module, type), the point of
     no return, the budget point of no return, a minimum correction and module-level labels."""
-    from .atomic import write_lines_atomic
-    from .debug.run_labels import LabelCounts, count_failed, label_run, require_labellable
+    from ..atomic import write_lines_atomic
+    from ..debug.run_labels import LabelCounts, count_failed, label_run, require_labellable
 
     counts = LabelCounts()
     by_type: collections.Counter[str] = collections.Counter()
@@ -76,7 +74,6 @@ def label(
         err_console.print(f"not labelled (no formal labels for these families): {counts.other_family}")
 
 
-@app.command()
 def errorbench(
     runs: list[Path] = typer.Argument(..., help="Run directories."),
     output: Path = typer.Option(..., "-o", "--output", help="Benchmark file to write (JSONL)."),
@@ -84,9 +81,9 @@ def errorbench(
 ) -> None:
     """Failed trajectories with their formal labels, in AgentDebug's trajectory format
     (metadata + messages, one assistant message per step) plus planprobe's labels."""
-    from .atomic import write_lines_atomic
-    from .debug.bench import bench_record
-    from .debug.run_labels import LabelCounts, count_failed, label_run, no_labels_message
+    from ..atomic import write_lines_atomic
+    from ..debug.bench import bench_record
+    from ..debug.run_labels import LabelCounts, count_failed, label_run, no_labels_message
 
     totals = {str(r): count_failed(r) for r in runs}
     seen_families: dict[str, int] = {}
@@ -113,15 +110,14 @@ def errorbench(
         err_console.print(f"not included (no formal labels for these families): {seen_families}")
 
 
-@import_app.command("agentdebug")
 def import_agentdebug_cmd(
     files: list[Path] = typer.Argument(..., help="AgentDebug trajectories: .json (one, or a list) or .jsonl."),
     output: Path = typer.Option(..., "-o", "--output", help="Benchmark file to write (JSONL)."),
 ) -> None:
     """AgentDebug trajectories (metadata + messages, annotations optional) -> a planprobe error
     benchmark file, checked field by field (a bad file stops with FILE:LINE: field)."""
-    from .atomic import write_lines_atomic
-    from .debug.bench import read_trajectories
+    from ..atomic import write_lines_atomic
+    from ..debug.bench import read_trajectories
 
     def lines():
         for f in files:
@@ -131,3 +127,12 @@ def import_agentdebug_cmd(
     records = list(lines())  # read and check everything before writing anything
     count = write_lines_atomic(output, records)
     err_console.print(f"wrote {count} trajectories to {output}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(label)
+    app.command()(errorbench)
+
+
+def register_import(import_app: typer.Typer) -> None:
+    import_app.command("agentdebug")(import_agentdebug_cmd)

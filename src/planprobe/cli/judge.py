@@ -13,18 +13,15 @@ import typer
 from rich.progress import TextColumn
 from rich.table import Table
 
-from .cli_common import _progress, app, err_console, labelled, out_console
-from .errors import PlanprobeError
+from .common import _progress, err_console, labelled, out_console
+from ..errors import PlanprobeError
 
 APB_CODE_HELP = ("Your checkout of APB's official code (git clone "
                  "https://github.com/Mikivishy/AgentPlanningBenchmark): APB's prompt texts are read from its "
                  "evaluation/apb_eval/prompts.py, as data (planprobe ships none). Default: $PLANPROBE_APB_CODE.")
 
-import_app = typer.Typer(help="Import an existing dataset as a planprobe suite (JSONL).", no_args_is_help=True)
-app.add_typer(import_app, name="import")
 
 
-@import_app.command("apb")
 def import_apb_cmd(
     files: list[Path] = typer.Argument(..., help="APB split files (JSONL), e.g. data/holistic_planning.jsonl."),
     output: Path = typer.Option(..., "-o", "--output", help="Suite file to write (JSONL)."),
@@ -51,7 +48,7 @@ def import_apb_cmd(
     if data_dir is not None and not data_dir.is_dir():
         raise PlanprobeError(f"--data-dir {data_dir}: not a directory")
     if protocol == "execute":
-        from .suites.external.apb import import_apb
+        from ..suites.external.apb import import_apb
 
         if data_dir is not None:
             raise PlanprobeError("--data-dir is for --protocol apb (execute mode does not load files)")
@@ -60,9 +57,9 @@ def import_apb_cmd(
         err_console.print(f"wrote {count} judged cases to {output}" + (f" ({len(skipped)} rows skipped)" if skipped
                                                                        else ""))
         return
-    from .suites.external.apb_cases import ImportTally, iter_apb_protocol
-    from .suites.external.apb_prompts import load
-    from .suites.io import write_suite
+    from ..suites.external.apb_cases import ImportTally, iter_apb_protocol
+    from ..suites.external.apb_prompts import load
+    from ..suites.io import write_suite
 
     prompts = load(apb_code)
     tally = ImportTally()
@@ -79,7 +76,6 @@ def import_apb_cmd(
                       + (f"; {tally.skipped} row(s) skipped" if tally.skipped else ""))
 
 
-@app.command("judge")
 def judge_cmd(
     run_dir: Path = typer.Argument(..., help="A run directory written by 'planprobe run' (--style apb: or an APB "
                                              "prediction file)."),
@@ -127,15 +123,15 @@ def judge_cmd(
     exactly as APB does and writes APB's judgement file and scores."""
     import asyncio
 
-    from .judge.judge import JudgeConfig
-    from .judge.run import judge_run_async, select
-    from .models import ModelOptions, make_model
-    from .runner.store import RunStore
+    from ..judge.judge import JudgeConfig
+    from ..judge.run import judge_run_async, select
+    from ..models import ModelOptions, make_model
+    from ..runner.store import RunStore
 
     if style not in ("planprobe", "apb"):
         raise PlanprobeError(f"--style must be planprobe or apb, not {style!r}")
     if style == "apb":
-        from .cli_apb import judge_apb
+        from .apb import judge_apb
 
         if samples != 3 or threshold != 1.0 or calibrate or reply_format not in (None, "json") or temperature:
             raise PlanprobeError("--style apb judges once at temperature 0 with APB's JSON reply: --samples, "
@@ -198,7 +194,7 @@ def judge_cmd(
 
 
 def _report(rows: list[dict[str, Any]], identity: dict[str, Any], as_json: bool) -> None:
-    from .judge.report import calibration, summarize_rows
+    from ..judge.report import calibration, summarize_rows
 
     summary = summarize_rows(rows)
     calib = calibration(rows)
@@ -244,3 +240,11 @@ def _fmt(value: Optional[float]) -> str:
 
 def _pct(value: Optional[float]) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("judge")(judge_cmd)
+
+
+def register_import(import_app: typer.Typer) -> None:
+    import_app.command("apb")(import_apb_cmd)

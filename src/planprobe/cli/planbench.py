@@ -16,12 +16,10 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from .cli_common import err_console, out_console
-from .cli_judge import import_app
-from .errors import PlanprobeError
+from .common import err_console, out_console
+from ..errors import PlanprobeError
 
 
-@import_app.command("planbench-results")
 def import_planbench_results_cmd(
     file: Path = typer.Argument(..., help="PlanBench results: JSONL or JSONL.gz, one response per line "
                                           "(instance_id, query, llm_raw_response, domain, task, llm_correct…)."),
@@ -35,7 +33,7 @@ def import_planbench_results_cmd(
     show: int = typer.Option(20, help="Disagreements to list in the table (all with --json)."),
 ) -> None:
     """Re-score PlanBench responses and compare with PlanBench's own verdicts (llm_correct; t3: llm_correct_binary)."""
-    from .suites.external.planbench import RULES, rescore_file
+    from ..suites.external.planbench import RULES, rescore_file
 
     if rules not in RULES:
         raise PlanprobeError(f"--rules {rules!r}: expected one of {', '.join(RULES)}")
@@ -65,3 +63,7 @@ def import_planbench_results_cmd(
 
 def _yes(value: bool | None) -> str:
     return "-" if value is None else ("correct" if value else "incorrect")
+
+
+def register_import(import_app: typer.Typer) -> None:
+    import_app.command("planbench-results")(import_planbench_results_cmd)

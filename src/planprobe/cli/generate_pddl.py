@@ -11,10 +11,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from .cli_common import _progress, err_console, generate_app, parse_range
+from .common import _progress, err_console, parse_range
 
 
-@generate_app.command("pddl")
 def generate_pddl(
     output: Annotated[Path, typer.Option("-o", "--output", help="Suite file to write (JSONL).")],
     domain: Annotated[str, typer.Option(help="blocksworld | logistics.")] = "blocksworld",
@@ -60,9 +59,9 @@ def generate_pddl(
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Generate planning problems whose actions are the agent's tools; the validator is the oracle."""
-    from .errors import PlanprobeError
-    from .suites.io import write_suite_lines
-    from .suites.pddl_agent import PDDLSuiteOptions, generate_lines
+    from ..errors import PlanprobeError
+    from ..suites.io import write_suite_lines
+    from ..suites.pddl_agent import PDDLSuiteOptions, generate_lines
 
     if domain == "blocksworld":
         if packages is not None:
@@ -88,11 +87,11 @@ def generate_pddl(
         task = progress.add_task("generating", total=n)
         lines = generate_lines(opts, workers)
         if transforms:
-            from .suites.robust.transforms import transform_lines
+            from ..suites.robust.transforms import transform_lines
 
             lines = transform_lines(lines, transforms, seed)
         if protocol != "execute" or steps != 1:
-            from .suites.protocols import wrap_lines
+            from ..suites.protocols import wrap_lines
 
             lines = wrap_lines(lines, protocol, steps, seed)
         count = write_suite_lines(lines, output, on_line=lambda _: progress.advance(task))
@@ -102,6 +101,10 @@ def generate_pddl(
 def pddl_transforms(values: list[str]) -> list:
     """``--transform`` for pddl agent cases: every robustness transform (cost: composites take
     both actions' arguments, the cheapest plan comes from the cost-optimal planner)."""
-    from .suites.robust.transforms import parse_transforms
+    from ..suites.robust.transforms import parse_transforms
 
     return parse_transforms(values)
+
+
+def register(generate_app: typer.Typer) -> None:
+    generate_app.command("pddl")(generate_pddl)

@@ -12,12 +12,10 @@ from typing import Optional
 
 import typer
 
-from .cli_common import err_console
-from .cli_judge import import_app
-from .errors import PlanprobeError
+from .common import err_console
+from ..errors import PlanprobeError
 
 
-@import_app.command("api-bank")
 def import_api_bank_cmd(
     data_dir: Path = typer.Argument(..., help="API-Bank's folder (with lv1-lv2-samples/, init_database/, test-data/)."),
     level: int = typer.Option(..., "--level", help="1 (API call, descriptions given), 2 (retrieve with ToolSearcher "
@@ -30,8 +28,8 @@ def import_api_bank_cmd(
 ) -> None:
     """API-Bank dialogues -> cases scored as API-Bank scores them (call correctness, ROUGE-L), plus whole-run
     cases on level 3 for PMC's correctness, completeness and tool repeats."""
-    from .suites.apibank.build import import_cases
-    from .suites.io import write_suite
+    from ..suites.apibank.build import import_cases
+    from ..suites.io import write_suite
 
     if not 0.0 <= pass_rouge <= 1.0:
         raise PlanprobeError(f"--pass-rouge {pass_rouge}: expected a number from 0 to 1")
@@ -40,3 +38,7 @@ def import_api_bank_cmd(
     kinds = Counter(c.spec["kind"] for c in cases)
     detail = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     err_console.print(f"wrote {count} API-Bank level-{level} cases to {output} ({detail})")
+
+
+def register_import(import_app: typer.Typer) -> None:
+    import_app.command("api-bank")(import_api_bank_cmd)

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from .errors import PlanprobeError
+from ..errors import PlanprobeError
 
 pddl_app = typer.Typer(help="PDDL problems: validate plans (VAL-style, with PlanBench's relaxations) and plan "
                             "optimally.", no_args_is_help=True)
@@ -33,7 +33,6 @@ def _read_text(path: Path, what: str) -> str:
         raise PlanprobeError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
 
 
-@pddl_app.command("validate")
 def validate_cmd(
     domain: Annotated[Path, typer.Argument(help="Domain file (PDDL).")],
     problem: Annotated[Path, typer.Argument(help="Problem file (PDDL).")],
@@ -44,7 +43,7 @@ def validate_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> None:
     """Validate PLAN for PROBLEM; explain the first failing step or the unmet goals. Exit 1 if invalid."""
-    from .pddl import load, parse_plan, validate
+    from ..pddl import load, parse_plan, validate
 
     if relax.lower() not in _RELAX:
         raise PlanprobeError(f"--relax {relax!r}: expected one of {', '.join(_RELAX)}")
@@ -59,7 +58,6 @@ def validate_cmd(
         raise typer.Exit(1)
 
 
-@pddl_app.command("plan")
 def plan_cmd(
     domain: Annotated[Path, typer.Argument(help="Domain file (PDDL).")],
     problem: Annotated[Path, typer.Argument(help="Problem file (PDDL).")],
@@ -76,8 +74,8 @@ def plan_cmd(
                                                                           "(default: print it).")] = None,
 ) -> None:
     """Compute an optimal plan for PROBLEM and print it (or write it with -o) in sas_plan format."""
-    from .pddl import fast_downward, load, solve
-    from .pddl.planner import HEURISTICS
+    from ..pddl import fast_downward, load, solve
+    from ..pddl.planner import HEURISTICS
 
     if planner not in _PLANNERS:
         raise PlanprobeError(f"--planner {planner!r}: expected one of {', '.join(_PLANNERS)}")
@@ -91,7 +89,7 @@ def plan_cmd(
     else:
         result = fast_downward.solve(prob, time_limit=time_limit)
     if output is not None:
-        from .atomic import write_text_atomic
+        from ..atomic import write_text_atomic
 
         write_text_atomic(output, result.text())
     else:
@@ -100,3 +98,9 @@ def plan_cmd(
     _err.print(f"{'optimal ' if result.optimal else ''}plan of {result.cost} step{'' if result.cost == 1 else 's'} "
                f"by {result.planner} in {result.seconds:.2f} s{stats}"
                + (f"; written to {output}" if output is not None else ""), markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(pddl_app, name="pddl")
+    pddl_app.command("validate")(validate_cmd)
+    pddl_app.command("plan")(plan_cmd)

@@ -13,16 +13,13 @@ from typing import Callable, Iterator, Optional
 
 import typer
 
-from .cli_common import _progress, app, err_console, out_console
-from .cli_judge import import_app
-from .errors import PlanprobeError
+from .common import _progress, err_console, out_console
+from ..errors import PlanprobeError
 
 tp_app = typer.Typer(help="TravelPlanner: score submission files, write a run's plans as a submission.",
                      no_args_is_help=True)
-app.add_typer(tp_app, name="travelplanner")
 
 
-@import_app.command("travelplanner")
 def import_travelplanner_cmd(
     split_file: Optional[Path] = typer.Argument(None, help="A split of the HF data set osunlp/TravelPlanner "
                                                            "(CSV as distributed, or JSONL with the same fields)."),
@@ -36,8 +33,8 @@ def import_travelplanner_cmd(
     split: Optional[str] = typer.Option(None, help="Split name in case ids (default: the file's name)."),
 ) -> None:
     """TravelPlanner queries -> cases (sole-planning: reference information given; two-stage: search tools)."""
-    from .suites.travelplanner.importer import import_travelplanner
-    from .suites.travelplanner.sandbox import check_layout
+    from ..suites.travelplanner.importer import import_travelplanner
+    from ..suites.travelplanner.sandbox import check_layout
 
     if database is not None:
         check_layout(database)
@@ -53,7 +50,7 @@ def _database_progress(active: bool) -> Iterator[Optional[Callable[[str], None]]
     if not active or not err_console.is_terminal:
         yield None
         return
-    from .suites.travelplanner.sandbox import TABLES
+    from ..suites.travelplanner.sandbox import TABLES
 
     with _progress(False) as bar:
         task = bar.add_task("reading the TravelPlanner database", total=len(TABLES) - 1)
@@ -61,18 +58,18 @@ def _database_progress(active: bool) -> Iterator[Optional[Callable[[str], None]]
 
 
 def _queries_and_sandbox(split_file: Optional[Path], database: Optional[Path], train_dir: Optional[Path]):
-    from .suites.travelplanner.cases import sandbox_for
+    from ..suites.travelplanner.cases import sandbox_for
 
     if train_dir is not None:
-        from .suites.travelplanner.training import load_training
+        from ..suites.travelplanner.training import load_training
 
         directory = str(train_dir.resolve())
         return [t.fields for t in load_training(train_dir)], sandbox_for("training", directory)
     if split_file is None or database is None:
         raise PlanprobeError("give --train-dir DIR, or --queries FILE with --database DIR")
-    from .suites.travelplanner.official import load_split
+    from ..suites.travelplanner.official import load_split
 
-    from .suites.travelplanner.sandbox import check_layout
+    from ..suites.travelplanner.sandbox import check_layout
 
     fields = [o.fields for o in load_split(split_file)]
     check_layout(database)
@@ -80,7 +77,6 @@ def _queries_and_sandbox(split_file: Optional[Path], database: Optional[Path], t
         return fields, sandbox_for("database", str(database.resolve()), progress)
 
 
-@tp_app.command("score")
 def score_cmd(
     submission: Path = typer.Argument(..., help="A submission file: JSONL of {idx, query, plan}."),
     queries: Optional[Path] = typer.Option(None, "--queries", help="The split the plans answer (HF CSV/JSONL)."),
@@ -90,8 +86,8 @@ def score_cmd(
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
 ) -> None:
     """Check a submission like TravelPlanner's format checker, then give the official figures and the strict ones."""
-    from .suites.travelplanner.metrics import figure_lines
-    from .suites.travelplanner.submission import read_submission, score
+    from ..suites.travelplanner.metrics import figure_lines
+    from ..suites.travelplanner.submission import read_submission, score
 
     fields, box = _queries_and_sandbox(queries, database, train_dir)
     plans = read_submission(submission, fields)
@@ -106,13 +102,22 @@ def score_cmd(
             out_console.print(line, highlight=False, soft_wrap=True)
 
 
-@tp_app.command("submission")
 def submission_cmd(
     run_dir: Path = typer.Argument(..., help="A run of TravelPlanner cases (one mode)."),
     output: Path = typer.Option(..., "-o", "--output", help="Submission file to write (JSONL)."),
 ) -> None:
     """Write a run's plans as a TravelPlanner submission file (plan null where none was delivered)."""
-    from .suites.travelplanner.submission import write_submission
+    from ..suites.travelplanner.submission import write_submission
 
     count = write_submission(run_dir, output)
     err_console.print(f"wrote {count} plans to {output}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(tp_app, name="travelplanner")
+    tp_app.command("score")(score_cmd)
+    tp_app.command("submission")(submission_cmd)
+
+
+def register_import(import_app: typer.Typer) -> None:
+    import_app.command("travelplanner")(import_travelplanner_cmd)

@@ -13,14 +13,13 @@ import typer
 from rich.progress import TextColumn
 from rich.table import Table
 
-from .atomic import write_text_atomic
-from .cli_common import _progress, app, err_console, labelled, out_console
-from .errors import PlanprobeError
-from .suites.external.apb_format import HOLISTIC_SPLITS, SPLITS, STEP_WISE_SPLITS
+from ..atomic import write_text_atomic
+from .common import _progress, err_console, labelled, out_console
+from ..errors import PlanprobeError
+from ..suites.external.apb_format import HOLISTIC_SPLITS, SPLITS, STEP_WISE_SPLITS
 
 apb_app = typer.Typer(help="The Agent Planning Benchmark's own files: predictions, judgements, scores.",
                       no_args_is_help=True)
-app.add_typer(apb_app, name="apb")
 
 
 def resolve_splits(value: str) -> tuple[str, ...]:
@@ -47,12 +46,12 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
               splits: str, max_tokens: Optional[int], json_mode: bool, concurrency: int, limit: Optional[int],
               skip_invalid: bool, as_json: bool, quiet: bool, apb_code: Optional[Path] = None) -> None:
     """Judge a run directory's APB cases, or an APB prediction file, the way APB does."""
-    from .judge.apb import JUDGE_MAX_TOKENS
-    from .judge.apb_run import (FAILURES_NAME, JUDGEMENTS_NAME, PREDICTIONS_NAME, check_judge_prompts,
+    from ..judge.apb import JUDGE_MAX_TOKENS
+    from ..judge.apb_run import (FAILURES_NAME, JUDGEMENTS_NAME, PREDICTIONS_NAME, check_judge_prompts,
                                 from_predictions, from_run, judge_all, judged_keys, key, read_judgements,
                                 write_predictions)
-    from .models import make_model
-    from .suites.external.apb_prompts import load
+    from ..models import make_model
+    from ..suites.external.apb_prompts import load
 
     chosen = set(resolve_splits(splits))
     if limit is not None and limit < 1:
@@ -121,7 +120,7 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
 
 
 def show_scores(rows: list[dict[str, Any]], splits: tuple[str, ...], scores: Optional[Path], as_json: bool) -> None:
-    from .judge.apb_score import collisions, group_dimension, score, scores_json
+    from ..judge.apb_score import collisions, group_dimension, score, scores_json
 
     summary = score(rows, splits)
     if scores is not None:
@@ -148,7 +147,6 @@ def print_scores(summary: dict[str, Any], dims: dict[str, str], notes: list[str]
         labelled("note:", note)
 
 
-@apb_app.command("score")
 def score_cmd(
     judgements: Path = typer.Argument(..., help="An APB judgement file (JSONL), e.g. runs/x/apb_judgements.jsonl."),
     scores: Optional[Path] = typer.Option(None, "--scores", help="Also write APB's scores JSON here."),
@@ -156,19 +154,18 @@ def score_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print APB's scores JSON."),
 ) -> None:
     """APB's scores (accuracy = mean is_correct, mean grade) overall and by split, regime, family, category."""
-    from .judge.apb_run import read_judgements
+    from ..judge.apb_run import read_judgements
 
     chosen = resolve_splits(splits)  # options first, then the file
     show_scores(read_judgements(judgements), chosen, scores, as_json)
 
 
-@apb_app.command("predictions")
 def predictions_cmd(
     run_dir: Path = typer.Argument(..., help="A run of APB cases imported with --protocol apb."),
     output: Path = typer.Option(..., "-o", "--output", help="APB prediction file to write (JSONL)."),
 ) -> None:
     """The run's replies as APB's prediction file (each record + tested_model + model_response)."""
-    from .judge.apb_run import from_run, write_predictions
+    from ..judge.apb_run import from_run, write_predictions
 
     src = from_run(run_dir)
     if not src.records:
@@ -179,3 +176,7 @@ def predictions_cmd(
     err_console.print(f"wrote {len(src.records)} APB prediction record(s) to {output}")
 
 
+def register(app: typer.Typer) -> None:
+    app.add_typer(apb_app, name="apb")
+    apb_app.command("score")(score_cmd)
+    apb_app.command("predictions")(predictions_cmd)

@@ -12,15 +12,15 @@ from typing import Optional
 
 import typer
 
-from .cli_common import _progress, app, err_console, out_console
-from .errors import PlanprobeError
+from .common import _progress, err_console, out_console
+from ..errors import PlanprobeError
 
 
 def _factory(model: Optional[str], base_url: Optional[str], api_key_env: str, cache: bool):
     """A function making the model afresh: an HTTP client belongs to the event loop it was made in."""
     if model is None:
         return None
-    from .models import ModelOptions, make_model
+    from ..models import ModelOptions, make_model
 
     options = ModelOptions(base_url=base_url, api_key_env=api_key_env, cache=cache)
     if model == "local":  # no event loop inside: load the weights once
@@ -43,7 +43,6 @@ class _Unclosed:
         pass
 
 
-@app.command()
 def detect(
     bench: list[Path] = typer.Argument(..., help="Error benchmark files (planprobe errorbench -o …, or import agentdebug)."),
     detector: str = typer.Option(..., "--detector", help="agentdebug | direct | brute-force | binary-search | oracle | random."),
@@ -60,10 +59,10 @@ def detect(
 ) -> None:
     """Score a critical-error detector against formal labels: Step, Step+Module, All-correct (95% CIs),
     within [E, PNR] and the distance in steps from E."""
-    from .atomic import write_lines_atomic
-    from .debug.bench import read_trajectories
-    from .debug.detect_score import Score
-    from .debug.detectors import MODEL_DETECTORS, check_detector, detect_one, model_asker
+    from ..atomic import write_lines_atomic
+    from ..debug.bench import read_trajectories
+    from ..debug.detect_score import Score
+    from ..debug.detectors import MODEL_DETECTORS, check_detector, detect_one, model_asker
 
     check_detector(detector)
     if detector in MODEL_DETECTORS and model is None:
@@ -108,7 +107,6 @@ def detect(
                       f"steps; {score.calls} model calls, {score.tokens} tokens", highlight=False)
 
 
-@app.command()
 def debug(
     run_dir: Path = typer.Argument(..., help="A run directory (planprobe run --out …)."),
     detector: str = typer.Option("agentdebug", "--detector",
@@ -128,15 +126,15 @@ def debug(
 ) -> None:
     """Repair failed runs: re-roll out from the detected critical step with feedback naming the error
     type and what to do instead, refined after each failed attempt (AgentDebug Alg. 1, stage 3)."""
-    from .agents import make_agent
-    from .analysis.stats import mcnemar_exact, wilson_interval
-    from .atomic import write_lines_atomic
-    from .debug.bench import bench_record
-    from .debug.detectors import MODEL_DETECTORS, run_detector
-    from .debug.labels import label_trace
-    from .debug.repair import REPAIR_DETECTORS, repair_case
-    from .debug.run_labels import LabelCounts, failed_results, no_labels_message
-    from .option_checks import check
+    from ..agents import make_agent
+    from ..analysis.stats import mcnemar_exact, wilson_interval
+    from ..atomic import write_lines_atomic
+    from ..debug.bench import bench_record
+    from ..debug.detectors import MODEL_DETECTORS, run_detector
+    from ..debug.labels import label_trace
+    from ..debug.repair import REPAIR_DETECTORS, repair_case
+    from ..debug.run_labels import LabelCounts, failed_results, no_labels_message
+    from ..option_checks import check
 
     if detector not in REPAIR_DETECTORS:
         raise PlanprobeError(f"unknown detector {detector!r}: use one of {', '.join(REPAIR_DETECTORS)}")
@@ -158,7 +156,7 @@ def debug(
         return make_agent(spec, seed=seed, model=make() if make is not None else None)
 
     the_agent = new_agent()
-    from .agents.prefix import can_resume
+    from ..agents.prefix import can_resume
 
     if not can_resume(the_agent):
         raise PlanprobeError(f"agent {spec!r} cannot continue from a step (no resume); debug with --agent tools, "
@@ -179,8 +177,8 @@ def debug(
     out_path = run_dir / f"debug-{detector}.jsonl"
     write_lines_atomic(out_path, [json.dumps(r.to_json(), sort_keys=True, ensure_ascii=False) for r in results])
     if html is not None:
-        from .atomic import write_text_atomic
-        from .debug.timeline_html import render
+        from ..atomic import write_text_atomic
+        from ..debug.timeline_html import render
 
         write_text_atomic(html, render(str(run_dir), detector, [{"labels": lab, "repair": r.to_json()}
                                                                  for lab, r in zip(all_labels, results)]))
@@ -208,3 +206,8 @@ def debug(
     total = n + counts.passed
     out_console.print(f"  success on the run: {counts.passed}/{total} before, {counts.passed + fixed}/{total} after "
                       f"(exact McNemar p = {summary['paired']['mcnemar_p']})", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(detect)
+    app.command()(debug)

@@ -1,0 +1,132 @@
+# ruff: noqa: B008  (typer declares options as call defaults)
+"""The options several commands share, declared once: the model group (which model,
+where, how it is called), the limits group (per-case limits, concurrency, trials)
+and the output group (``--json``, ``--quiet``).
+
+A command takes an option by annotating a parameter with one of these aliases, e.g.
+``base_url: BaseUrl = None``; the flag names, help text and type then cannot drift
+between ``run``, ``sweep``, ``dissect``, ``detect`` and ``debug``. The ``Rerun*``
+variants are the same options for commands that re-run a recorded run (``dissect``):
+unset, they default to what the run recorded. Building the library objects from the
+values (``ModelOptions``, ``ChatParams``) happens here too, after checking them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from ..errors import PlanprobeError
+from ..option_checks import check, check_sampling
+
+
+def agent_help() -> str:
+    from ..agents.registry import agent_choices
+
+    return agent_choices(" | ", described=True)
+
+
+def model_help() -> str:
+    from ..models.registry import model_choices
+
+    return model_choices(" | ", described=True)
+
+
+# --- the model group ---------------------------------------------------------------------------------------------
+
+AgentName = Annotated[Optional[str], typer.Option(
+    "--agent", help=f"{agent_help()}. Default: tools with --model, else oracle.")]
+ModelSpec = Annotated[Optional[str], typer.Option(
+    "--model", help=f"{model_help()}; for an agent with roles one per role: ROLE=MODEL,ROLE=MODEL (a bare MODEL "
+                    "is the default for the others).")]
+BaseUrl = Annotated[Optional[str], typer.Option(
+    "--base-url", help="Endpoint for openai:<model>, e.g. http://127.0.0.1:8000/v1.")]
+ApiKeyEnv = Annotated[str, typer.Option(
+    "--api-key-env", help="Environment variable holding the API key (read at run time, never stored).")]
+Temperature = Annotated[float, typer.Option("--temperature", help="Sampling temperature (the seed's setting: 0).")]
+MaxTokens = Annotated[int, typer.Option("--max-tokens", help="Max tokens per model reply.")]
+RequestTimeout = Annotated[float, typer.Option(
+    "--request-timeout", help="Seconds for one model request's whole reply before it is abandoned and retried "
+                              "(below --timeout).")]
+Retries = Annotated[int, typer.Option(
+    "--retries", help="Attempts per model call on 429/5xx/timeouts/dropped connections.")]
+RetryBudget = Annotated[float, typer.Option("--retry-budget", help="Max seconds spent retrying one model call.")]
+PriceIn = Annotated[Optional[float], typer.Option(
+    "--price-in", help="USD per million prompt tokens (enables cost).")]
+PriceOut = Annotated[Optional[float], typer.Option(
+    "--price-out", help="USD per million completion tokens (enables cost).")]
+ToolResultsAs = Annotated[str, typer.Option(
+    "--tool-results-as", help="Send tool results as 'tool' messages, or as 'user' for servers whose chat format "
+                              "drops tool content.")]
+Cache = Annotated[bool, typer.Option(
+    "--cache/--no-cache", help="Record/replay model calls (re-runs cost no calls); --no-cache turns it off.")]
+CachePath = Annotated[Optional[Path], typer.Option(
+    "--cache-path", help="Cache file (default ~/.cache/planprobe/model-calls.sqlite).")]
+ModelPath = Annotated[Optional[Path], typer.Option(
+    "--model-path", help="local: a GGUF file instead of the embedded SmolLM2-135M.")]
+Threads = Annotated[Optional[int], typer.Option("--threads", help="local: CPU threads (default: all cores).")]
+Ctx = Annotated[int, typer.Option("--ctx", help="local: context size in tokens.")]
+
+# re-running a recorded run: unset means "as the run recorded"
+RerunAgent = Annotated[Optional[str], typer.Option(
+    "--agent", help="The agent to re-run (default: the run's; a python: agent must be given here, it is never "
+                    "imported from a run directory).")]
+RerunModel = Annotated[Optional[str], typer.Option(
+    "--model", help="The run's model: local or openai:<model> (default: the run's when it was local).")]
+RerunModelPath = Annotated[Optional[Path], typer.Option(
+    "--model-path", help="local: the GGUF file (default: the one the run recorded).")]
+RerunTemperature = Annotated[Optional[float], typer.Option(
+    "--temperature", help="Sampling temperature (default: the run's).")]
+RerunMaxTokens = Annotated[Optional[int], typer.Option(
+    "--max-tokens", help="Max tokens per model reply (default: the run's).")]
+
+# --- the limits group --------------------------------------------------------------------------------------------
+
+Concurrency = Annotated[int, typer.Option(
+    "--concurrency", help="Cases run at the same time (1 with the embedded model, which serves one call at a time).")]
+Trials = Annotated[int, typer.Option("--trials", help="Runs per case (for pass@k / pass^k).")]
+MaxIterations = Annotated[int, typer.Option(
+    "--max-iterations", "--iteration-limit", help="Per-case iteration limit (seed default 50).")]
+IterationLimit = Annotated[int, typer.Option(  # sweep: its --max-iterations is the synthesis K of Alg. 1
+    "--iteration-limit", help="Per-case iteration limit (the agent's steps; 'run --max-iterations').")]
+Timeout = Annotated[float, typer.Option("--timeout", help="Per-case time limit in seconds (seed default 180).")]
+RerunMaxIterations = Annotated[Optional[int], typer.Option(
+    "--max-iterations", "--iteration-limit", help="Per-case iteration limit (default: the run's).")]
+RerunTimeout = Annotated[Optional[float], typer.Option(
+    "--timeout", help="Per-case time limit in seconds (default: the run's).")]
+
+# --- the output group --------------------------------------------------------------------------------------------
+
+AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+Quiet = Annotated[bool, typer.Option("-q", "--quiet", help="No progress output.")]
+RunOut = Annotated[Path, typer.Option("--out", help="Run directory; re-run with the same one to resume.")]
+
+
+# --- the values, as library objects --------------------------------------------------------------------------------
+
+def model_options(*, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY", tool_results_as: str = "tool",
+                  cache: bool = True, **more: Any) -> Any:
+    """``ModelOptions`` from the model group's values (``more``: the other ModelOptions fields)."""
+    from ..models import ModelOptions
+
+    if tool_results_as not in ("tool", "user"):
+        raise PlanprobeError("--tool-results-as must be 'tool' or 'user'")
+    return ModelOptions(base_url=base_url, api_key_env=api_key_env, tool_result_role=tool_results_as, cache=cache,
+                        **more)
+
+
+def chat_params(temperature: float | None, max_tokens: int | None, seed: int) -> Any:
+    """``ChatParams`` after checking the sampling options (one line naming a bad one)."""
+    from ..models.base import ChatParams
+
+    check_sampling(temperature, max_tokens)
+    return ChatParams(temperature=temperature if temperature is not None else 0.0, seed=seed,
+                      max_tokens=max_tokens if max_tokens is not None else 512)
+
+
+def check_retry_options(request_timeout: float, retries: int, retry_budget: float) -> None:
+    check("--request-timeout", request_timeout, above=0)
+    check("--retries", retries, at_least=0)
+    check("--retry-budget", retry_budget, at_least=0)

@@ -6,15 +6,15 @@ scripts and notebooks.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
 from .agents import make_agent
 from .agents.base import Agent
-from .analysis.summary import RunSummary, summarize
+from .analysis.summary import RunSummary
 from .environment import Limits
-from .runner.engine import RunConfig, open_run, run_pending
+from .runner.engine import OnResult, RunConfig
+from .runner.suite_run import run_suite as _run_suite
 from .schema import Case, Trace, Verdict
 from .suites.registry import get_family
 
@@ -34,15 +34,13 @@ def run_suite(
     limits: Optional[Limits] = None,
     seed: int = 0,
     suite_name: str = "",
+    on_result: Optional[OnResult] = None,
 ) -> RunSummary:
-    """Run (or resume) a suite against an agent, storing results in ``out``."""
+    """Run (or resume) a suite against an agent, storing results in ``out``; ``on_result(trace,
+    verdict)`` sees each result as it is stored. The same run path as ``planprobe run``."""
     agent_obj = make_agent(agent, seed) if isinstance(agent, str) else agent
     config = RunConfig(agent=agent if isinstance(agent, str) else agent_obj.name, trials=trials,
                        concurrency=concurrency, limits=limits or Limits(), seed=seed)
-    cases = list(cases)
-    store = open_run(Path(out), cases, config, suite_name)
-    try:
-        asyncio.run(run_pending(store, agent_obj, config))
-        return summarize(store)
-    finally:
-        store.close()
+    summary = _run_suite(Path(out), list(cases), agent_obj, config, suite_name=suite_name, on_result=on_result).summary
+    assert summary is not None
+    return summary

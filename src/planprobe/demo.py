@@ -17,13 +17,14 @@ from typing import Optional
 from rich.console import Console
 
 from .agents import make_agent
-from .analysis.summary import RunSummary, summarize
+from .analysis.summary import RunSummary
 from .environment import Limits
 from .errors import PlanprobeError
 from .models import ModelOptions, make_model
 from .models.base import ChatParams
 from .report.table import comparison_table
-from .runner.engine import RunConfig, open_run, run_pending
+from .runner.engine import RunConfig
+from .runner.suite_run import run_suite
 from .schema import Case
 from .suites.constraints.generator import ConstraintSuiteOptions, generate_cases
 from .atomic import write_text_atomic
@@ -34,12 +35,9 @@ MODEL_ITERATIONS = 8  # plenty for 2-3 actions; keeps the demo to a few minutes 
 
 
 def _run(cases: list[Case], agent, config: RunConfig, run_dir: Path, suite: Path) -> RunSummary:
-    store = open_run(run_dir, cases, config, suite_name=str(suite))
-    try:
-        asyncio.run(run_pending(store, agent, config))
-        return summarize(store)
-    finally:
-        store.close()
+    summary = run_suite(run_dir, cases, agent, config, suite_name=str(suite)).summary
+    assert summary is not None
+    return summary
 
 
 def _place_suite(cases: list[Case], path: Path) -> None:

@@ -24,7 +24,6 @@ case ids are unique across the sweep; the suite for n is exactly
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import os
@@ -33,11 +32,11 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ..errors import PlanprobeError
-from ..runner.engine import RunConfig, open_run, run_pending
+from ..runner.engine import RunConfig
+from ..runner.suite_run import run_suite
 from ..suites.constraints.generator import ConstraintSuiteOptions, generate_cases
 from ..suites.constraints.synthesis import SynthesisOptions
 from ..suites.io import load_suite, write_suite
-from .summary import summarize
 
 SWEEP_FILE = "sweep.json"
 SWEEP_FORMAT = 2  # 1: one seed for every n (repeated topics and case ids); 2: suite_seed per n
@@ -187,13 +186,9 @@ def run_sweep(out: Path, agent, config: RunConfig, *, extended: bool = False, k:
         path = out / "suites" / f"n{n}.jsonl"
         write_suite(generate_cases(opts), path)  # byte-identical on a resumed sweep
         cases = load_suite(path)
-        store = open_run(run_dir(out, n), cases, config, suite_name=str(path))
-        try:
-            on_store(store)
-            asyncio.run(run_pending(store, agent, config, on_result))
-            s = summarize(store)
-        finally:
-            store.close()
+        s = run_suite(run_dir(out, n), cases, agent, config, suite_name=str(path),
+                      on_open=lambda store, _total, _done: on_store(store), on_result=on_result).summary
+        assert s is not None
         lo, hi = s.overall.to_json()["ci95"]
         point = SweepPoint(actions=n, cases=s.overall.cases, passed=s.overall.passed, infra=s.infra, ci95=(lo, hi))
         result.points.append(point)

@@ -3,7 +3,7 @@
 The public Python API. The command line (``planprobe …``) is a thin layer over it.
 """
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402,F401
 
 from .schema import (  # noqa: E402  (the vocabulary every part speaks)
     SCHEMA_VERSION, Case, CaseMeta, ErrorClass, Evidence, Message, OracleKind, ToolCall, ToolSpec, Trace,

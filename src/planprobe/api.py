@@ -11,7 +11,7 @@ from typing import Optional, Sequence, Union
 
 from .agents import make_agent
 from .agents.base import Agent
-from .analysis.summary import RunSummary
+from .analysis.summary import RunSummary, summarize
 from .environment import Limits
 from .runner.engine import OnResult, RunConfig
 from .runner.suite_run import run_suite as _run_suite
@@ -41,6 +41,7 @@ def run_suite(
     agent_obj = make_agent(agent, seed) if isinstance(agent, str) else agent
     config = RunConfig(agent=agent if isinstance(agent, str) else agent_obj.name, trials=trials,
                        concurrency=concurrency, limits=limits or Limits(), seed=seed)
-    summary = _run_suite(Path(out), list(cases), agent_obj, config, suite_name=suite_name, on_result=on_result).summary
+    summary = _run_suite(Path(out), list(cases), agent_obj, config, suite_name=suite_name, on_result=on_result,
+                         summarize=summarize).summary
     assert summary is not None
     return summary

@@ -17,7 +17,7 @@ from typing import Optional
 from rich.console import Console
 
 from .agents import make_agent
-from .analysis.summary import RunSummary
+from .analysis.summary import RunSummary, summarize
 from .environment import Limits
 from .errors import PlanprobeError
 from .models import ModelOptions, make_model
@@ -35,7 +35,7 @@ MODEL_ITERATIONS = 8  # plenty for 2-3 actions; keeps the demo to a few minutes 
 
 
 def _run(cases: list[Case], agent, config: RunConfig, run_dir: Path, suite: Path) -> RunSummary:
-    summary = run_suite(run_dir, cases, agent, config, suite_name=str(suite)).summary
+    summary = run_suite(run_dir, cases, agent, config, suite_name=str(suite), summarize=summarize).summary
     assert summary is not None
     return summary
 

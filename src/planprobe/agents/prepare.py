@@ -42,8 +42,9 @@ def prepare_agent(agent_name: str | None, model_spec: str | None, model_options:
         specs = parse_role_specs(model_spec)
         extra = sorted(set(specs) - {"*"} - set(entry.roles)) if entry.roles is not None else []
         if extra:
-            have = (f"its one role is {entry.roles[0]!r}: give one model" if len(entry.roles or ()) == 1
-                    else f"its roles: {', '.join(entry.roles or ())}")
+            roles = entry.roles or ()
+            have = (f"its one role is {roles[0]!r}: give one model" if len(roles) == 1
+                    else f"its roles: {', '.join(roles)}")
             raise PlanprobeError(f"--model names role {extra[0]!r}, which --agent {agent_name} does not have ({have})")
         for spec in specs.values():
             model_entry(spec)

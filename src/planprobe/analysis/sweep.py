@@ -34,6 +34,7 @@ from typing import Any, Callable, Optional
 from ..errors import PlanprobeError
 from ..runner.engine import RunConfig
 from ..runner.suite_run import run_suite
+from .summary import summarize
 from ..suites.constraints.generator import ConstraintSuiteOptions, generate_cases
 from ..suites.constraints.synthesis import SynthesisOptions
 from ..suites.io import load_suite, write_suite
@@ -187,7 +188,8 @@ def run_sweep(out: Path, agent, config: RunConfig, *, extended: bool = False, k:
         write_suite(generate_cases(opts), path)  # byte-identical on a resumed sweep
         cases = load_suite(path)
         s = run_suite(run_dir(out, n), cases, agent, config, suite_name=str(path),
-                      on_open=lambda store, _total, _done: on_store(store), on_result=on_result).summary
+                      on_open=lambda store, _total, _done: on_store(store), on_result=on_result,
+                      summarize=summarize).summary
         assert s is not None
         lo, hi = s.overall.to_json()["ci95"]
         point = SweepPoint(actions=n, cases=s.overall.cases, passed=s.overall.passed, infra=s.infra, ci95=(lo, hi))

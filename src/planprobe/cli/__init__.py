@@ -1,6 +1,6 @@
 """The ``planprobe`` command line (entry point ``planprobe.cli:main``).
 
-The root is ``cli/main.py``; every other module here holds a few commands and a
+The root is ``cli/root.py``; every other module here holds a few commands and a
 ``register`` function, and imports neither the root nor this package's ``main``.
 Importing this package loads no command: ``main`` builds the tree when called.
 """
@@ -10,6 +10,6 @@ from __future__ import annotations
 
 def main() -> None:
     """Run the ``planprobe`` command (what the console script and ``python -m planprobe`` call)."""
-    from .main import main as run_main
+    from .root import main as run_main
 
     run_main()

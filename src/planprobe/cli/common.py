@@ -1,7 +1,7 @@
 """What the command modules share: the consoles, the progress bar, labelled lines,
 the exit codes and the range parser. Every module under ``cli/`` may import this one;
 it imports none of them, so each command module imports alone and the root
-(``cli/main.py``) imports them all without an import cycle."""
+(``cli/root.py``) imports them all without an import cycle."""
 
 from __future__ import annotations
 

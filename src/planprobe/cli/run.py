@@ -83,7 +83,7 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
 
         try:
             infra = run_suite(out, iter_suite(suite), agent, config, suite_name=str(suite), digest=digest,
-                              on_open=on_open, on_result=on_result, summary=False,
+                              on_open=on_open, on_result=on_result,
                               aclose=model.aclose if model is not None else None).infra
         except RunInterrupted as stop:
             progress.stop()

@@ -24,7 +24,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .. import __version__
+from ..version import __version__
 from ..analysis.compare import compare_runs
 from ..errors import PlanprobeError
 from ..runner.store import RunStore

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable, Iterable, Optional
 
-from .. import __version__
+from ..version import __version__
 from ..agents.base import Agent
 from ..environment import INFRA_PENDING, Environment, IterationLimitExceeded, Limits, current_trace
 from ..errors import ContextLimitError, InfrastructureError, PlanprobeError, ServiceUnusableError

@@ -10,13 +10,12 @@ settings a resume must match) live here too, not in the CLI.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..agents.base import Agent
-from ..analysis.summary import RunSummary, summarize
 from ..errors import PlanprobeError
 from ..schema import Case
 from .engine import OnResult, RunConfig, open_run, pending_total, run_pending
@@ -27,10 +26,11 @@ InfraRow = tuple[str, int, int, list[str]]  # case id, trial, attempts, causes
 
 @dataclass
 class SuiteRun:
-    """What a finished ``run_suite`` leaves: the summary (when asked for) and the results
-    that failed for infrastructure reasons (re-running retries those with attempts left)."""
+    """What a finished ``run_suite`` leaves: what ``summarize`` made of the store (when given)
+    and the results that failed for infrastructure reasons (re-running retries those with
+    attempts left)."""
 
-    summary: RunSummary | None
+    summary: Any
     infra: list[InfraRow] = field(default_factory=list)
 
 
@@ -44,13 +44,15 @@ class RunInterrupted(KeyboardInterrupt):
 
 def run_suite(out: Path, cases: Iterable[Case], agent: Agent, config: RunConfig, *, suite_name: str = "",
               digest: str | None = None, on_open: Callable[[RunStore, int, int], None] | None = None,
-              on_result: OnResult | None = None, aclose: Callable[[], Awaitable[None]] | None = None,
+              on_result: OnResult | None = None, aclose: Callable[[], Coroutine[Any, Any, None]] | None = None,
               summary: bool = True) -> SuiteRun:
     """Run (or resume) ``cases`` into ``out``. ``on_open(store, total, done_before)`` sees the
     open store first (to record settings beside the engine's, or size a progress bar);
     ``on_result`` sees each result as it is stored; ``aclose`` (the models' close) runs in
-    the run's own event loop when the cases are done, and also when opening fails. Ctrl-C
-    raises ``RunInterrupted`` naming how many results were kept."""
+    the run's own event loop when the cases are done, and also when opening fails;
+    ``summarize`` (e.g. ``analysis.summary.summarize``: the runner does not import the
+    analysis layer) reads the store before it closes. Ctrl-C raises ``RunInterrupted``
+    naming how many results were kept."""
     try:
         store = open_run(Path(out), cases, config, suite_name=suite_name, digest=digest)
     except BaseException:
@@ -73,7 +75,7 @@ def run_suite(out: Path, cases: Iterable[Case], agent: Agent, config: RunConfig,
             asyncio.run(go())
         except KeyboardInterrupt:
             raise RunInterrupted(store.result_count(config.trials), total) from None
-        return SuiteRun(summarize(store) if summary else None, store.infra_rows())
+        return SuiteRun(summarize(store) if summarize is not None else None, store.infra_rows())
     finally:
         store.close()
 

@@ -19,7 +19,7 @@ import sys
 
 import typer
 
-from .. import __version__
+from ..version import __version__
 from ..errors import ContextLimitError, InfrastructureError, PlanprobeError
 from . import (
     apb, apibank, debug, demo, detect, generate, judge, pddl, planbench, report, run, show, stats, sweep,

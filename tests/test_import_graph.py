@@ -1,0 +1,104 @@
+"""The package's import graph has no cycle, and keeps the layering of docs/ARCHITECTURE.md.
+
+The graph is read from the source with ``ast`` (tests/import_graph.py), never by
+importing. For the cycle test an edge is an import that runs when the module is
+imported: module level, class bodies and top-level ``if``/``try`` blocks; imports
+inside functions are allowed to point anywhere and are left out (they run later,
+when every module is loaded), and so is ``if TYPE_CHECKING``. The parent packages
+Python imports on the way (``planprobe/__init__``) are not edges either. The layering
+rules hold for every import, inside functions too.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from import_graph import SRC, find_cycle, graph, imports_of, modules
+
+FOUNDATION = {"version", "errors", "schema", "tool_args", "atomic", "plugins", "option_checks", "environment"}
+LIBRARY = {"agents", "models", "suites", "runner", "analysis", "judge", "debug"}
+TOP = {"cli", "api", "demo", "report"}
+
+
+def _part(module: str) -> str:
+    """The first-level part of planprobe a module belongs to ('' for the package itself)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _violations(edges: dict[str, set[str]], importer: set[str], allowed: set[str]) -> list[str]:
+    return sorted(f"{a} imports {b}" for a, bs in edges.items() if _part(a) in importer
+                  for b in bs if _part(b) not in allowed)
+
+
+@pytest.fixture(scope="module")
+def every_import() -> dict[str, set[str]]:
+    return graph(in_functions=True)
+
+
+def test_the_module_level_import_graph_is_acyclic():
+    cycle = find_cycle(graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_find_cycle_finds_a_cycle_and_the_reader_resolves_relative_imports(tmp_path):
+    # the checks above must be able to fail: a made-up package with a cycle through a relative import
+    pkg = tmp_path / "planprobe"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("from . import a\n")
+    (pkg / "sub" / "a.py").write_text("from ..b import thing\n\ndef f():\n    from . import late\n")
+    (pkg / "sub" / "late.py").write_text("")
+    (pkg / "b.py").write_text("import planprobe.sub.a\nthing = 1\n")
+    edges = graph(root=pkg)
+    assert edges["planprobe.sub"] == {"planprobe.sub.a"}
+    assert edges["planprobe.sub.a"] == {"planprobe.b"}  # the import inside f() is not an edge
+    assert find_cycle(edges) == ["planprobe.b", "planprobe.sub.a", "planprobe.b"]
+    assert "planprobe.sub.late" in graph(in_functions=True, root=pkg)["planprobe.sub.a"]
+    assert find_cycle({"x": {"y"}, "y": set()}) is None
+
+
+def test_nothing_outside_cli_imports_cli(every_import):
+    bad = sorted(f"{a} imports {b}" for a, bs in every_import.items() for b in bs
+                 if _part(b) == "cli" and _part(a) not in ("cli", "__main__"))
+    assert not bad, bad
+
+
+def test_no_command_module_imports_the_root(every_import):
+    bad = sorted(a for a, bs in every_import.items() if "planprobe.cli.root" in bs and a != "planprobe.cli")
+    assert not bad, f"these import the root cli/root.py back: {bad}"
+
+
+def test_the_foundation_imports_only_the_foundation(every_import):
+    assert not _violations(every_import, FOUNDATION, FOUNDATION)
+
+
+def test_model_backends_import_only_the_foundation(every_import):
+    assert not _violations(every_import, {"models"}, FOUNDATION | {"models"})
+
+
+def test_the_library_never_imports_the_top_layer(every_import):
+    assert not _violations(every_import, LIBRARY, FOUNDATION | LIBRARY)
+
+
+def test_every_part_of_the_package_has_a_layer():
+    parts = {_part(m) for m in modules()} - {"", "__main__"}
+    assert parts <= FOUNDATION | LIBRARY | TOP, sorted(parts - FOUNDATION - LIBRARY - TOP)
+
+
+def test_imports_of_reads_the_real_cli_root():
+    known = set(modules())
+    root = imports_of("planprobe.cli.root", SRC / "cli" / "root.py", known)
+    assert {"planprobe.cli.run", "planprobe.cli.generate", "planprobe.cli.common"} <= root
+
+
+CLI_MODULES = sorted(m for m in modules() if m.startswith("planprobe.cli"))
+
+
+@pytest.mark.parametrize("module", CLI_MODULES)
+def test_each_cli_module_imports_alone(module):
+    r = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-800:]

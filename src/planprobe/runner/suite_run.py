@@ -45,7 +45,7 @@ class RunInterrupted(KeyboardInterrupt):
 def run_suite(out: Path, cases: Iterable[Case], agent: Agent, config: RunConfig, *, suite_name: str = "",
               digest: str | None = None, on_open: Callable[[RunStore, int, int], None] | None = None,
               on_result: OnResult | None = None, aclose: Callable[[], Coroutine[Any, Any, None]] | None = None,
-              summary: bool = True) -> SuiteRun:
+              summarize: Callable[[RunStore], Any] | None = None) -> SuiteRun:
     """Run (or resume) ``cases`` into ``out``. ``on_open(store, total, done_before)`` sees the
     open store first (to record settings beside the engine's, or size a progress bar);
     ``on_result`` sees each result as it is stored; ``aclose`` (the models' close) runs in

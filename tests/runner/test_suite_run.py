@@ -6,14 +6,19 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from helpers import cases
 
 import planprobe as pp
-from helpers import cases
 from planprobe.agents import make_agent
 from planprobe.analysis.summary import summarize
 from planprobe.runner.engine import RunConfig
 from planprobe.runner.store import RunStore
-from planprobe.runner.suite_run import RunInterrupted, effective_concurrency, params_identity, run_suite
+from planprobe.runner.suite_run import (
+    RunInterrupted,
+    effective_concurrency,
+    params_identity,
+    run_suite,
+)
 
 
 def test_run_suite_runs_each_case_once_and_resumes_with_nothing_left(tmp_path):

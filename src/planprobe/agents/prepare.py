@@ -21,8 +21,8 @@ def prepare_agent(agent_name: str | None, model_spec: str | None, model_options:
     ``--model`` is one model for every role or ROLE=MODEL,… (models/roles.py). Whether an
     agent needs or takes models, and which roles it has, is its registry entry's say
     (agents/registry.py). The models come back as one ``RoleModels``."""
-    from . import agent_entries, agent_entry, make_agent
     from ..models.roles import parse_role_specs
+    from . import agent_entries, agent_entry, make_agent
 
     agent_name = agent_name or ("tools" if model_spec else "oracle")
     entry = agent_entry(agent_name)  # an unknown name fails here, first

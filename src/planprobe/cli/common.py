@@ -5,10 +5,15 @@ it imports none of them, so each command module imports alone and the root
 
 from __future__ import annotations
 
-from typing import Optional
-
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from ..errors import PlanprobeError
 
@@ -16,7 +21,7 @@ err_console = Console(stderr=True, markup=False, emoji=False)
 out_console = Console(markup=False, emoji=False)
 
 
-def labelled(label: str, text: str, style: str = "yellow", console: Optional[Console] = None) -> None:
+def labelled(label: str, text: str, style: str = "yellow", console: Console | None = None) -> None:
     """``label: text`` with only the label styled; the text is printed as is."""
     from rich.text import Text
 

@@ -5,7 +5,6 @@ main job run end to end offline (``planprobe.demo``)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -28,7 +27,7 @@ def demo(
     out: Path = typer.Option(Path("planprobe-demo"), "--out", help="Where the suite and runs go."),
     n: int = typer.Option(6, "--n", help="Cases in the suite."),
     seed: int = typer.Option(0, help="Seed for the suite, agents and model."),
-    model: Optional[str] = typer.Option("local", help="Model for the tools/react agents ('none' to skip)."),
+    model: str | None = typer.Option("local", help="Model for the tools/react agents ('none' to skip)."),
 ) -> None:
     """The main job: generate a small suite, run it against the embedded local model and the
     reference agents, print the results. Offline; model answers are cached, so a re-run is instant."""

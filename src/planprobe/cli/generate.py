@@ -11,15 +11,14 @@ is used (help or a subcommand), so commands other than ``generate`` load no fami
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
-from .common import _progress, err_console
 from ..errors import PlanprobeError
+from .common import _progress, err_console
 
 
 def generate_plugin_suite(name: str, output: Path, n: int, seed: int, transform: list[str], protocol: str,

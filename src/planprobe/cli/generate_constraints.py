@@ -5,7 +5,6 @@ command that family contributes to ``generate`` (see ``generate_plugins.py``).""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -19,7 +18,7 @@ def generate_constraints(
     n: int = typer.Option(100, "--n", help="Number of cases."),
     seed: int = typer.Option(0, help="Seed; the same seed gives a byte-identical suite."),
     extended: bool = typer.Option(False, help="Extended mode: time windows, durations, start_time, restarts."),
-    max_sentences: Optional[int] = typer.Option(
+    max_sentences: int | None = typer.Option(
         None, help="Max sentences per requirement (N in Alg. 1; 1-100). Default: |A|-1 (more above |A| = 9), "
                    "enough for every action to be constrained."),
     max_iterations: int = typer.Option(20, help="Max candidate sentences tried per sentence (K in Alg. 1; "
@@ -30,9 +29,9 @@ def generate_constraints(
                                                 "| paper (PDoctor's own templates, tools and error classes); "
                                                 "see docs/constraints.md."),
     max_duration: int = typer.Option(3, help="Extended mode: task durations are 1..this many hours."),
-    topic: Optional[str] = typer.Option(None, help="Use only this job of the lexicon as topic."),
-    lexicon: Optional[Path] = typer.Option(None, help="A lexicon file to use instead of the embedded one."),
-    workers: Optional[int] = typer.Option(None, help="Processes to generate with (default: all cores for "
+    topic: str | None = typer.Option(None, help="Use only this job of the lexicon as topic."),
+    lexicon: Path | None = typer.Option(None, help="A lexicon file to use instead of the embedded one."),
+    workers: int | None = typer.Option(None, help="Processes to generate with (default: all cores for "
                                                       "2000+ cases); the output is the same for any number."),
     transform: list[str] = typer.Option([], "--transform", help="Robustness variant: extraneous:K | broken | "
                                          "unsolvable[:removal|contradiction|missing-info] | cost. Repeatable; "

@@ -1,4 +1,4 @@
-# ruff: noqa: B008  (typer declares options as call defaults)
+
 """The options several commands share, declared once: the model group (which model,
 where, how it is called), the limits group (per-case limits, concurrency, trials)
 and the output group (``--json``, ``--quiet``).
@@ -14,7 +14,7 @@ values (``ModelOptions``, ``ChatParams``) happens here too, after checking them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -36,12 +36,12 @@ def model_help() -> str:
 
 # --- the model group ---------------------------------------------------------------------------------------------
 
-AgentName = Annotated[Optional[str], typer.Option(
+AgentName = Annotated[str | None, typer.Option(
     "--agent", help=f"{agent_help()}. Default: tools with --model, else oracle.")]
-ModelSpec = Annotated[Optional[str], typer.Option(
+ModelSpec = Annotated[str | None, typer.Option(
     "--model", help=f"{model_help()}; for an agent with roles one per role: ROLE=MODEL,ROLE=MODEL (a bare MODEL "
                     "is the default for the others).")]
-BaseUrl = Annotated[Optional[str], typer.Option(
+BaseUrl = Annotated[str | None, typer.Option(
     "--base-url", help="Endpoint for openai:<model>, e.g. http://127.0.0.1:8000/v1.")]
 ApiKeyEnv = Annotated[str, typer.Option(
     "--api-key-env", help="Environment variable holding the API key (read at run time, never stored).")]
@@ -53,33 +53,33 @@ RequestTimeout = Annotated[float, typer.Option(
 Retries = Annotated[int, typer.Option(
     "--retries", help="Attempts per model call on 429/5xx/timeouts/dropped connections.")]
 RetryBudget = Annotated[float, typer.Option("--retry-budget", help="Max seconds spent retrying one model call.")]
-PriceIn = Annotated[Optional[float], typer.Option(
+PriceIn = Annotated[float | None, typer.Option(
     "--price-in", help="USD per million prompt tokens (enables cost).")]
-PriceOut = Annotated[Optional[float], typer.Option(
+PriceOut = Annotated[float | None, typer.Option(
     "--price-out", help="USD per million completion tokens (enables cost).")]
 ToolResultsAs = Annotated[str, typer.Option(
     "--tool-results-as", help="Send tool results as 'tool' messages, or as 'user' for servers whose chat format "
                               "drops tool content.")]
 Cache = Annotated[bool, typer.Option(
     "--cache/--no-cache", help="Record/replay model calls (re-runs cost no calls); --no-cache turns it off.")]
-CachePath = Annotated[Optional[Path], typer.Option(
+CachePath = Annotated[Path | None, typer.Option(
     "--cache-path", help="Cache file (default ~/.cache/planprobe/model-calls.sqlite).")]
-ModelPath = Annotated[Optional[Path], typer.Option(
+ModelPath = Annotated[Path | None, typer.Option(
     "--model-path", help="local: a GGUF file instead of the embedded SmolLM2-135M.")]
-Threads = Annotated[Optional[int], typer.Option("--threads", help="local: CPU threads (default: all cores).")]
+Threads = Annotated[int | None, typer.Option("--threads", help="local: CPU threads (default: all cores).")]
 Ctx = Annotated[int, typer.Option("--ctx", help="local: context size in tokens.")]
 
 # re-running a recorded run: unset means "as the run recorded"
-RerunAgent = Annotated[Optional[str], typer.Option(
+RerunAgent = Annotated[str | None, typer.Option(
     "--agent", help="The agent to re-run (default: the run's; a python: agent must be given here, it is never "
                     "imported from a run directory).")]
-RerunModel = Annotated[Optional[str], typer.Option(
+RerunModel = Annotated[str | None, typer.Option(
     "--model", help="The run's model: local or openai:<model> (default: the run's when it was local).")]
-RerunModelPath = Annotated[Optional[Path], typer.Option(
+RerunModelPath = Annotated[Path | None, typer.Option(
     "--model-path", help="local: the GGUF file (default: the one the run recorded).")]
-RerunTemperature = Annotated[Optional[float], typer.Option(
+RerunTemperature = Annotated[float | None, typer.Option(
     "--temperature", help="Sampling temperature (default: the run's).")]
-RerunMaxTokens = Annotated[Optional[int], typer.Option(
+RerunMaxTokens = Annotated[int | None, typer.Option(
     "--max-tokens", help="Max tokens per model reply (default: the run's).")]
 
 # --- the limits group --------------------------------------------------------------------------------------------
@@ -92,9 +92,9 @@ MaxIterations = Annotated[int, typer.Option(
 IterationLimit = Annotated[int, typer.Option(  # sweep: its --max-iterations is the synthesis K of Alg. 1
     "--iteration-limit", help="Per-case iteration limit (the agent's steps; 'run --max-iterations').")]
 Timeout = Annotated[float, typer.Option("--timeout", help="Per-case time limit in seconds (seed default 180).")]
-RerunMaxIterations = Annotated[Optional[int], typer.Option(
+RerunMaxIterations = Annotated[int | None, typer.Option(
     "--max-iterations", "--iteration-limit", help="Per-case iteration limit (default: the run's).")]
-RerunTimeout = Annotated[Optional[float], typer.Option(
+RerunTimeout = Annotated[float | None, typer.Option(
     "--timeout", help="Per-case time limit in seconds (default: the run's).")]
 
 # --- the output group --------------------------------------------------------------------------------------------

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -17,7 +16,7 @@ def report(
                                                     "the baseline of the paired comparisons)."),
     out: Path = typer.Option(Path("report.html"), "-o", "--out", help="The HTML file to write."),
     title: str = typer.Option("", help="Report title (default: the run names)."),
-    plots: Optional[Path] = typer.Option(None, help="Also write every plot into this directory."),
+    plots: Path | None = typer.Option(None, help="Also write every plot into this directory."),
     plot_format: list[str] = typer.Option(["svg"], "--plot-format", help="png and/or svg (repeatable)."),
 ) -> None:
     """A self-contained HTML report: summary, pass rate by difficulty with 95% CIs, error and

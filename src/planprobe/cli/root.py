@@ -19,13 +19,34 @@ import sys
 
 import typer
 
-from ..version import __version__
 from ..errors import ContextLimitError, InfrastructureError, PlanprobeError
+from ..version import __version__
 from . import (
-    apb, apibank, debug, demo, detect, generate, judge, pddl, planbench, report, run, show, stats, sweep,
+    apb,
+    apibank,
+    debug,
+    demo,
+    detect,
+    generate,
+    judge,
+    pddl,
+    planbench,
+    report,
+    run,
+    show,
+    stats,
+    sweep,
     travelplanner,
 )
-from .common import EXIT_ERROR, EXIT_INFRA, EXIT_INTERNAL, EXIT_INTERRUPTED, interrupt_reported, labelled, out_console
+from .common import (
+    EXIT_ERROR,
+    EXIT_INFRA,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    interrupt_reported,
+    labelled,
+    out_console,
+)
 
 
 def _root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:

@@ -9,30 +9,65 @@ the summary; the rules live in the library.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from rich.progress import TextColumn
 
 from ..errors import PlanprobeError
 from ..option_checks import check, check_limits
-from .common import EXIT_INFRA, EXIT_INTERRUPTED, _progress, err_console, first_cause, interrupt_reported
+from .common import (
+    EXIT_INFRA,
+    EXIT_INTERRUPTED,
+    _progress,
+    err_console,
+    first_cause,
+    interrupt_reported,
+)
 from .options import (
-    AgentName, ApiKeyEnv, BaseUrl, Cache, CachePath, Concurrency, Ctx, MaxIterations, MaxTokens, ModelPath, ModelSpec,
-    PriceIn, PriceOut, Quiet, RequestTimeout, Retries, RetryBudget, RunOut, Temperature, Threads, Timeout,
-    ToolResultsAs, Trials, chat_params, check_retry_options, model_options,
+    AgentName,
+    ApiKeyEnv,
+    BaseUrl,
+    Cache,
+    CachePath,
+    Concurrency,
+    Ctx,
+    MaxIterations,
+    MaxTokens,
+    ModelPath,
+    ModelSpec,
+    PriceIn,
+    PriceOut,
+    Quiet,
+    RequestTimeout,
+    Retries,
+    RetryBudget,
+    RunOut,
+    Temperature,
+    Threads,
+    Timeout,
+    ToolResultsAs,
+    Trials,
+    chat_params,
+    check_retry_options,
+    model_options,
 )
 from .show import show_run
 
 
-def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency: int, trials: int,
-                  max_iterations: int, timeout: float, seed: int, quiet: bool, model_spec: Optional[str] = None,
+def run_suite_cli(suite: Path, agent_name: str | None, out: Path, concurrency: int, trials: int,
+                  max_iterations: int, timeout: float, seed: int, quiet: bool, model_spec: str | None = None,
                   model_options: Any = None, params: Any = None, infra_attempts: int = 3) -> None:
     from ..agents.prepare import prepare_agent
     from ..environment import Limits
     from ..runner.engine import RunConfig
     from ..runner.suite_run import (
-        RunInterrupted, effective_concurrency, params_identity, read_suite_for_run, record_model_path, run_suite,
+        RunInterrupted,
+        effective_concurrency,
+        params_identity,
+        read_suite_for_run,
+        record_model_path,
+        run_suite,
     )
     from ..schema import Trace, Verdict
     from ..suites.io import iter_suite

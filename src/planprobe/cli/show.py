@@ -10,18 +10,15 @@ from pathlib import Path
 import typer
 
 from .common import first_cause, out_console
-from .options import AsJson
 
 
 def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
+    from ..analysis.apibank import api_bank_lines, api_bank_metrics
+    from ..analysis.robustness import robustness, robustness_lines
     from ..analysis.summary import summarize
     from ..report.table import difficulty_table, summary_table
     from ..runner.store import RunStore
-
-    from ..analysis.robustness import robustness, robustness_lines
     from ..suites.travelplanner.submission import run_figure_lines, run_figures
-
-    from ..analysis.apibank import api_bank_lines, api_bank_metrics
 
     store = RunStore(run_dir)
     try:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -14,7 +13,6 @@ from ..atomic import write_text_atomic
 from ..errors import PlanprobeError
 from ..option_checks import check
 from .common import labelled, out_console
-from .options import AsJson
 
 
 def trials(
@@ -48,9 +46,8 @@ def compare(
 ) -> None:
     """Paired comparison of two runs: pass rates, exact McNemar test, bootstrap CI of the difference."""
     from ..analysis.compare import compare_runs
-    from ..runner.store import RunStore
-
     from ..analysis.role_usage import usage_per_case
+    from ..runner.store import RunStore
 
     a, b = RunStore(run_a), RunStore(run_b)
     try:
@@ -83,10 +80,11 @@ def gate(
     baseline: Path = typer.Option(..., help="The baseline run of the same suite."),
     max_drop: str = typer.Option("2pp", help="Allowed drop in pass rate, in percentage points (e.g. 2pp)."),
     alpha: float = typer.Option(0.05, help="Significance level of the exact McNemar test."),
-    junit: Optional[Path] = typer.Option(None, help="Write JUnit XML here (one test for the gate, one per case)."),
+    junit: Path | None = typer.Option(None, help="Write JUnit XML here (one test for the gate, one per case)."),
 ) -> None:
     """Exit 1 when the pass rate dropped by more than --max-drop and the drop is significant."""
-    from ..analysis.compare import gate as run_gate, junit_xml, parse_points
+    from ..analysis.compare import gate as run_gate
+    from ..analysis.compare import junit_xml, parse_points
     from ..runner.store import RunStore
 
     limit = parse_points(max_drop)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any, Optional
 
 import typer
 
@@ -15,9 +14,29 @@ from ..errors import PlanprobeError
 from ..option_checks import check, check_limits
 from .common import EXIT_INFRA, err_console, labelled, out_console
 from .options import (
-    AgentName, ApiKeyEnv, AsJson, BaseUrl, Cache, Concurrency, IterationLimit, MaxTokens, ModelPath, ModelSpec, Quiet,
-    RerunAgent, RerunMaxIterations, RerunMaxTokens, RerunModel, RerunModelPath, RerunTemperature, RerunTimeout,
-    Temperature, Timeout, ToolResultsAs, chat_params, model_options,
+    AgentName,
+    ApiKeyEnv,
+    AsJson,
+    BaseUrl,
+    Cache,
+    Concurrency,
+    IterationLimit,
+    MaxTokens,
+    ModelPath,
+    ModelSpec,
+    Quiet,
+    RerunAgent,
+    RerunMaxIterations,
+    RerunMaxTokens,
+    RerunModel,
+    RerunModelPath,
+    RerunTemperature,
+    RerunTimeout,
+    Temperature,
+    Timeout,
+    ToolResultsAs,
+    chat_params,
+    model_options,
 )
 
 
@@ -38,11 +57,11 @@ def sweep(
     threshold: float = typer.Option(0.2, help="Stop at the first n whose success rate is below this (0.2 = 20%); "
                                               "0 runs every n up to --stop (the whole curve, no limit)."),
     start: int = typer.Option(2, help="First action count."),
-    stop: Optional[int] = typer.Option(None, help="Last action count to try (default 20; 12 extended)."),
+    stop: int | None = typer.Option(None, help="Last action count to try (default 20; 12 extended)."),
     concurrency: Concurrency = 8,
     iteration_limit: IterationLimit = 50,
     timeout: Timeout = 180.0,
-    max_sentences: Optional[int] = typer.Option(None, help="Suites: max sentences per requirement (N in Alg. 1; "
+    max_sentences: int | None = typer.Option(None, help="Suites: max sentences per requirement (N in Alg. 1; "
                                                            "default grows with |A|, see 'generate constraints')."),
     max_iterations: int = typer.Option(20, help="Suites: candidate sentences per sentence (K in Alg. 1)."),
     allow_unconstrained: bool = typer.Option(False, help="Suites: keep requirements that leave an action "
@@ -60,7 +79,11 @@ def sweep(
     from ..analysis.sweep import run_sweep
     from ..environment import Limits
     from ..runner.engine import RunConfig
-    from ..runner.suite_run import effective_concurrency, params_identity, record_model_path
+    from ..runner.suite_run import (
+        effective_concurrency,
+        params_identity,
+        record_model_path,
+    )
 
     if not 0 <= threshold <= 1 or k < 1 or cap < 1 or start < 2:
         raise PlanprobeError("--threshold must be in [0, 1], --k and --cap at least 1, --start at least 2")
@@ -126,7 +149,7 @@ def dissect(
     k: int = typer.Option(3, help="Mutants tried per stage (Terminal, Topic, Structure); K in Alg. 2."),
     sample: int = typer.Option(100, help="Failures to dissect: a uniform seeded sample of those within the "
                                          "limit (the paper's 100)."),
-    max_actions: Optional[int] = typer.Option(None, help="Only failures with at most this many actions (default: "
+    max_actions: int | None = typer.Option(None, help="Only failures with at most this many actions (default: "
                                                          "a sweep's planning limit; a run's every case)."),
     baseline: bool = typer.Option(True, help="Also measure the chance baseline (re-runs of the unchanged case in "
                                              "place of each mutation); --no-baseline halves the cost but leaves "
@@ -140,10 +163,10 @@ def dissect(
     """Error dissection (PDoctor Alg. 2, §6.2): root causes — Probability, Terminal, Topic, Structure
     or Constraint — of a random sample of failures within the planning limit, each next to its
     chance baseline. Each settled case goes to its run's dissect.jsonl at once (resumable)."""
+    from ..agents.prepare import prepare_agent
     from ..analysis.dissect import CAUSES, DissectInfraError, dissect_run
     from ..analysis.rerun import choose_rerun, stored_limits, stored_params
     from ..analysis.sweep import SWEEP_FILE, run_dir
-    from ..agents.prepare import prepare_agent
     from ..environment import Limits
     from ..runner.engine import RunConfig
     from ..runner.store import RunStore

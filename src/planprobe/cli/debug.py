@@ -12,6 +12,7 @@ from typing import Optional
 
 import typer
 
+from .options import Quiet
 from .common import _progress, err_console, out_console
 from ..errors import PlanprobeError
 
@@ -25,7 +26,7 @@ def label(
     output: Optional[Path] = typer.Option(None, "-o", "--output",
                                           help="Labels file to write (JSONL; default: RUN/labels.jsonl)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
-    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
+    quiet: Quiet = False,
 ) -> None:
     """Formal labels for every failed trace: the earliest error E (step, module, type), the point of
     no return, the budget point of no return, a minimum correction and module-level labels."""
@@ -77,7 +78,7 @@ def label(
 def errorbench(
     runs: list[Path] = typer.Argument(..., help="Run directories."),
     output: Path = typer.Option(..., "-o", "--output", help="Benchmark file to write (JSONL)."),
-    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
+    quiet: Quiet = False,
 ) -> None:
     """Failed trajectories with their formal labels, in AgentDebug's trajectory format
     (metadata + messages, one assistant message per step) plus planprobe's labels."""

@@ -13,49 +13,29 @@ from typing import Optional
 import typer
 
 from .common import _progress, err_console, out_console
+from .options import ApiKeyEnv, BaseUrl, Cache, Quiet, model_options
 from ..errors import PlanprobeError
 
 
 def _factory(model: Optional[str], base_url: Optional[str], api_key_env: str, cache: bool):
-    """A function making the model afresh: an HTTP client belongs to the event loop it was made in."""
-    if model is None:
-        return None
-    from ..models import ModelOptions, make_model
+    from ..models.factory import model_factory
 
-    options = ModelOptions(base_url=base_url, api_key_env=api_key_env, cache=cache)
-    if model == "local":  # no event loop inside: load the weights once
-        loaded = make_model(model, options)
-        return lambda: _Unclosed(loaded)
-    make_model(model, options)  # a bad --model or a missing key stops here, before any work
-    return lambda: make_model(model, options)
-
-
-class _Unclosed:
-    """A shared model whose aclose is deferred to the end of the command."""
-
-    def __init__(self, inner):
-        self.inner, self.name = inner, inner.name
-
-    async def chat(self, *args):
-        return await self.inner.chat(*args)
-
-    async def aclose(self) -> None:
-        pass
+    return model_factory(model, model_options(base_url=base_url, api_key_env=api_key_env, cache=cache))
 
 
 def detect(
     bench: list[Path] = typer.Argument(..., help="Error benchmark files (planprobe errorbench -o …, or import agentdebug)."),
     detector: str = typer.Option(..., "--detector", help="agentdebug | direct | brute-force | binary-search | oracle | random."),
     model: Optional[str] = typer.Option(None, help="The detector's model: local or openai:<model>."),
-    base_url: Optional[str] = typer.Option(None, help="Endpoint for openai:<model>."),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key."),
-    cache: bool = typer.Option(True, help="Record/replay model calls."),
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    cache: Cache = True,
     max_tokens: int = typer.Option(400, help="Max tokens per detector reply."),
     seed: int = typer.Option(0, help="Seed of the random detector."),
     limit: Optional[int] = typer.Option(None, help="Score only the first N labelled trajectories."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write every pick and its score (JSONL)."),
     as_json: bool = typer.Option(False, "--json", help="Print the scores as JSON."),
-    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
+    quiet: Quiet = False,
 ) -> None:
     """Score a critical-error detector against formal labels: Step, Step+Module, All-correct (95% CIs),
     within [E, PNR] and the distance in steps from E."""
@@ -115,24 +95,24 @@ def debug(
     max_rounds: int = typer.Option(5, "--max-rounds", help="Re-rollouts per failed case at most."),
     agent: Optional[str] = typer.Option(None, help="The agent that continues (default: the run's)."),
     model: Optional[str] = typer.Option(None, help="Model of the agent and of a model detector."),
-    base_url: Optional[str] = typer.Option(None, help="Endpoint for openai:<model>."),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key."),
-    cache: bool = typer.Option(True, help="Record/replay model calls."),
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    cache: Cache = True,
     seed: int = typer.Option(0, help="Seed of the agent, the model and the random detector."),
     limit: Optional[int] = typer.Option(None, help="Debug only the first N failed cases."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the step timelines and rounds as HTML."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
-    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
+    quiet: Quiet = False,
 ) -> None:
     """Repair failed runs: re-roll out from the detected critical step with feedback naming the error
     type and what to do instead, refined after each failed attempt (AgentDebug Alg. 1, stage 3)."""
     from ..agents import make_agent
-    from ..analysis.stats import mcnemar_exact, wilson_interval
+    from ..analysis.stats import mcnemar_exact
     from ..atomic import write_lines_atomic
     from ..debug.bench import bench_record
     from ..debug.detectors import MODEL_DETECTORS, run_detector
     from ..debug.labels import label_trace
-    from ..debug.repair import REPAIR_DETECTORS, repair_case
+    from ..debug.repair import REPAIR_DETECTORS, repair_case, rounds_summary
     from ..debug.run_labels import LabelCounts, failed_results, no_labels_message
     from ..option_checks import check
 
@@ -183,12 +163,7 @@ def debug(
         write_text_atomic(html, render(str(run_dir), detector, [{"labels": lab, "repair": r.to_json()}
                                                                  for lab, r in zip(all_labels, results)]))
     n = len(results)
-    rounds = []
-    for k in range(1, max_rounds + 1):
-        fixed = sum(1 for r in results if r.fixed_at is not None and r.fixed_at <= k)
-        lo, hi = wilson_interval(fixed, n)
-        rounds.append({"round": k, "fixed": fixed, "rate": round(fixed / n, 4), "ci95": [round(lo, 4), round(hi, 4)],
-                       "tokens": sum(x["tokens"] for r in results for x in r.rounds if x["round"] <= k)})
+    rounds = rounds_summary(results, max_rounds)
     fixed = rounds[-1]["fixed"]
     summary = {"detector": detector, "agent": spec, "model": model, "failed": n, "passed_before": counts.passed,
                "rounds": rounds, "fixed": fixed,

@@ -13,6 +13,7 @@ import typer
 from rich.progress import TextColumn
 from rich.table import Table
 
+from .options import ApiKeyEnv, BaseUrl, CachePath, Ctx, ModelPath, Quiet, Threads
 from .common import _progress, err_console, labelled, out_console
 from ..errors import PlanprobeError
 
@@ -82,8 +83,8 @@ def judge_cmd(
     style: str = typer.Option("planprobe", help="planprobe: planprobe's rubric, several samples, median grade; "
                                                 "apb: APB's judge prompt, one reply at temperature 0, APB's scores."),
     judge_model: str = typer.Option("local", help="local (the embedded model) or openai:<model>."),
-    base_url: Optional[str] = typer.Option(None, help="Endpoint for openai:<model>."),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key."),
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     samples: int = typer.Option(3, help="Judge samples per trace; the verdict is their median grade."),
     threshold: float = typer.Option(1.0, help="Pass when the median grade reaches this (1.0 = no error at all, "
                                               "APB's is_correct)."),
@@ -102,10 +103,10 @@ def judge_cmd(
     limit: Optional[int] = typer.Option(None, help="Judge only the first N selected traces."),
     concurrency: int = typer.Option(1, help="Traces judged at the same time (the local model serves one)."),
     cache: bool = typer.Option(True, help="Record/replay judge calls (a re-run costs nothing)."),
-    cache_path: Optional[Path] = typer.Option(None, help="Cache file (default ~/.cache/planprobe/model-calls.sqlite)."),
-    model_path: Optional[Path] = typer.Option(None, help="local: a GGUF file instead of the embedded SmolLM2-135M."),
-    threads: Optional[int] = typer.Option(None, help="local: CPU threads (default: all cores)."),
-    ctx: int = typer.Option(4096, help="local: context size in tokens."),
+    cache_path: CachePath = None,
+    model_path: ModelPath = None,
+    threads: Threads = None,
+    ctx: Ctx = 4096,
     seed: int = typer.Option(0, help="Seed of the first judge sample (sample i uses seed + i)."),
     out: Optional[Path] = typer.Option(None, "--out", help="apb: the APB judgement file (default "
                                                             "RUN_DIR/apb_judgements.jsonl, or PRED.judgements.jsonl)."),
@@ -116,7 +117,7 @@ def judge_cmd(
     skip_invalid: bool = typer.Option(False, help="apb: leave out bad rows of a prediction file (each named)."),
     apb_code: Optional[Path] = typer.Option(None, "--apb-code", help="apb: " + APB_CODE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
-    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
+    quiet: Quiet = False,
 ) -> None:
     """Judge the traces of cases without a formal oracle with an LLM judge (APB's E1-E6 rubric);
     verdicts go to RUN_DIR/judge.jsonl as each trace is judged (resumable). --style apb judges

@@ -119,3 +119,18 @@ def _steps(run_dir: Path, case_id: str, trial: int) -> int:
         return step_count(store.trace(case_id, trial))
     finally:
         store.close()
+
+
+def rounds_summary(results: list[CaseRepair], max_rounds: int) -> list[dict[str, Any]]:
+    """Per round k: the cases fixed by round k (rate with its 95% Wilson interval) and the
+    tokens spent up to it (a figure the ``debug`` command prints and stores)."""
+    from ..analysis.stats import wilson_interval
+
+    n = len(results)
+    rounds: list[dict[str, Any]] = []
+    for k in range(1, max_rounds + 1):
+        fixed = sum(1 for r in results if r.fixed_at is not None and r.fixed_at <= k)
+        lo, hi = wilson_interval(fixed, n)
+        rounds.append({"round": k, "fixed": fixed, "rate": round(fixed / n, 4), "ci95": [round(lo, 4), round(hi, 4)],
+                       "tokens": sum(x["tokens"] for r in results for x in r.rounds if x["round"] <= k)})
+    return rounds

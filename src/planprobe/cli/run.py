@@ -8,6 +8,7 @@ the summary; the rules live in the library.
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -95,11 +96,13 @@ def run_suite_cli(suite: Path, agent_name: str | None, out: Path, concurrency: i
                        infra_attempts=infra_attempts)
     tally: dict[str, Any] = {"passed": 0, "judged": 0, "tokens": 0, "cost": None}
 
-    with _progress(quiet, TextColumn("pass {task.fields[rate]}"), TextColumn("{task.fields[usage]}")) as progress:
+    progress = _progress(quiet, TextColumn("pass {task.fields[rate]}"), TextColumn("{task.fields[usage]}"))
+    with ExitStack() as shown:  # the bar starts once the run is open: a refused directory prints one line only
         tasks: list[Any] = []
 
         def on_open(store: Any, total: int, done_before: int) -> None:
             record_model_path(store, model_spec, model_options)
+            shown.enter_context(progress)
             tasks.append(progress.add_task("running", total=total, completed=done_before, rate="-", usage=""))
 
         def on_result(trace: Trace, verdict: Verdict) -> None:

@@ -18,7 +18,8 @@ import pytest
 from import_graph import SRC, find_cycle, graph, imports_of, modules
 
 FOUNDATION = {"version", "errors", "schema", "tool_args", "atomic", "plugins", "option_checks", "environment"}
-LIBRARY = {"agents", "models", "suites", "runner", "analysis", "judge", "debug"}
+TOOLKITS = {"models", "pddl"}  # model backends; the PDDL toolkit (parser, planners, validator)
+LIBRARY = TOOLKITS | {"agents", "suites", "runner", "analysis", "judge", "debug"}
 TOP = {"cli", "api", "demo", "report"}
 
 
@@ -75,8 +76,9 @@ def test_the_foundation_imports_only_the_foundation(every_import):
     assert not _violations(every_import, FOUNDATION, FOUNDATION)
 
 
-def test_model_backends_import_only_the_foundation(every_import):
-    assert not _violations(every_import, {"models"}, FOUNDATION | {"models"})
+def test_the_toolkits_import_only_the_foundation_and_themselves(every_import):
+    for toolkit in TOOLKITS:
+        assert not _violations(every_import, {toolkit}, FOUNDATION | {toolkit}), toolkit
 
 
 def test_the_library_never_imports_the_top_layer(every_import):

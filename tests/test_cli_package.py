@@ -89,3 +89,15 @@ def test_commands_other_than_generate_load_no_family():
     r = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-500:]
     assert r.stdout.strip() == "[]"
+
+
+def test_generate_name_loads_only_the_families_before_it():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom typer.testing import CliRunner\nfrom planprobe.cli.root import app\n"
+            "r = CliRunner().invoke(app, ['generate', 'constraints', '--help'])\nassert r.exit_code == 0, r.output\n"
+            "print(sorted(k for k in sys.modules if k.startswith('planprobe.suites.') and k.endswith('.family')))")
+    r = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-500:]
+    assert r.stdout.strip() == "['planprobe.suites.constraints.family']"

@@ -11,6 +11,7 @@ is used (help or a subcommand), so commands other than ``generate`` load no fami
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -83,9 +84,11 @@ def _command(name: str):
     return generate_family
 
 
-def register_family_commands(generate_app: typer.Typer) -> None:
-    """Every family's generate command, in the registry's order (built-ins first). A plug-in
-    that fails to load still gets the generic command, which names the failure when run."""
+def add_family_commands(generate_app: typer.Typer) -> Iterator[None]:
+    """Add every family's generate command to ``generate_app`` in the registry's order
+    (built-ins first), one family per step, so a caller looking for one command loads only
+    the families before it. A plug-in that fails to load still gets the generic command,
+    which names the failure when run."""
     from ..plugins import _import
     from ..suites.base import GeneratesSuites, HasGenerateCommand, has_capability
     from ..suites.registry import family_names, get_family, is_builtin
@@ -108,29 +111,35 @@ def register_family_commands(generate_app: typer.Typer) -> None:
         elif (family is None or not is_builtin(name) or has_capability(family, GeneratesSuites)) and name not in taken:
             generate_app.command(name)(_command(name))
             taken.add(name)
+        yield
 
 
 class FamilyCommands(TyperGroup):
-    """The ``generate`` group, filled from the family registry when first listed or used."""
+    """The ``generate`` group, filled from the family registry as it is used: listing it
+    (help) loads every family; running ``generate NAME`` loads the families up to NAME's."""
 
-    _filled = False
+    _steps: Iterator[None] | None = None
+    _families: typer.Typer
 
-    def _fill(self) -> None:
-        if self._filled:
-            return
-        self._filled = True
-        families = typer.Typer()
-        register_family_commands(families)
-        group: Any = typer.main.get_group(families)
-        for name, command in group.commands.items():
-            self.add_command(command, name)
+    def _fill(self, until: str | None = None) -> None:
+        if self._steps is None:
+            self._families = typer.Typer()
+            self._steps = add_family_commands(self._families)
+        for _ in self._steps:
+            group: Any = typer.main.get_group(self._families)
+            for name, command in group.commands.items():
+                if name not in self.commands:
+                    self.add_command(command, name)
+            if until is not None and until in self.commands:
+                return
 
     def list_commands(self, ctx: Any) -> list[str]:
         self._fill()
         return list(super().list_commands(ctx))
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        self._fill()
+        if cmd_name not in self.commands:
+            self._fill(until=cmd_name)
         return super().get_command(ctx, cmd_name)
 
 

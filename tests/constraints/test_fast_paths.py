@@ -1,0 +1,56 @@
+"""The shortcuts the generator takes for speed (issue #10's throughput target) are exact.
+
+Each fast path replaces a recomputation with something claimed equal to it; these tests
+check the claim on many random draws, so a change to the grammar that breaks it fails here
+rather than silently changing what cases mean. No timing here (docs/BENCHMARKS.md).
+"""
+
+import random
+
+from planprobe.suites.constraints import mentions
+from planprobe.suites.constraints.grammar import derive_part
+from planprobe.suites.constraints.synthesis import SynthesisOptions, part_atoms_generator, part_generator
+
+
+def _parts(extended: bool, n: int, seed: int, count: int):
+    draw = part_atoms_generator(random.Random(seed), n, extended, SynthesisOptions(p_relative=0.5, p_multi=0.4))
+    return [draw() for _ in range(count)]
+
+
+def test_atoms_drawn_with_a_part_are_exactly_derive_part():
+    for extended in (False, True):
+        for n in (2, 3, 5, 9):
+            for part, atoms in _parts(extended, n, n * 7 + extended, 1500):
+                assert atoms == derive_part(part)
+
+
+def test_part_generator_draws_the_same_parts_as_the_fused_one():
+    for extended in (False, True):
+        plain = part_generator(random.Random(4), 6, extended, SynthesisOptions())
+        fused = part_atoms_generator(random.Random(4), 6, extended, SynthesisOptions())
+        assert [plain() for _ in range(500)] == [fused()[0] for _ in range(500)]
+
+
+def test_a_mirrored_part_states_exactly_the_same_atoms():
+    """mentions._variant swaps in the mirror without deriving both sides to compare."""
+    mirrored = 0
+    for extended in (False, True):
+        for n in (2, 4, 6):
+            for part, atoms in _parts(extended, n, 100 + n, 1500):
+                mirror = mentions._mirror(part)
+                if mirror is not None:
+                    mirrored += 1
+                    assert set(derive_part(mirror)) == set(atoms)
+    assert mirrored > 1000
+
+
+def test_the_atom_check_can_fail():
+    """A wrong atom list is noticed (the comparison is not vacuous)."""
+    part, atoms = _parts(False, 4, 1, 1)[0]
+    assert atoms[::-1] + [("order", 0, 0)] != derive_part(part)
+
+
+def test_the_chance_of_a_random_order_is_cached_by_value():
+    before = ((0, 1), (1, 2))
+    assert mentions._random_order_valid(3, before) == 1 / 6
+    assert mentions._random_order_valid(4, ()) == 1.0

@@ -54,3 +54,36 @@ def test_the_chance_of_a_random_order_is_cached_by_value():
     before = ((0, 1), (1, 2))
     assert mentions._random_order_valid(3, before) == 1 / 6
     assert mentions._random_order_valid(4, ()) == 1.0
+
+
+def _two_pass_tokens(text):
+    """The reader's tokeniser as first written: tokens, and None if anything is left over."""
+    import re
+
+    token = re.compile(r"\d{1,2}:\d{2}|[a-z]+|[,;]")
+    low = text.lower()
+    if re.search(r"\S", token.sub(" ", low)):
+        return None
+    return tuple(token.findall(low))
+
+
+def test_one_pass_tokeniser_equals_the_two_pass_one_on_clean_and_damaged_text():
+    from planprobe.suites.constraints import reader
+    from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_case
+
+    rng = random.Random(8)
+    junk = "0123456789:.'-é!?()\"\t ,;ABCxyz"
+    texts = ["", "12:00", "123:00", "1:00", "12:0", "a", "9", ":", "by 07:00, a; b", "É"]
+    for i in range(60):
+        case = generate_case(i, ConstraintSuiteOptions(extended=i % 2 == 1, actions=(2, 7)))
+        for sentence in reader.split_sentences(reader.requirement_of(case.task)):
+            text = sentence.rstrip(".")
+            texts.append(text)
+            k = rng.randrange(len(text) + 1)
+            texts.append(text[:k] + rng.choice(junk) + text[k + rng.randrange(2):])
+    unreadable = 0
+    for text in texts:
+        want = _two_pass_tokens(text)
+        unreadable += want is None
+        assert reader._tokens(text) == want, text
+    assert 50 < unreadable < len(texts) - 50  # both outcomes are exercised

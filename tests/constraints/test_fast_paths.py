@@ -87,3 +87,44 @@ def test_one_pass_tokeniser_equals_the_two_pass_one_on_clean_and_damaged_text():
         unreadable += want is None
         assert reader._tokens(text) == want, text
     assert 50 < unreadable < len(texts) - 50  # both outcomes are exercised
+
+
+def _union_find_connectivity(n, atoms):
+    """connectivity as first written (union-find), the reference for the bitmask sweep."""
+    parent = list(range(n + 1))
+
+    def find(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    mentioned = [False] * n
+    for kind, a, x in atoms:
+        mentioned[a] = True
+        if kind == "order":
+            mentioned[x] = True
+        ra, rb = find(a), find(x if kind == "order" else n)
+        if ra != rb:
+            parent[ra] = rb
+    root = find(0)
+    return all(find(a) == root for a in range(n)), mentioned.count(False)
+
+
+def test_connectivity_equals_union_find_on_random_atom_sets():
+    from planprobe.suites.constraints.synthesis import connectivity
+
+    rng = random.Random(2)
+    outcomes = set()
+    for _ in range(4000):
+        n = rng.randint(1, 12)
+        atoms = []
+        for _ in range(rng.randint(0, n + 2)):
+            a = rng.randrange(n)
+            if n > 1 and rng.random() < 0.7:
+                atoms.append(("order", a, rng.choice([b for b in range(n) if b != a])))
+            else:
+                atoms.append((rng.choice(["start_ge", "end_le"]), a, rng.randint(1, 23)))
+        got = connectivity(n, atoms)
+        assert got == _union_find_connectivity(n, atoms), (n, atoms)
+        outcomes.add(got[0])
+    assert outcomes == {True, False}

@@ -266,26 +266,33 @@ def synthesize(
 
 def connectivity(n: int, atoms) -> tuple[bool, int]:
     """(whether all n actions are linked through order atoms and time windows — a window
-    links its action to the clock —, how many actions no atom mentions)."""
-    parent = list(range(n + 1))  # node n is the clock
+    links its action to the clock —, how many actions no atom mentions).
 
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    mentioned = [False] * n
+    Nodes are bits (node n is the clock): each node's neighbours as a bitmask, then one
+    breadth-first sweep from action 0. Called twice per case, so no per-edge function calls."""
+    clock = 1 << n
+    adj = [0] * (n + 1)
+    mentioned = 0
     for kind, a, x in atoms:
-        mentioned[a] = True
-        other = x if kind == "order" else n
         if kind == "order":
-            mentioned[x] = True
-        ra, rb = find(a), find(other)
-        if ra != rb:
-            parent[ra] = rb
-    root = find(0)
-    return all(find(a) == root for a in range(n)), mentioned.count(False)
+            bit_b, b = 1 << x, x
+        else:
+            bit_b, b = clock, n
+        bit_a = 1 << a
+        mentioned |= bit_a | (bit_b & ~clock)
+        adj[a] |= bit_b
+        adj[b] |= bit_a
+    seen = frontier = 1
+    while frontier:
+        reach = 0
+        while frontier:
+            low = frontier & -frontier
+            reach |= adj[low.bit_length() - 1]
+            frontier ^= low
+        frontier = reach & ~seen
+        seen |= reach
+    everyone = clock - 1
+    return seen & everyone == everyone, n - mentioned.bit_count()
 
 
 def _witness_holds(start: list[int], durations: list[int], part_atoms: list[list[tuple]]) -> bool:

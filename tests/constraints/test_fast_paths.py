@@ -9,7 +9,11 @@ import random
 
 from planprobe.suites.constraints import mentions
 from planprobe.suites.constraints.grammar import derive_part
-from planprobe.suites.constraints.synthesis import SynthesisOptions, part_atoms_generator, part_generator
+from planprobe.suites.constraints.synthesis import (
+    SynthesisOptions,
+    part_atoms_generator,
+    part_generator,
+)
 
 
 def _parts(extended: bool, n: int, seed: int, count: int):
@@ -69,7 +73,10 @@ def _two_pass_tokens(text):
 
 def test_one_pass_tokeniser_equals_the_two_pass_one_on_clean_and_damaged_text():
     from planprobe.suites.constraints import reader
-    from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_case
+    from planprobe.suites.constraints.generator import (
+        ConstraintSuiteOptions,
+        generate_case,
+    )
 
     rng = random.Random(8)
     junk = "0123456789:.'-é!?()\"\t ,;ABCxyz"
@@ -128,3 +135,40 @@ def test_connectivity_equals_union_find_on_random_atom_sets():
         assert got == _union_find_connectivity(n, atoms), (n, atoms)
         outcomes.add(got[0])
     assert outcomes == {True, False}
+
+
+def test_suite_lines_are_byte_for_byte_the_models_json():
+    """case_lines writes JSON without building pydantic models; it must equal the models' own JSON."""
+    from planprobe.suites.constraints.generator import (
+        ConstraintSuiteOptions,
+        case_lines,
+        generate_case,
+    )
+    from planprobe.suites.constraints.synthesis import SynthesisOptions
+
+    variants = [
+        ConstraintSuiteOptions(seed=1),
+        ConstraintSuiteOptions(seed=2, extended=True, actions=(2, 9)),
+        ConstraintSuiteOptions(seed=3, style="paper"),
+        ConstraintSuiteOptions(seed=4, style="paper", extended=True, max_duration=5),
+        ConstraintSuiteOptions(seed=5, topic="Barber", allow_unconstrained=True,
+                               synthesis=SynthesisOptions(max_sentences=3)),
+        ConstraintSuiteOptions(seed=6, extended=True, check_text=False, actions=(10, 12)),
+    ]
+    for opts in variants:
+        lines = case_lines(opts, 0, 40)
+        assert lines == [generate_case(i, opts).model_dump_json() for i in range(40)]
+
+
+def test_suite_line_check_can_fail():
+    """A line differing from the model's JSON in one byte is noticed (floats written as ints)."""
+    from planprobe.suites.constraints.generator import (
+        ConstraintSuiteOptions,
+        case_lines,
+        generate_case,
+    )
+
+    opts = ConstraintSuiteOptions(seed=1)
+    line = case_lines(opts, 0, 1)[0]
+    assert line.replace('"actions":', '"actions": ', 1) != generate_case(0, opts).model_dump_json()
+    assert '"words":' in line and '.0,' in line

@@ -23,7 +23,7 @@ from typing import Callable, Optional
 
 from . import vocabulary as V
 from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time
-from .solver import HORIZON, atoms_add, closure_add, predecessors, schedule
+from .solver import HORIZON, atoms_add, closure_add_orders, predecessors, schedule
 
 _N_VP_NONE = len(V.VP_NONE)
 _N_VP_SUB = len(V.VP_NONE_SUBORDINATE)
@@ -213,9 +213,10 @@ def synthesize(
     stated: dict[tuple, int] = {}  # atom -> sub-sentences stating it so far
     stated_get = stated.get
     limit = MAX_STATEMENTS
+    checks = 0
     for _ in range(opts.sentences_for(n)):
         for _ in range(opts.max_iterations):
-            out.sat_checks += 1
+            checks += 1
             parts, part_atoms = [], []
             trial = after[:]
             added: dict[tuple, int] = {}  # statements this candidate adds
@@ -235,7 +236,7 @@ def synthesize(
                 if extended:
                     ok = atoms_add(trial, trial_release, trial_deadline, durations, atoms)
                 else:
-                    ok = closure_add(trial, [(a[1], a[2]) for a in atoms])
+                    ok = closure_add_orders(trial, atoms)
                 if not ok:
                     break
                 parts.append(part)
@@ -259,6 +260,7 @@ def synthesize(
             break
         else:
             break  # K candidates in a row failed: stop the paragraph (Alg. 1, l.12-17)
+    out.sat_checks = checks
     out.statements = stated
     out.connected, out.unconstrained = connectivity(n, stated)
     return out

@@ -56,14 +56,14 @@ def test_the_generator_rejects_texts_that_read_otherwise(monkeypatch):
     import planprobe.suites.constraints.generator as G
 
     calls = []
-    real = G.text_reads_as_spec
+    real = G.reads_as_spec  # what generate_case checks each draft with (text_reads_as_spec on a case)
 
-    def spy(case):
-        ok = real(case)
+    def spy(task, spec):
+        ok = real(task, spec)
         calls.append(ok)
         return ok
 
-    monkeypatch.setattr(G, "text_reads_as_spec", spy)
+    monkeypatch.setattr(G, "reads_as_spec", spy)
     opts = ConstraintSuiteOptions(n=20, seed=1)
     list(G.generate_cases(opts))
     assert len(calls) >= 20 and all(calls)

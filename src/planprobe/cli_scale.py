@@ -1,0 +1,46 @@
+"""The CLI's side of scaling out (--workers, --backend, --address, --rpm, --tpm): option
+checks and the call into planprobe.scale; the work itself is in the library."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import PlanprobeError
+
+WORKERS_HELP = "Worker processes (or Ray tasks) to shard the cases across; --concurrency is split among them."
+BACKEND_HELP = "Where workers run: 'processes' (this machine) or 'ray' (a Ray cluster; needs the ray extra)."
+ADDRESS_HELP = "ray: HOST:PORT of a running Ray head (default: start a local cluster without the dashboard)."
+RPM_HELP = "Requests per minute per endpoint, shared by every worker (a server's Retry-After pauses them all)."
+TPM_HELP = "Tokens per minute per endpoint, shared by every worker."
+
+
+def scale_options(workers: int, backend: str, address: str | None, rpm: float | None, tpm: float | None) -> Any:
+    """ScaleOptions for the command line, checked; None when the run stays in this process."""
+    from .models.ratelimit import RateLimits
+    from .scale import ScaleOptions
+
+    options = ScaleOptions(workers=workers, backend=backend, address=address, rate=RateLimits(rpm, tpm))
+    options.check()
+    if workers == 1 and backend == "processes":
+        return None if not options.rate else options
+    return options
+
+
+def scaled(options: Any) -> bool:
+    """Whether the run goes through the coordinator (workers or Ray) rather than in process."""
+    return options is not None and (options.workers > 1 or options.backend == "ray")
+
+
+def install_local_limits(options: Any) -> None:
+    """Rate limits for a run that stays in this process."""
+    if options is not None and options.rate:
+        from .models.ratelimit import LocalLimiter, install
+
+        install(LocalLimiter(options.rate))
+
+
+def check_agent_for_workers(agent_name: str) -> None:
+    """A ``python:`` agent must be importable by module name in each worker, which it is
+    (the adapter imports it); a live Agent object cannot be sent, so only names are."""
+    if not agent_name:
+        raise PlanprobeError("--workers needs an agent name")

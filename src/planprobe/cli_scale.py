@@ -21,6 +21,12 @@ def scale_options(workers: int, backend: str, address: str | None, rpm: float | 
 
     options = ScaleOptions(workers=workers, backend=backend, address=address, rate=RateLimits(rpm, tpm))
     options.check()
+    if backend == "ray":  # before the suite is read or the run directory made
+        from .scale.ray_backend import _import_ray, check_address
+
+        _import_ray()
+        if address:
+            check_address(address)
     if workers == 1 and backend == "processes":
         return None if not options.rate else options
     return options

@@ -169,7 +169,7 @@ def run_on_ray(shards: list[Shard], recipe: WorkerRecipe, config: RunConfig, run
     if local:
         src = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH", "")) if p)
-    init: dict[str, Any] = {"runtime_env": {"env_vars": env}, "logging_level": logging.WARNING,
+    init: dict[str, Any] = {"runtime_env": {"env_vars": env}, "logging_level": logging.ERROR,
                             "log_to_driver": False, "configure_logging": True}
     if options.address:
         init["address"] = options.address

@@ -25,7 +25,7 @@ from .option_checks import check, check_limits, check_sampling
 from .cli_common import _progress, app, err_console, generate_app, labelled, out_console, parse_range  # noqa: F401
 from .cli_pddl import pddl_app  # noqa: E402
 from .cli_scale import (ADDRESS_HELP, BACKEND_HELP, RPM_HELP, TPM_HELP, WORKERS_HELP,  # noqa: E402
-                        install_local_limits, scale_options, scaled)
+                        install_local_limits, scale_options, scaled, scaled_runner)
 app.add_typer(pddl_app, name="pddl")
 
 
@@ -673,6 +673,9 @@ def sweep(
     seed: int = typer.Option(0, help="Seed for the suites (n uses seed*1000+n), agent and model."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress output."),
+    workers: int = typer.Option(1, help=WORKERS_HELP, rich_help_panel="Scaling out"),
+    backend: str = typer.Option("processes", help=BACKEND_HELP, rich_help_panel="Scaling out"),
+    address: Optional[str] = typer.Option(None, help=ADDRESS_HELP, rich_help_panel="Scaling out"),
 ) -> None:
     """Capability sweep (PDoctor §6.2): raise the number of actions until success falls below the
     threshold. The planning limit is the first n below it (both it and the last n at or above are
@@ -697,6 +700,7 @@ def sweep(
     params = ChatParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
     options = ModelOptions(base_url=base_url, api_key_env=api_key_env, tool_result_role=tool_results_as, cache=cache,
                            model_path=model_path)
+    scale = scale_options(workers, backend, address, None, None)
     agent_name, agent_obj, model_obj = prepare_agent(agent, model, options, params, seed)
     concurrency = effective_concurrency(model, concurrency)
     config = RunConfig(agent=agent_name, model=model_obj.name if model_obj else None, concurrency=concurrency,
@@ -715,7 +719,8 @@ def sweep(
         result = run_sweep(out, agent_obj, config, extended=extended, k=k, cap=cap, threshold=threshold, start=start,
                            synthesis=synthesis, style=style, allow_unconstrained=allow_unconstrained,
                            stop=stop, seed=seed, on_point=on_point,
-                           on_store=lambda store: record_model_path(store, model, options))
+                           on_store=lambda store: record_model_path(store, model, options),
+                           runner=scaled_runner(scale, agent_name, model, options, params, config))
     finally:
         if model_obj is not None:
             asyncio.run(model_obj.aclose())

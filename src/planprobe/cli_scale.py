@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import PlanprobeError
-
 WORKERS_HELP = "Worker processes (or Ray tasks) to shard the cases across; --concurrency is split among them."
 BACKEND_HELP = "Where workers run: 'processes' (this machine) or 'ray' (a Ray cluster; needs the ray extra)."
 ADDRESS_HELP = "ray: HOST:PORT of a running Ray head (default: start a local cluster without the dashboard)."
@@ -45,8 +43,13 @@ def install_local_limits(options: Any) -> None:
         install(LocalLimiter(options.rate))
 
 
-def check_agent_for_workers(agent_name: str) -> None:
-    """A ``python:`` agent must be importable by module name in each worker, which it is
-    (the adapter imports it); a live Agent object cannot be sent, so only names are."""
-    if not agent_name:
-        raise PlanprobeError("--workers needs an agent name")
+def scaled_runner(options: Any, agent_name: str, model_spec: str | None, model_options: Any, params: Any,
+                  config: Any) -> Any:
+    """``runner(store, on_result)`` for library loops that run one store after another (the
+    sweep): the store's pending cases on the workers; None when the run stays in this process."""
+    if not scaled(options):
+        return None
+    from .scale import WorkerRecipe, run_scaled
+
+    recipe = WorkerRecipe(agent_name, model_spec, model_options if model_spec else None, params)
+    return lambda store, on_result: run_scaled(store, recipe, config, options, on_result)

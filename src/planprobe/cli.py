@@ -25,7 +25,7 @@ from .option_checks import check, check_limits, check_sampling
 from .cli_common import _progress, app, err_console, generate_app, labelled, out_console, parse_range  # noqa: F401
 from .cli_pddl import pddl_app  # noqa: E402
 from .cli_scale import (ADDRESS_HELP, BACKEND_HELP, RPM_HELP, TPM_HELP, WORKERS_HELP,  # noqa: E402
-                        install_local_limits, scale_options, scaled, scaled_runner)
+                        dissect_recipe, install_local_limits, scale_options, scaled, scaled_runner)
 app.add_typer(pddl_app, name="pddl")
 
 
@@ -767,6 +767,8 @@ def dissect(
     seed: int = typer.Option(0, help="Seed for the sample, the mutations, the agent and the model."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress output."),
+    workers: int = typer.Option(1, help="Processes to dissect cases on, each with its own agent (rows are "
+                                        "the same for any number).", rich_help_panel="Scaling out"),
 ) -> None:
     """Error dissection (PDoctor Alg. 2, §6.2): root causes — Probability, Terminal, Topic, Structure
     or Constraint — of a random sample of failures within the planning limit, each next to its
@@ -831,7 +833,8 @@ def dissect(
 
     try:
         report = dissect_run(path, agent_obj, config, k=k, sample=sample, seed=seed, baseline=baseline,
-                             max_actions=max_actions, on_case=on_case, on_plan=on_plan)
+                             max_actions=max_actions, on_case=on_case, on_plan=on_plan, workers=workers,
+                             recipe=dissect_recipe(workers, agent_name, choice.model, options, params))
     except DissectInfraError as exc:
         labelled("error:", str(exc), style="red")
         raise typer.Exit(EXIT_INFRA)

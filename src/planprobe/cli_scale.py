@@ -53,3 +53,15 @@ def scaled_runner(options: Any, agent_name: str, model_spec: str | None, model_o
 
     recipe = WorkerRecipe(agent_name, model_spec, model_options if model_spec else None, params)
     return lambda store, on_result: run_scaled(store, recipe, config, options, on_result)
+
+
+def dissect_recipe(workers: int, agent_name: str, model_spec: str | None, model_options: Any, params: Any) -> Any:
+    """The agent recipe for commands that run episodes on worker processes (dissect)."""
+    from .option_checks import check
+
+    check("--workers", workers, at_least=1)
+    if workers == 1:
+        return None
+    from .scale import WorkerRecipe
+
+    return WorkerRecipe(agent_name, model_spec, model_options if model_spec else None, params)

@@ -21,7 +21,7 @@ _oracle = make_agent("oracle")
 async def oracle_logged(case, env):
     log = os.environ.get("PLANPROBE_TEST_CALL_LOG")
     if log:
-        with open(log, "a") as f:
+        with Path(log).open("a") as f:  # noqa: ASYNC230 — one short line, in a test agent
             f.write(f"{case.id} {os.getpid()}\n")
     await asyncio.sleep(float(os.environ.get("PLANPROBE_TEST_DELAY", "0")))
     return await _oracle(case, env)

@@ -10,13 +10,17 @@ import subprocess
 import sys
 
 import pytest
-
 from http_faults import Reply, ScriptedServer, chat_reply
 
 from planprobe.errors import InfrastructureError
 from planprobe.models import ModelOptions, RetryPolicy, make_model
 from planprobe.models.base import ChatParams
-from planprobe.models.ratelimit import Bucket, FileLimiter, LocalLimiter, RateLimits, install
+from planprobe.models.ratelimit import (
+    FileLimiter,
+    LocalLimiter,
+    RateLimits,
+    install,
+)
 from planprobe.schema import Message
 
 
@@ -74,12 +78,12 @@ def test_the_file_limiter_is_shared_by_processes(tmp_path):
     mine = FileLimiter(path, RateLimits(rpm=60))  # one request a second, burst 1
     code = ("import sys; from pathlib import Path; from planprobe.models.ratelimit import FileLimiter, RateLimits\n"
             "print(FileLimiter(Path(sys.argv[1]), RateLimits(rpm=60))._reserve('http://e/v1'))")
-    other = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
+    other = subprocess.run([sys.executable, "-c", code, str(path)], check=False, capture_output=True, text=True, timeout=120)
     assert other.returncode == 0, other.stderr
     assert float(other.stdout) == 0.0
     assert mine._reserve("http://e/v1") > 0  # the other process took this second's request
     mine.pause("http://e/v1", 30)
-    again = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
+    again = subprocess.run([sys.executable, "-c", code, str(path)], check=False, capture_output=True, text=True, timeout=120)
     assert float(again.stdout) > 25  # the pause reached the other process
 
 

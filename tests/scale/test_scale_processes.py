@@ -7,7 +7,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from helpers import cases, planprobe_cmd, subprocess_env
 
 from planprobe.runner.store import RunStore
@@ -25,7 +24,7 @@ def suite(tmp_path_factory):
 
 def run(suite_path, out, *extra, **env):
     return subprocess.run([*planprobe_cmd(), "run", str(suite_path), "--out", str(out), "-q", *extra],
-                          capture_output=True, text=True, env=subprocess_env(**env), timeout=600)
+                          check=False, capture_output=True, text=True, env=subprocess_env(**env), timeout=600)
 
 
 def stored(out) -> list[tuple[str, int, bool, str | None]]:

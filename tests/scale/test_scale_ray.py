@@ -8,6 +8,7 @@ timeouts are generous and no figure is timed."""
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -18,10 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import secrets
-
 import pytest
-
 from helpers import cases, planprobe_cmd, subprocess_env
 
 from planprobe.runner.store import RunStore
@@ -71,7 +69,7 @@ def cluster():
         probe = ("import ray,time,sys\nray.init(address=sys.argv[1], logging_level='ERROR')\n"
                  "t=time.time()\nwhile ray.cluster_resources().get('CPU',0)<2 and time.time()-t<240: time.sleep(1)\n"
                  "print(ray.cluster_resources().get('CPU',0))")
-        out = subprocess.run([sys.executable, "-c", probe, address], capture_output=True, text=True, env=env,
+        out = subprocess.run([sys.executable, "-c", probe, address], check=False, capture_output=True, text=True, env=env,
                              timeout=400)
         assert out.stdout.strip().endswith("2.0"), out.stderr[-2000:]
         yield address
@@ -115,7 +113,7 @@ def suite(tmp_path_factory):
 
 def run(suite_path, out, *extra, **env):
     return subprocess.run([*planprobe_cmd(), "run", str(suite_path), "--out", str(out), "-q", *extra],
-                          capture_output=True, text=True, env=subprocess_env(**AUTH, **env), timeout=900)
+                          check=False, capture_output=True, text=True, env=subprocess_env(**AUTH, **env), timeout=900)
 
 
 def stored(out):

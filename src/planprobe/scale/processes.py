@@ -47,7 +47,7 @@ def _worker_main(wid: int, recipe: WorkerRecipe, config: RunConfig, root: str, t
                 results.put(("start", wid, shard.key))
                 key: str = shard.key
 
-                def emit(t: str, v: str) -> None:
+                def emit(t: str, v: str, key: str = key) -> None:
                     results.put(("result", wid, key, t, v))
 
                 try:
@@ -55,7 +55,7 @@ def _worker_main(wid: int, recipe: WorkerRecipe, config: RunConfig, root: str, t
                 except PlanprobeError as exc:
                     results.put(("fail", wid, shard.key, type(exc).__name__, str(exc)))
                     return
-                except Exception as exc:  # a bug: reported by the coordinator as one line, not lost
+                except Exception as exc:  # noqa: BLE001 — a bug: reported by the coordinator as one line, not lost
                     results.put(("fail", wid, shard.key, "Exception", f"{type(exc).__name__}: {exc}"))
                     return
                 results.put(("done", wid, shard.key))

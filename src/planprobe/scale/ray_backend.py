@@ -90,7 +90,7 @@ def run_shard_here(shard: Shard, recipe: WorkerRecipe, config: RunConfig, root: 
         try:
             await runner.run(shard, lambda t, v: out.put((t, v)))
             out.put(_DONE)
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 — handed to the task's thread, which raises it
             out.put(exc)
 
     asyncio.run_coroutine_threadsafe(go(), _worker_loop())
@@ -177,7 +177,7 @@ def run_on_ray(shards: list[Shard], recipe: WorkerRecipe, config: RunConfig, run
         init.update(address="local", include_dashboard=False, num_cpus=max(options.workers, os.cpu_count() or 1))
     try:
         ray.init(**init)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 — Ray raises many kinds here; each becomes one line
         raise PlanprobeError(f"cannot start or join the Ray cluster{f' at {options.address}' if options.address else ''}"
                              f": {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
     try:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import PlanprobeError
 from ..runner.engine import RunConfig, _cancel_requested, open_run, run_episode

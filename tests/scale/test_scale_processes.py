@@ -131,3 +131,64 @@ def test_bad_scaling_options_are_one_line(suite, tmp_path, args, message):
     assert r.stderr.strip().splitlines() == [f"error: {message}"] or message in r.stderr.strip(), r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists()
+
+
+def _rerollouts(run):
+    import sqlite3
+
+    with sqlite3.connect(run / "run.sqlite") as db:
+        return db.execute("SELECT case_id, trial, attempt, steps, passed, primary_error FROM rerollouts "
+                          "ORDER BY case_id, trial, attempt").fetchall()
+
+
+def test_label_and_debug_with_workers_write_what_one_process_writes(tmp_path):
+    import json
+    import shutil
+
+    repair_agent = Path(__file__).resolve().parents[1] / "debug" / "repair_agent.py"
+    pp = planprobe_cmd()
+    env = subprocess_env()
+    assert subprocess.run([*pp, "generate", "constraints", "--actions", "3-4", "--n", "6", "--seed", "3", "-o",
+                           str(tmp_path / "s.jsonl")], check=False, env=env).returncode == 0
+    r = run(tmp_path / "s.jsonl", tmp_path / "a", "--agent", f"python:{repair_agent}:agent", "--workers", "2")
+    assert r.returncode == 0, r.stderr
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    outs = {}
+    for name, workers in (("a", "1"), ("b", "2")):
+        for cmd in (["label", "-o", str(tmp_path / f"{name}.labels")], ["debug", "--detector", "oracle",
+                                                                          "--max-rounds", "2", "--json"],
+                    ["debug", "--detector", "random", "--max-rounds", "2", "--json"]):
+            r = subprocess.run([*pp, cmd[0], str(tmp_path / name), *cmd[1:], "-q", "--workers", workers],
+                               check=False, capture_output=True, text=True, env=env, timeout=600)
+            assert r.returncode == 0, r.stderr
+            if "--json" in cmd:
+                summary = json.loads(r.stdout)
+                summary.pop("output")
+                outs[(name, cmd[2])] = summary
+    assert (tmp_path / "a.labels").read_bytes() == (tmp_path / "b.labels").read_bytes()
+    for det in ("oracle", "random"):
+        assert outs[("a", det)] == outs[("b", det)]
+        assert (tmp_path / "a" / f"debug-{det}.jsonl").read_bytes() == (tmp_path / "b" / f"debug-{det}.jsonl").read_bytes()
+    attempts = _rerollouts(tmp_path / "b")
+    assert attempts == _rerollouts(tmp_path / "a") and attempts
+    assert max(a for _, _, a, *_ in attempts) >= 2  # the second debug numbered its attempts after the first's
+
+
+def test_sweep_and_dissect_with_workers_write_what_one_process_writes(tmp_path):
+    import json
+
+    pp, env = planprobe_cmd(), subprocess_env()
+    for name, workers in (("a", "1"), ("b", "2")):
+        r = subprocess.run([*pp, "sweep", "--out", str(tmp_path / name), "--agent", "random", "--k", "2", "--cap", "10",
+                            "--stop", "4", "--threshold", "0", "--json", "-q", "--workers", workers],
+                           check=False, capture_output=True, text=True, env=env, timeout=600)
+        assert r.returncode == 0, r.stderr
+        r = subprocess.run([*pp, "dissect", str(tmp_path / name), "--sample", "6", "--json", "-q", "--workers",
+                            workers], check=False, capture_output=True, text=True, env=env, timeout=600)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["sample"] == 6
+    for n in (2, 3, 4):
+        assert stored(tmp_path / "a" / "runs" / f"n{n}") == stored(tmp_path / "b" / "runs" / f"n{n}")
+    rows = {name: b"".join(p.read_bytes() for p in sorted((tmp_path / name / "runs").glob("*/dissect.jsonl")))
+            for name in ("a", "b")}
+    assert rows["a"] == rows["b"] and rows["a"].count(b"\n") == 6

@@ -48,8 +48,8 @@ def children_cpu() -> float:
 
 
 def run_once(cases, agent: str, workers: int, concurrency: int, backend: str = "processes",
-             model_spec: str | None = None, url: str | None = None) -> tuple[float, int, float, float]:
-    """(wall seconds, model calls, CPU seconds of this process and its finished workers,
+             model_spec: str | None = None, url: str | None = None) -> tuple[float, int, tuple[float, float], float]:
+    """(wall seconds, model calls, CPU seconds of (this process, its finished workers),
     steady calls/s: from the first result to the last, start-up left out)."""
     options = ModelOptions(base_url=url, cache=False) if model_spec else None
     params = ChatParams() if model_spec else None
@@ -67,7 +67,7 @@ def run_once(cases, agent: str, workers: int, concurrency: int, backend: str = "
         else:
             stamps[2:] = [time.perf_counter()]
 
-    cpu0 = cpu_seconds() + children_cpu()
+    cpu0, kids0 = cpu_seconds(), children_cpu()
     with tempfile.TemporaryDirectory() as tmp:
         store = open_run(Path(tmp) / "run", cases, config)
         t0 = time.perf_counter()
@@ -92,7 +92,7 @@ def run_once(cases, agent: str, workers: int, concurrency: int, backend: str = "
         finally:
             store.close()
     steady = (calls - stamps[1]) / (stamps[2] - stamps[0]) if len(stamps) == 3 and stamps[2] > stamps[0] else 0.0
-    return dt, calls, cpu_seconds() + children_cpu() - cpu0, steady
+    return dt, calls, (cpu_seconds() - cpu0, children_cpu() - kids0), steady
 
 
 def part_endpoint(latency: float) -> None:
@@ -100,7 +100,8 @@ def part_endpoint(latency: float) -> None:
     try:
         print(f"\n## throughput, endpoint latency {1000 * latency:.0f} ms (ideal: C / latency)")
         print("| C | workers | cases | calls/s end to end | steady calls/s | ideal | steady efficiency | "
-              "steady vs 1 worker | harness CPU ms/call | endpoint CPU ms/call | projected calls/s |")
+              "steady vs 1 worker | harness CPU ms/call (coordinator + workers) | endpoint CPU ms/call | "
+              "projected calls/s |")
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         for c in (64, 256):
             base = None
@@ -112,11 +113,15 @@ def part_endpoint(latency: float) -> None:
                 theirs = cpu_seconds(proc.pid) - theirs
                 rate = calls / dt
                 base = base or steady
-                per_call = ours / calls
-                # a core per worker (and one for the endpoint): each worker is CPU-bound at 1 / per_call
-                projected = min(c / latency, w / per_call)
+                coordinator, workers_cpu = ours[0] / calls, ours[1] / calls
+                per_call = coordinator + workers_cpu
+                # a core per worker, one for the coordinator (and the endpoint elsewhere): the bound is the
+                # ideal, the workers' CPU per call shared over w cores, or the coordinator's own CPU per call
+                projected = min(c / latency, w / workers_cpu if workers_cpu else 1 / coordinator,
+                                1 / coordinator)
                 print(f"| {c} | {w} | {n} | {rate:,.0f} | {steady:,.0f} | {c / latency:,.0f} | "
-                      f"{steady / (c / latency):.2f} | {steady / base:.2f}x | {1000 * per_call:.2f} | "
+                      f"{steady / (c / latency):.2f} | {steady / base:.2f}x | {1000 * per_call:.2f} "
+                      f"({1000 * coordinator:.2f} + {1000 * workers_cpu:.2f}) | "
                       f"{1000 * theirs / calls:.2f} | {projected:,.0f} |", flush=True)
     finally:
         proc.terminate()

@@ -33,7 +33,7 @@ def merge_result(store: RunStore, raw_trace: str, raw_verdict: str) -> tuple[Tra
         raise PlanprobeError(f"{store.directory}: a worker returned a result for case {trace.case_id!r}, "
                              "which is not in this run")
     verdict = Verdict.model_validate_json(raw_verdict)
-    store.add_result(trace, verdict)
+    store.add_result(trace, verdict, raw=(raw_trace, raw_verdict))  # stored as the worker wrote it
     return trace, verdict
 
 

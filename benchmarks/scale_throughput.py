@@ -10,9 +10,8 @@ endpoint  the function-calling agent against benchmarks/instant_endpoint.py (a t
 cpu       CPU-bound work with 1 and 2 workers in the same run: a PDDL agent suite (Blocksworld,
           6–7 blocks) under the oracle agent, which plans each case with the A* planner; and
           labelling the failures of a random-agent run (``label --workers``).
-overhead  per-case cost of the backends: the random agent (no model, ~no work per case) on N1
-          and N2 cases; (T(N2) - T(N1)) / (N2 - N1) cancels start-up (Ray's cluster, processes'
-          spawn). Ray's start-up is printed apart.
+overhead  per-case cost of the backends: the random agent (no model, ~no work per case), 3,000
+          cases; the steady rate (first result to last) leaves start-up out, which is printed apart.
 """
 
 from __future__ import annotations
@@ -56,16 +55,17 @@ def run_once(cases, agent: str, workers: int, concurrency: int, backend: str = "
     config = RunConfig(agent=agent, model=model_spec, concurrency=concurrency, limits=Limits(),
                        model_params="bench" if model_spec else "")
     calls = 0
-    stamps: list[float] = []
+    results = 0
+    stamps: list[float] = []  # [time of the first result, calls by then, results by then, time of the last]
 
     def on_result(trace, verdict):
-        nonlocal calls
+        nonlocal calls, results
         calls += trace.usage.model_calls
+        results += 1
         if not stamps:
-            stamps.append(time.perf_counter())
-            stamps.append(calls)
+            stamps.extend([time.perf_counter(), calls, results])
         else:
-            stamps[2:] = [time.perf_counter()]
+            stamps[3:] = [time.perf_counter()]
 
     cpu0, kids0 = cpu_seconds(), children_cpu()
     with tempfile.TemporaryDirectory() as tmp:
@@ -91,7 +91,8 @@ def run_once(cases, agent: str, workers: int, concurrency: int, backend: str = "
             assert store.result_count() == len(cases), (store.result_count(), len(cases))
         finally:
             store.close()
-    steady = (calls - stamps[1]) / (stamps[2] - stamps[0]) if len(stamps) == 3 and stamps[2] > stamps[0] else 0.0
+    span = stamps[3] - stamps[0] if len(stamps) == 4 else 0.0
+    steady = ((calls - stamps[1]) if model_spec else (results - stamps[2])) / span if span > 0 else 0.0
     return dt, calls, (cpu_seconds() - cpu0, children_cpu() - kids0), steady
 
 
@@ -160,22 +161,22 @@ def part_cpu() -> None:
 
 
 def part_overhead() -> None:
-    print("\n## overhead per case (random agent, 2 workers; (T(N2) - T(N1)) / (N2 - N1))")
-    n1, n2 = 200, 2000
-    cases = list(generate_cases(ConstraintSuiteOptions(actions=(3, 3), n=n2, seed=2)))
+    print("\n## overhead per case (random agent: no model, almost no work per case; 2 workers)")
+    print("steady: from the first result to the last, so start-up (spawn, Ray's cluster) is left out")
+    n = 3000
+    cases = list(generate_cases(ConstraintSuiteOptions(actions=(3, 3), n=n, seed=2)))
     rows = []
+    print("| backend | end to end | start-up (to the first result) | steady cases/s | ms per case |")
+    print("|---|---|---|---|---|")
     for label, workers, backend in (("in process (peer)", 1, "processes"), ("processes", 2, "processes"),
                                     ("ray (local cluster)", 2, "ray")):
-        t1 = run_once(cases[:n1], "random", workers, 8, backend)[0]
-        t2 = run_once(cases, "random", workers, 8, backend)[0]
-        per = (t2 - t1) / (n2 - n1)
-        rows.append((label, t1, t2, per))
-        print(f"| {label} | T({n1}) {t1:.1f} s | T({n2}) {t2:.1f} s | {1000 * per:.2f} ms/case |", flush=True)
-    base = rows[0][3]
-    for label, _, _, per in rows[1:]:
-        print(f"{label}: {1000 * (per - base):+.2f} ms/case over in-process")
-    print(f"start-up (T({n1}) minus its per-case part): processes {rows[1][1] - n1 * rows[1][3]:.1f} s, "
-          f"ray {rows[2][1] - n1 * rows[2][3]:.1f} s")
+        dt, _calls, _cpu, steady = run_once(cases, "random", workers, 8, backend)
+        per = 1 / steady
+        rows.append((label, per))
+        print(f"| {label} | {dt:.1f} s | {dt - n * per:.1f} s | {steady:,.0f} | {1000 * per:.2f} |", flush=True)
+    for label, per in rows[1:]:
+        print(f"{label}: {1000 * per:.2f} ms/case, {per / rows[0][1]:.2f}x the in-process time per case")
+    print(f"ray vs processes: {rows[2][1] / rows[1][1]:.2f}x per case, {1000 * (rows[2][1] - rows[1][1]):+.2f} ms")
 
 
 def main() -> None:

@@ -159,3 +159,30 @@ def test_an_unreachable_ray_address_is_one_line_and_nothing_is_made(suite, tmp_p
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and f"cannot reach the Ray cluster at 127.0.0.1:{port}" in lines[0]
     assert not (tmp_path / "r").exists()
+
+
+def test_rate_limits_on_ray_are_one_actor_that_every_task_asks(cluster):
+    script = """
+import sys, ray
+from planprobe.models.ratelimit import RateLimits
+from planprobe.scale.ray_backend import RayLimiter, _LimiterState
+ray.init(address=sys.argv[1], logging_level="ERROR", log_to_driver=False)
+limiter = RayLimiter(ray.remote(num_cpus=0)(_LimiterState).remote(RateLimits(rpm=60)))
+
+@ray.remote(num_cpus=1)
+def ask(limiter, pause):
+    if pause:
+        limiter.pause("http://e/v1", 30)  # fire and forget, as the model backend does
+        return ray.get(limiter.handle.reserve.remote("http://other/v1"))  # same caller: runs after the pause
+    return ray.get(limiter.handle.reserve.remote("http://e/v1"))
+
+print(ray.get(ask.remote(limiter, False)), ray.get(ask.remote(limiter, False)))
+ray.get(ask.remote(limiter, True))
+print(ray.get(limiter.handle.reserve.remote("http://e/v1")))
+"""
+    r = subprocess.run([sys.executable, "-c", script, cluster], check=False, capture_output=True, text=True,
+                       env=subprocess_env(**AUTH), timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    first, second = (float(x) for x in r.stdout.split()[:2])
+    assert first == 0.0 and second > 0  # one request a second: the second task waits, whichever node it ran on
+    assert float(r.stdout.split()[2]) > 25  # a Retry-After from one task pauses every task of the run

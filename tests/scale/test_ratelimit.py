@@ -75,9 +75,11 @@ def test_retry_after_pauses_every_request_to_the_endpoint():
 
 def test_the_file_limiter_is_shared_by_processes(tmp_path):
     path = tmp_path / "rate.json"
-    mine = FileLimiter(path, RateLimits(rpm=60))  # one request a second, burst 1
+    # one request a second, burst 1; both processes read the same frozen time, so however long the
+    # other process takes to start, no refill happens in between
+    mine = FileLimiter(path, RateLimits(rpm=60), clock=lambda: 1000.0)
     code = ("import sys; from pathlib import Path; from planprobe.models.ratelimit import FileLimiter, RateLimits\n"
-            "print(FileLimiter(Path(sys.argv[1]), RateLimits(rpm=60))._reserve('http://e/v1'))")
+            "print(FileLimiter(Path(sys.argv[1]), RateLimits(rpm=60), clock=lambda: 1000.0)._reserve('http://e/v1'))")
     other = subprocess.run([sys.executable, "-c", code, str(path)], check=False, capture_output=True, text=True, timeout=120)
     assert other.returncode == 0, other.stderr
     assert float(other.stdout) == 0.0

@@ -128,9 +128,10 @@ class FileLimiter(_Paced):
     """State in a JSON file under an exclusive ``flock``: every process on the machine
     that is given the same path shares it. Picklable (it is only a path and limits)."""
 
-    def __init__(self, path: Path, limits: RateLimits):
+    def __init__(self, path: Path, limits: RateLimits, clock: Any = time.time):
         self.path = Path(path)
         self.limits = limits
+        self.clock = clock  # injectable: tests share a frozen time between processes
 
     def _update(self, endpoint: str, fn: Any) -> Any:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -142,7 +143,7 @@ class FileLimiter(_Paced):
             except ValueError:
                 state = {}
             bucket = Bucket(**state.get(endpoint, {}))
-            out = fn(bucket, time.time())
+            out = fn(bucket, self.clock())
             state[endpoint] = bucket.__dict__
             data = json.dumps(state).encode()
             os.lseek(fd, 0, os.SEEK_SET)

@@ -121,8 +121,10 @@ class RayLimiter:
 
 
 class _LimiterState:
-    def __init__(self, limits: RateLimits):
-        self.limiter = LocalLimiter(limits)
+    """The actor's state: one LocalLimiter (``clock`` is injectable for tests)."""
+
+    def __init__(self, limits: RateLimits, clock: Any = None):
+        self.limiter = LocalLimiter(limits) if clock is None else LocalLimiter(limits, clock)
 
     def reserve(self, endpoint: str) -> float:
         return self.limiter._reserve(endpoint)

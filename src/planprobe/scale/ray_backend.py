@@ -10,8 +10,8 @@ endpoint never sees more than ``--concurrency`` calls from the run; a cluster th
 declares a resource ``endpoint:HOST[:PORT]`` (``ray start --resources``) caps it further
 across every run on the cluster: each task of a run on that endpoint takes one unit.
 
-Without ``--address`` a local cluster is started without the dashboard and stopped at
-the end; with one, the cluster is checked to be reachable (a TCP connection, 10 s)
+Without ``--address`` a local cluster is started without the dashboard (once per process:
+a sweep's points share it) and stopped when the process exits; with one, the cluster is checked to be reachable (a TCP connection, 10 s)
 before Ray is asked to join it, so a wrong address is one line, not a long hang.
 """
 
@@ -177,15 +177,14 @@ def run_on_ray(shards: list[Shard], recipe: WorkerRecipe, config: RunConfig, run
         init["address"] = options.address
     else:  # a local cluster of our own: no dashboard, room for every worker even on few cores
         init.update(address="local", include_dashboard=False, num_cpus=max(options.workers, os.cpu_count() or 1))
-    try:
-        ray.init(**init)
-    except Exception as exc:  # noqa: BLE001 — Ray raises many kinds here; each becomes one line
-        raise PlanprobeError(f"cannot start or join the Ray cluster{f' at {options.address}' if options.address else ''}"
-                             f": {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
-    try:
-        _run(ray, shards, recipe, config, run_dir, options, on_result, local)
-    finally:
-        ray.shutdown()
+    if not ray.is_initialized():  # one cluster connection per process: a sweep's points share it
+        try:
+            ray.init(**init)
+        except Exception as exc:  # noqa: BLE001 — Ray raises many kinds here; each becomes one line
+            where = f" at {options.address}" if options.address else ""
+            raise PlanprobeError(f"cannot start or join the Ray cluster{where}: "
+                                 f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    _run(ray, shards, recipe, config, run_dir, options, on_result, local)  # ray.init's exit hook shuts it down
 
 
 def _run(ray: Any, shards: list[Shard], recipe: WorkerRecipe, config: RunConfig, run_dir: Path, options: Any,

@@ -24,6 +24,8 @@ from .atomic import write_text_atomic
 from .option_checks import check, check_limits, check_sampling
 from .cli_common import _progress, app, err_console, generate_app, labelled, out_console, parse_range  # noqa: F401
 from .cli_pddl import pddl_app  # noqa: E402
+from .cli_scale import (ADDRESS_HELP, BACKEND_HELP, RPM_HELP, TPM_HELP, WORKERS_HELP,  # noqa: E402
+                        dissect_recipe, install_local_limits, scale_options, scaled, scaled_runner)
 app.add_typer(pddl_app, name="pddl")
 
 
@@ -203,7 +205,7 @@ def read_suite_for_run(suite: Path, needs_tools: str = "") -> tuple[int, str]:
 
 def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency: int, trials: int,
                   max_iterations: int, timeout: float, seed: int, quiet: bool, model_spec: Optional[str] = None,
-                  model_options=None, params=None, infra_attempts: int = 3) -> None:
+                  model_options=None, params=None, infra_attempts: int = 3, scale=None) -> None:
     from .environment import Limits
     from .runner.engine import RunConfig, open_run, pending_total, run_pending
     from .suites.io import iter_suite
@@ -258,13 +260,21 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
 
         async def go() -> None:
             try:
-                await run_pending(store, agent, config, on_result)
+                if not scaled(scale):
+                    install_local_limits(scale)
+                    await run_pending(store, agent, config, on_result)
             finally:
                 if model is not None:
                     await model.aclose()
 
         try:
             asyncio.run(go())
+            if scaled(scale):  # the workers build their own agents; the coordinator only merges (planprobe.scale)
+                from .scale import WorkerRecipe, run_scaled
+
+                run_scaled(store, WorkerRecipe(agent_name, model_spec, model_options, params), config, scale,
+                           on_result, warn=lambda line: progress.console.print(f"warning: {line}", highlight=False,
+                                                                               markup=False, soft_wrap=True))
             infra = store.infra_rows()
         except KeyboardInterrupt:
             progress.stop()
@@ -367,6 +377,11 @@ def run(
     timeout: float = typer.Option(180.0, help="Per-case time limit in seconds (seed default 180)."),
     seed: int = typer.Option(0, help="Seed passed to the agent and the model."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
+    workers: int = typer.Option(1, help=WORKERS_HELP, rich_help_panel="Scaling out"),
+    backend: str = typer.Option("processes", help=BACKEND_HELP, rich_help_panel="Scaling out"),
+    address: Optional[str] = typer.Option(None, help=ADDRESS_HELP, rich_help_panel="Scaling out"),
+    rpm: Optional[float] = typer.Option(None, help=RPM_HELP, rich_help_panel="Scaling out"),
+    tpm: Optional[float] = typer.Option(None, help=TPM_HELP, rich_help_panel="Scaling out"),
 ) -> None:
     """Run a suite against an agent; results are stored in RUN_DIR as each case finishes (resumable)."""
     from .models import ModelOptions, Prices, RetryPolicy
@@ -391,8 +406,9 @@ def run(
         cache_path=cache_path,
     )
     params = ChatParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
+    scale = scale_options(workers, backend, address, rpm, tpm)
     run_suite_cli(suite, agent, out, concurrency, trials, max_iterations, timeout, seed, quiet, model, options, params,
-                  infra_attempts)
+                  infra_attempts, scale)
 
 
 # ---------------------------------------------------------------------------
@@ -657,6 +673,9 @@ def sweep(
     seed: int = typer.Option(0, help="Seed for the suites (n uses seed*1000+n), agent and model."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress output."),
+    workers: int = typer.Option(1, help=WORKERS_HELP, rich_help_panel="Scaling out"),
+    backend: str = typer.Option("processes", help=BACKEND_HELP, rich_help_panel="Scaling out"),
+    address: Optional[str] = typer.Option(None, help=ADDRESS_HELP, rich_help_panel="Scaling out"),
 ) -> None:
     """Capability sweep (PDoctor §6.2): raise the number of actions until success falls below the
     threshold. The planning limit is the first n below it (both it and the last n at or above are
@@ -681,6 +700,7 @@ def sweep(
     params = ChatParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
     options = ModelOptions(base_url=base_url, api_key_env=api_key_env, tool_result_role=tool_results_as, cache=cache,
                            model_path=model_path)
+    scale = scale_options(workers, backend, address, None, None)
     agent_name, agent_obj, model_obj = prepare_agent(agent, model, options, params, seed)
     concurrency = effective_concurrency(model, concurrency)
     config = RunConfig(agent=agent_name, model=model_obj.name if model_obj else None, concurrency=concurrency,
@@ -699,7 +719,8 @@ def sweep(
         result = run_sweep(out, agent_obj, config, extended=extended, k=k, cap=cap, threshold=threshold, start=start,
                            synthesis=synthesis, style=style, allow_unconstrained=allow_unconstrained,
                            stop=stop, seed=seed, on_point=on_point,
-                           on_store=lambda store: record_model_path(store, model, options))
+                           on_store=lambda store: record_model_path(store, model, options),
+                           runner=scaled_runner(scale, agent_name, model, options, params, config))
     finally:
         if model_obj is not None:
             asyncio.run(model_obj.aclose())
@@ -746,6 +767,8 @@ def dissect(
     seed: int = typer.Option(0, help="Seed for the sample, the mutations, the agent and the model."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable result."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress output."),
+    workers: int = typer.Option(1, help="Processes to dissect cases on, each with its own agent (rows are "
+                                        "the same for any number).", rich_help_panel="Scaling out"),
 ) -> None:
     """Error dissection (PDoctor Alg. 2, §6.2): root causes — Probability, Terminal, Topic, Structure
     or Constraint — of a random sample of failures within the planning limit, each next to its
@@ -810,7 +833,8 @@ def dissect(
 
     try:
         report = dissect_run(path, agent_obj, config, k=k, sample=sample, seed=seed, baseline=baseline,
-                             max_actions=max_actions, on_case=on_case, on_plan=on_plan)
+                             max_actions=max_actions, on_case=on_case, on_plan=on_plan, workers=workers,
+                             recipe=dissect_recipe(workers, agent_name, choice.model, options, params))
     except DissectInfraError as exc:
         labelled("error:", str(exc), style="red")
         raise typer.Exit(EXIT_INFRA)

@@ -166,9 +166,11 @@ def run_sweep(out: Path, agent, config: RunConfig, *, extended: bool = False, k:
               on_point: Callable[[SweepPoint], None] = lambda p: None,
               on_result=None, on_store: Callable[[Any], None] = lambda store: None,
               synthesis: Optional[SynthesisOptions] = None, style: str = "planprobe",
-              allow_unconstrained: bool = False) -> SweepResult:
+              allow_unconstrained: bool = False,
+              runner: Optional[Callable[[Any, Any], Any]] = None) -> SweepResult:
     """Run the sweep into ``out``; ``on_store`` sees each run's store once it is open (to record
-    settings beside the engine's)."""
+    settings beside the engine's). ``runner(store, on_result)`` runs a point's pending cases
+    (default: in this process; planprobe.scale passes one that shards them over workers)."""
     out = Path(out)
     stop = stop or (12 if extended else 20)
     synthesis = synthesis or SynthesisOptions()
@@ -190,7 +192,10 @@ def run_sweep(out: Path, agent, config: RunConfig, *, extended: bool = False, k:
         store = open_run(run_dir(out, n), cases, config, suite_name=str(path))
         try:
             on_store(store)
-            asyncio.run(run_pending(store, agent, config, on_result))
+            if runner is not None:
+                runner(store, on_result)
+            else:
+                asyncio.run(run_pending(store, agent, config, on_result))
             s = summarize(store)
         finally:
             store.close()

@@ -132,3 +132,40 @@ def proxy(
         asyncio.run(go())
     except KeyboardInterrupt:
         pass
+
+
+@app.command("check")
+def check_traces(
+    suite: Path = typer.Argument(..., help="Suite file (JSONL) the traces were recorded on."),
+    traces: Path = typer.Argument(..., help="JSONL: one trace a line, planprobe's format or OpenAI chat messages "
+                                            "with a case_id."),
+    out: Path = typer.Option(..., "--out", help="Run directory; re-run with the same one to resume."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
+) -> None:
+    """Grade traces recorded elsewhere: every tool call is replayed into its case's environment and judged."""
+    from .environment import Limits
+    from .runner.engine import RunConfig, open_run, pending_total, run_pending
+    from .serve.replay import ReplayAgent, read_traces
+    from .suites.io import load_suite
+
+    cases = load_suite(suite)
+    by_id = {c.id: c for c in cases}
+    recorded = read_traces(traces, by_id)
+    agent = ReplayAgent(recorded)
+    wanted = {r.case_id for r in recorded}
+    graded = [c for c in cases if c.id in wanted]
+    if len(graded) < len(cases):
+        err_console.print(f"note: {len(cases) - len(graded)} case(s) of {suite} have no trace in {traces}: not graded",
+                          highlight=False, soft_wrap=True)
+    config = RunConfig(agent="check", trials=agent.trials, concurrency=1, limits=Limits())
+    store = open_run(out, graded, config, suite_name=str(suite))
+    try:
+        total = store.case_count() * agent.trials
+        with _progress(quiet) as progress:
+            task = progress.add_task("checking", total=total, completed=total - pending_total(store, config))
+            asyncio.run(run_pending(store, agent, config, lambda _t, _v: progress.update(task, advance=1)))
+    finally:
+        store.close()
+    from .cli import show_run
+
+    show_run(out, as_json=False, infra_note=False)

@@ -68,6 +68,7 @@ class ServeProcess:
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      env=subprocess_env(PYTHONUNBUFFERED="1"))
         self.lines: list[str] = []
+        self.proxies: list[str] = []  # the recording proxy's URL per endpoint (--proxy-upstream)
 
     def endpoints(self, n: int = 1) -> list[str]:
         """The MCP endpoints (and proxy URLs) printed at start: [(mcp, proxy or '')…]."""
@@ -78,7 +79,9 @@ class ServeProcess:
                 raise AssertionError(f"serve exited: {self.proc.wait()} {self.proc.stderr.read()}")
             self.lines.append(line)
             if line.startswith("MCP endpoint"):
-                found.append(line.split(": ", 1)[1].strip())
+                found.append(line.split(": ", 1)[1].split()[0])
+                if "model calls:" in line:
+                    self.proxies.append(line.rsplit("model calls: ", 1)[1].strip())
         return found
 
     def finish(self) -> tuple[int, str, str]:

@@ -86,7 +86,7 @@ class Proxy:
         paths = ["/v1", "/{scope}/{key}/v1"]
         routes = [R(p + "/chat/completions", self._chat, methods=["POST"]) for p in paths]
         routes += [R(p + "/models", self._models, methods=["GET"]) for p in paths]
-        return Starlette(routes=routes, on_shutdown=[self.aclose])
+        return Starlette(routes=routes)
 
     def _http(self) -> Any:
         import httpx

@@ -32,8 +32,16 @@ def as_message(raw: Any) -> Message:
                    tool_call_id=raw.get("tool_call_id"), name=raw.get("name"), parts=parts)
 
 
+def _key(m: Message) -> tuple[Any, ...]:
+    """What makes two wire messages the same one (clients re-serialize replies: content None
+    or "", extra fields in tool calls)."""
+    calls = tuple((c.get("id"), (c.get("function") or {}).get("name"), (c.get("function") or {}).get("arguments"))
+                  for c in m.tool_calls or [] if isinstance(c, dict))
+    return m.role, m.content or "", calls, m.tool_call_id
+
+
 def _same(a: Message, b: Message) -> bool:
-    return (a.role, a.content, a.tool_calls, a.tool_call_id) == (b.role, b.content, b.tool_calls, b.tool_call_id)
+    return _key(a) == _key(b)
 
 
 class SessionRecorder:

@@ -94,7 +94,6 @@ async def mcp_calls(server, name, args, n) -> list[float]:
 
 async def proxy_calls(proxy: str, upstream: str, n: int) -> tuple[list[float], list[float]]:
     import httpx
-    from mcp.client import Client
 
     body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
     via, direct = [], []
@@ -108,6 +107,14 @@ async def proxy_calls(proxy: str, upstream: str, n: int) -> tuple[list[float], l
                 into.append(time.perf_counter() - t)
                 assert r.status_code == 200, r.text
     return via, direct
+
+
+async def finish(endpoint: str) -> None:
+    from mcp.client import Client
+
+    async with Client(endpoint) as client:
+        await client.list_tools()
+        await client.call_tool("finish", {})
 
 
 def ms(xs: list[float]) -> str:
@@ -148,13 +155,7 @@ def main() -> None:
             rows["through proxy"] += via
             rows["upstream direct"] += direct
 
-            async def finish():
-                from mcp.client import Client
-
-                async with Client(endpoint) as client:
-                    await client.call_tool("finish", {})
-
-            asyncio.run(finish())
+            asyncio.run(finish(endpoint))
         finally:
             proc.wait(timeout=600)
     upstream.shutdown()

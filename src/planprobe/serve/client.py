@@ -10,6 +10,7 @@ the MCP client stays on the caller's loop and serves those calls.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -37,10 +38,11 @@ class ClientEnvironment(Environment):
               episode: str | None) -> str:
         t_start = self.elapsed()
         args = parse_arguments(arguments)
-        raw = arguments if isinstance(arguments, str) else str(arguments)
+        raw = arguments if isinstance(arguments, str) else json.dumps(arguments or {}, sort_keys=True)
+        error: str | None
         if args is None:  # MCP carries an object: malformed arguments never leave the client
-            result, error = f"Error: the arguments of '{name}' are not a JSON object.", \
-                ToolCallError.MALFORMED_ARGUMENTS.value
+            result = f"Error: the arguments of '{name}' are not a JSON object."
+            error = ToolCallError.MALFORMED_ARGUMENTS.value
         else:
             result, failed = self._forward(name, args)
             error = "server_error" if failed else None

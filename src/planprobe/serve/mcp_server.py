@@ -122,7 +122,6 @@ async def listen(app: Any, port: int) -> tuple[Any, asyncio.Task[None], int]:
     config = uvicorn.Config(app, host=HOST, port=port, log_level="critical", lifespan="on", access_log=False,
                             timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # Ctrl-C stays the CLI's
     task = asyncio.create_task(server.serve())
     while not server.started:
         if task.done():

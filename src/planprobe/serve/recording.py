@@ -5,7 +5,7 @@ conversation, its token usage the trace's usage, and its reasoning (if the model
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from ..environment import IterationLimitExceeded
 from ..errors import InfrastructureError
@@ -17,7 +17,9 @@ def as_message(raw: Any) -> Message:
     """A chat message as the wire gives it; list contents keep their text (and the parts)."""
     if not isinstance(raw, dict):
         return Message(role="user", content=str(raw))
-    role = raw.get("role") if raw.get("role") in ("system", "user", "assistant", "tool") else "user"
+    roles: dict[Any, Literal["system", "user", "assistant", "tool"]] = {
+        "system": "system", "developer": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
+    role = roles.get(raw.get("role"), "user")
     content = raw.get("content")
     parts = None
     if isinstance(content, list):
@@ -25,8 +27,6 @@ def as_message(raw: Any) -> Message:
         content = "".join(str(p.get("text", "")) for p in parts if p.get("type") == "text")
     elif content is not None and not isinstance(content, str):
         content = str(content)
-    if raw.get("role") == "developer":
-        role = "system"
     tool_calls = raw.get("tool_calls") if isinstance(raw.get("tool_calls"), list) else None
     return Message(role=role, content=content, tool_calls=tool_calls or None,
                    tool_call_id=raw.get("tool_call_id"), name=raw.get("name"), parts=parts)
@@ -65,8 +65,8 @@ class SessionRecorder:
         k = 0
         while k < min(len(sent), len(logged)) and _same(sent[k], logged[k]):
             k += 1
-        for message in sent[k if k == len(logged) else 0:]:  # a new conversation is logged whole
-            env.log(message)
+        for new in sent[k if k == len(logged) else 0:]:  # a new conversation is logged whole
+            env.log(new)
         choice = (reply.get("choices") or [{}])[0]
         message = choice.get("message") or {}
         env.log(as_message({**message, "role": "assistant"}))

@@ -49,8 +49,8 @@ def serve(
 
     if transport not in ("http", "stdio"):
         raise PlanprobeError(f"--transport {transport!r}: expected 'http' or 'stdio'")
-    check_limits(parallel, max_iterations, timeout, trials)
     check("--parallel", parallel, at_least=1, at_most=64)
+    check_limits(parallel, max_iterations, timeout, trials)
     check("--port", port, at_least=0, at_most=65535 - parallel + 1)
     check("--proxy-port", proxy_port, at_least=0, at_most=65535)
     check("--infra-attempts", infra_attempts, at_least=1)

@@ -164,3 +164,30 @@ def test_streaming_is_relayed_and_assembled(tmp_path):
                                                                                   "arguments": "{\"a\": 1}"}}]
     assert reply["usage"] == {"prompt_tokens": 7, "completion_tokens": 5}
     assert reply["choices"][0]["finish_reason"] == "tool_calls"
+
+
+def test_standalone_proxy_writes_one_line_per_call_and_no_key(tmp_path):
+    import subprocess
+
+    from helpers import planprobe_cmd, subprocess_env
+    from http_faults import chat_reply
+    from llama_server import stop
+
+    record = tmp_path / "calls.jsonl"
+    with ScriptedServer(lambda i, b, h: chat_reply("hello")) as upstream:
+        proc = subprocess.Popen(planprobe_cmd() + ["proxy", "--upstream", upstream.url, "--record", str(record)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=subprocess_env())
+        try:
+            line = proc.stdout.readline()
+            assert line.startswith("proxy: http://127.0.0.1:"), proc.stderr.read() if not line else line
+            base = line.split()[1].removesuffix("/v1")
+            r = httpx.post(f"{base}/case/c-7/v1/chat/completions", headers={"Authorization": f"Bearer {KEY}"},
+                           json={"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+            assert r.status_code == 200 and r.json()["choices"][0]["message"]["content"] == "hello"
+        finally:
+            stop(proc)
+        assert upstream.headers[0]["authorization"] == f"Bearer {KEY}"
+    (entry,) = [json.loads(x) for x in record.read_text().splitlines()]
+    assert entry["case_id"] == "c-7" and entry["reply"]["content"] == "hello"
+    assert entry["usage"] == {"prompt_tokens": 10, "completion_tokens": 2}
+    assert KEY[8:24] not in record.read_text()

@@ -107,3 +107,35 @@ def test_calls_after_all_cases_are_done_are_told_so(tmp_path):
         assert trace.final_answer == "nothing to do" and not trace.tool_calls and not verdict.passed
     finally:
         store.close()
+
+
+def test_bad_options_are_one_line(tmp_path):
+    cases = suite_cases(1)
+    suite = tmp_path / "suite.jsonl"
+    write_suite(cases, suite)
+    bad = {
+        ("--transport", "carrier-pigeon"): "--transport 'carrier-pigeon'",
+        ("--transport", "stdio", "--parallel", "2"): "--parallel",
+        ("--proxy-upstream", "ftp://x"): "--upstream 'ftp://x'",
+        ("--parallel", "0"): "--parallel 0",
+        ("--port", "70000"): "--port 70000",
+    }
+    for args, expected in bad.items():
+        done = subprocess.run(planprobe_cmd() + ["serve", str(suite), "--out", str(tmp_path / "r"), *args],
+                              capture_output=True, text=True, env=subprocess_env(), timeout=600)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2 and len(lines) == 1 and expected in lines[0], (args, done.stderr)
+    assert not (tmp_path / "r").exists()
+
+
+def test_missing_extra_is_one_clear_line(monkeypatch):
+    import sys
+
+    import pytest
+
+    from planprobe.errors import PlanprobeError
+    from planprobe.serve.mcp_server import require_mcp
+
+    monkeypatch.setitem(sys.modules, "mcp", None)  # as if not installed
+    with pytest.raises(PlanprobeError, match=r"pip install 'planprobe\[mcp\]'"):
+        require_mcp()

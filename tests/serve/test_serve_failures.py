@@ -139,3 +139,41 @@ def test_missing_extra_is_one_clear_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "mcp", None)  # as if not installed
     with pytest.raises(PlanprobeError, match=r"pip install 'planprobe\[mcp\]'"):
         require_mcp()
+
+
+def test_a_case_ended_by_its_limit_takes_no_more_calls(tmp_path, monkeypatch):
+    """The server ends a case at --max-iterations while the client's agent goes on: its next
+    calls are refused (not run on the next case) until it calls finish."""
+    import asyncio
+
+    from planprobe.agents.tools_agent import ToolsAgent
+    from planprobe.serve.client import run_mcp_client
+
+    from http_faults import ScriptedServer
+    from serve_helpers import ServeProcess, plan_script, plans_for, scripted_model
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    cases = suite_cases(3)
+    suite = tmp_path / "suite.jsonl"
+    write_suite(cases, suite)
+    with ScriptedServer(plan_script(plans_for(cases))) as server:
+        serve = ServeProcess(suite, tmp_path / "run", "--max-iterations", "2", "--timeout", "1000000")
+        try:
+            (endpoint,) = serve.endpoints()
+            model = scripted_model(server.url)
+            seen = asyncio.run(run_mcp_client(endpoint, ToolsAgent(model), close_model=model.aclose))
+            code, _out, err = serve.finish()
+        finally:
+            serve.stop()
+    assert code == 0, err
+    assert len(seen) == 3 and all("is over" in t.errors[0].message for t in seen)
+    store = RunStore(tmp_path / "run")
+    try:
+        got = {t.case_id: t for t, _ in store.results()}
+    finally:
+        store.close()
+    for case in cases:
+        trace = got[case.id]
+        assert trace.status == TraceStatus.ITERATION_LIMIT
+        assert len(trace.tool_calls) == 2  # the third call was refused, and ran nowhere
+        assert all(c.name in {t.name for t in case.tools} | {"launch_rockets"} for c in trace.tool_calls)

@@ -20,10 +20,14 @@ from ..environment import Environment, Limits
 from ..schema import Case, ToolCall, ToolCallError, ToolSpec, Trace, TraceError
 from ..tool_args import parse_arguments
 from .mcp_server import DONE, require_mcp
-from .session import FINISH_DESCRIPTION, TASK_URI
+from .session import FINISH_DESCRIPTION, OVER, TASK_URI
 
 T = TypeVar("T")
 Forward = Callable[[str, dict[str, Any]], tuple[str, bool]]
+
+
+class CaseOver(Exception):
+    """The server ended the case (a limit, the time): the agent stops and the client finishes."""
 
 
 class ClientEnvironment(Environment):
@@ -46,6 +50,8 @@ class ClientEnvironment(Environment):
         else:
             result, failed = self._forward(name, args)
             error = "server_error" if failed else None
+            if failed and result.startswith("Error: case ") and OVER in result:
+                raise CaseOver(result)
         self.trace.tool_calls.append(ToolCall(index=len(self.trace.tool_calls), name=name, arguments=raw, args=args,
                                               result=result, error=error, call_id=call_id, t_start=t_start,
                                               t_end=self.elapsed(), agent=role, step=self.trace.iterations,

@@ -45,8 +45,11 @@ def build_server(slot: Slot) -> Any:
             types.Tool(name=t.name, description=t.description, input_schema=t.parameters) for t in tools])
 
     async def call_tool(_ctx: Any, params: Any) -> Any:
-        session = await slot.current()
-        if session is None:
+        refused = slot.refusal(params.name)
+        session = None if refused is not None else await slot.current()
+        if refused is not None:
+            text, error = refused
+        elif session is None:
             text, error = DONE, True
         else:
             text, error = session.call(params.name, params.arguments)
@@ -61,6 +64,7 @@ def build_server(slot: Slot) -> Any:
             from mcp.shared.exceptions import MCPError
 
             raise MCPError(code=types.INVALID_PARAMS, message=f"no resource {params.uri}; the task is {TASK_URI}")
+        slot.refusal(None)
         session = await slot.current()
         text = DONE if session is None else session.task()
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=TASK_URI, mime_type="text/plain",
@@ -99,7 +103,8 @@ class HttpEndpoint:
 
     def _app(self) -> Any:
         server = build_server(self.slot)
-        inner = server.streamable_http_app(streamable_http_path=PATH, host=HOST)
+        # plain JSON answers, not an SSE stream per request: nothing is pushed mid-call, and it is faster
+        inner = server.streamable_http_app(streamable_http_path=PATH, host=HOST, json_response=True)
         slot = self.slot
 
         async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:

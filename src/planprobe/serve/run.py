@@ -18,6 +18,15 @@ from .recording import SessionRecorder
 from .session import ServeAgent, Slot
 
 STDIO_GRACE_S = 5.0  # after the last case, how long a stdio client may stay before the server exits
+LINGER_S = 30.0  # after the last case, how long HTTP endpoints wait for a client to acknowledge a case's end
+
+
+async def linger(slots: list[Slot]) -> None:
+    """Keep serving while a client has not yet learnt that its case ended without its finish
+    (a limit, the time), so its acknowledging call is answered; at most LINGER_S."""
+    deadline = asyncio.get_running_loop().time() + LINGER_S
+    while any(slot.unacknowledged is not None for slot in slots) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
 
 
 @dataclass(frozen=True)
@@ -107,4 +116,5 @@ async def serve_pending(store: RunStore, config: RunConfig, options: ServeOption
             finally:
                 for slot in slots:
                     slot.close()
+            await linger(slots)
     return stored

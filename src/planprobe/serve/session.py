@@ -22,6 +22,7 @@ FINISH_DESCRIPTION = ("Call this once when you are done with the task. Give your
                       "'answer' when the task asks for one. After it, the next case (if any) is served here.")
 TASK_URI = "planprobe://task"
 DONE = "All cases are done: nothing more is served here."
+OVER = " is over: "  # in the refusal of a call to a case that ended without finish
 
 
 def finish_tool_name(tools: list[ToolSpec]) -> str:
@@ -73,7 +74,7 @@ class CaseSession:
                 self.env.step()
         except IterationLimitExceeded as exc:
             self.fail(exc)
-            return f"Error: {exc}; case {self.case.id} is over.", True
+            return f"Error: case {self.case.id}{OVER}{exc}.", True
         text = self.env.call(name, arguments)
         return text, self.env.trace.tool_calls[-1].error is not None
 
@@ -86,10 +87,15 @@ class CaseSession:
     def fail(self, exc: BaseException) -> None:
         """End the case now with ``exc`` (recorded by the run engine: limits, infrastructure)."""
         if not self.over:
+            self.reason = str(exc)
             self.outcome.set_exception(exc)
+
+    reason = ""  # why the case ended without the client's finish ("" when it finished)
+    acknowledged = False  # the client called finish (or read the task) after it ended so
 
     def disconnected(self, how: str) -> None:
         self.fail(InfrastructureError(f"the agent disconnected before finishing the case ({how})"))
+        self.acknowledged = True  # nobody is left to tell
 
 
 class Slot:
@@ -101,6 +107,9 @@ class Slot:
         self.announce = announce
         self.session: CaseSession | None = None
         self.closed = False
+        # a case that ended without the client's finish (a limit, the time): its calls are refused
+        # until the client calls finish or reads the task, so none lands on the next case
+        self.unacknowledged: CaseSession | None = None
         self._changed = asyncio.Event()
 
     def begin(self, session: CaseSession) -> None:
@@ -111,6 +120,26 @@ class Slot:
     def release(self, session: CaseSession) -> None:
         if self.session is session:
             self.session = None
+        if session.outcome.cancelled():
+            session.reason = "the case's time limit ran out"
+        if session.reason and not session.acknowledged:
+            self.unacknowledged = session
+
+    def refusal(self, name: str | None) -> tuple[str, bool] | None:
+        """The answer to a call (``name``; None for a task read) while a case that ended
+        without the client's finish is not yet acknowledged: finish (or a task read)
+        acknowledges it; anything else is refused, so no call lands on the next case."""
+        ended = next((s for s in (self.session, self.unacknowledged)
+                      if s is not None and s.over and s.reason and not s.acknowledged), None)
+        if ended is None:
+            return None
+        if name is None or name == ended.finish_name:
+            ended.acknowledged = True
+            self.unacknowledged = None
+            then = DONE if ended.last else f"The next case is served here: read {TASK_URI} again."
+            return None if name is None else (f"Case {ended.case.id} was already over: {ended.reason}. {then}", False)
+        return f"Error: case {ended.case.id}{OVER}{ended.reason}. Call {ended.finish_name} to go on.", True
+
 
     def close(self) -> None:
         """No more cases: waiters learn that all are done."""

@@ -85,8 +85,10 @@ class ServeProcess:
         return found
 
     def finish(self) -> tuple[int, str, str]:
-        out, err = self.proc.communicate(timeout=600)
-        return self.proc.returncode, "".join(self.lines) + out, err
+        # not communicate(): it reads the pipe's fd and would miss what readline() already buffered
+        out = self.proc.stdout.read()
+        err = self.proc.stderr.read()  # -q: a few lines at most, so stdout cannot block on a full stderr
+        return self.proc.wait(), "".join(self.lines) + out, err
 
     def stop(self) -> None:
         stop(self.proc)

@@ -73,7 +73,7 @@ def test_http_serve_gives_the_verdicts_of_the_tools_agent(scripted, tmp_path):
         serve.stop()
     assert code == 0, err
     assert len(traces) == 3 and all(t.tool_calls for t in traces)
-    assert out.count("serving case") == 3
+    assert out.count("serving case") == 3, out
     mcp = results(tmp_path / "mcp")
     assert_same_results(mcp, direct)
     for trace, _ in mcp.values():  # the answer given with the finish tool is the case's answer

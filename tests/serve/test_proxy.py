@@ -90,8 +90,12 @@ def test_unreachable_upstream_makes_the_case_infra_and_the_rest_go_on(tmp_path):
                     r = await http.post(proxy_url + "/chat/completions",
                                         json={"model": "m", "messages": [{"role": "user", "content": "hi"}]})
                 assert r.status_code == 502 and "unreachable" in r.json()["error"]["message"]
-                result = await client.call_tool("finish", {"answer": "x"})  # now the second case
-                assert "finished" in result.content[0].text
+                refused = await client.call_tool(cases[0].tools[0].name, {})  # the case is over: refused
+                assert refused.is_error and "unreachable" in refused.content[0].text
+                ack = await client.call_tool("finish", {"answer": "late"})  # acknowledges, finishes nothing
+                assert "was already over" in ack.content[0].text
+                result = await client.call_tool("finish", {"answer": "x"})  # the second case
+                assert "is finished" in result.content[0].text
                 return result
 
         asyncio.run(agent())

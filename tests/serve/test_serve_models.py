@@ -44,13 +44,13 @@ def _served(suite, out, agent_model, *args, proxy=False):
 
 def test_embedded_model_as_an_mcp_client_end_to_end(tmp_path):
     require_local_model()
-    cases = suite_cases(2)
+    cases = suite_cases(1)
     suite = tmp_path / "suite.jsonl"
     write_suite(cases, suite)
     traces, code, err = _served(suite, tmp_path / "run", lambda _: make_model("local", ModelOptions(cache=False)))
     assert code == 0, err
     stored = _stored(tmp_path / "run")
-    assert len(traces) == 2 and set(stored) == {c.id for c in cases}
+    assert len(traces) == 1 and set(stored) == {c.id for c in cases}
     for seen, case in zip(traces, cases):
         trace, verdict = stored[case.id]
         assert not verdict.infra and verdict.checker == "constraints/1"

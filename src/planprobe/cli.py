@@ -211,7 +211,7 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
     check_limits(concurrency, max_iterations, timeout, trials)
     if infra_attempts < 1:
         raise PlanprobeError("--infra-attempts must be at least 1")
-    if model_spec and "openai:" in model_spec and model_options.request_timeout >= timeout:
+    if model_spec and ("openai:" in model_spec or "litellm:" in model_spec) and model_options.request_timeout >= timeout:
         raise PlanprobeError(f"--request-timeout ({model_options.request_timeout:g} s) must be below --timeout "
                              f"({timeout:g} s), so that a stalled request is cut and retried before the case's "
                              "time runs out")

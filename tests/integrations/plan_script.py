@@ -8,9 +8,9 @@ import json
 import random
 import threading
 
-from planprobe.suites.registry import get_family
-
 from http_faults import chat_reply
+
+from planprobe.suites.registry import get_family
 
 
 class PlanScript:

@@ -24,7 +24,13 @@ MISSING = "--agent langgraph: needs the langgraph extra: pip install 'planprobe[
 try:
     from langchain_core.callbacks import BaseCallbackHandler
     from langchain_core.language_models.chat_models import BaseChatModel
-    from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+    from langchain_core.messages import (
+        AIMessage,
+        BaseMessage,
+        HumanMessage,
+        SystemMessage,
+        ToolMessage,
+    )
     from langchain_core.outputs import ChatGeneration, ChatResult, LLMResult
     from langchain_core.tools import BaseTool
     from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -109,7 +115,7 @@ def usage_of(ai: AIMessage) -> Usage:
     mine = ai.response_metadata.get("planprobe_usage")
     if isinstance(mine, dict):
         return Usage.model_validate(mine)
-    meta = ai.usage_metadata or {}
+    meta: dict[str, Any] = dict(ai.usage_metadata or {})
     return Usage(model_calls=1, prompt_tokens=int(meta.get("input_tokens") or 0),
                  completion_tokens=int(meta.get("output_tokens") or 0))
 
@@ -173,7 +179,8 @@ class EpisodeBridge:
         env.log(reply)
         for tc in reply.tool_calls or []:
             fn = tc.get("function", {})
-            name, arguments, call_id = fn.get("name", ""), fn.get("arguments", ""), tc.get("id")
+            name, arguments = fn.get("name", ""), fn.get("arguments", "")
+            call_id = str(tc.get("id") or f"call_{len(self.results)}")
             output = env.call(name, arguments, call_id=call_id)
             env.log(Message(role="tool", tool_call_id=call_id, name=name, content=output))
             self.results[call_id] = output

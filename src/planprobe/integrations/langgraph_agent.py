@@ -18,8 +18,9 @@ graph that builds its own chat model (e.g. ``ChatOpenAI``) is traced too.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from ..agents.python_adapter import load_attribute
 from ..agents.tools_agent import SYSTEM, _for_trial
@@ -65,7 +66,13 @@ class LangGraphAgent:
         from langchain_core.messages import AIMessage
         from langgraph.errors import GraphRecursionError
 
-        from .langchain_bridge import EpisodeBridge, PlanprobeChatModel, TraceHandler, case_tools, to_langchain
+        from .langchain_bridge import (
+            EpisodeBridge,
+            PlanprobeChatModel,
+            TraceHandler,
+            case_tools,
+            to_langchain,
+        )
 
         params = env.chat_params(_for_trial(self.params, env))
         bridge = EpisodeBridge(env)
@@ -88,7 +95,7 @@ class LangGraphAgent:
             state = await graph.ainvoke({"messages": [to_langchain(m) for m in first]}, config=config)
         except GraphRecursionError as exc:
             raise IterationLimitExceeded(f"the graph's recursion limit: {exc}") from None
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  (re-raised: a service failure as infrastructure, the rest as is)
             raise _service_failure(exc) or exc
         messages = state.get("messages", []) if isinstance(state, dict) else []
         last = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)

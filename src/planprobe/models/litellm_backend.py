@@ -19,13 +19,18 @@ import asyncio
 import os
 from typing import Any
 
-from ..errors import ContextLimitError, InfrastructureError, PlanprobeError, ServiceUnusableError
+from ..errors import (
+    ContextLimitError,
+    InfrastructureError,
+    PlanprobeError,
+    ServiceUnusableError,
+)
 from ..schema import Message, ToolSpec
 from .base import ChatParams, ChatResult, Prices
 from .openai_backend import _clear_pending, _log_retry, check_base_url
 from .redact import public_url, redact, register_secret
 from .reply import parse_chat_reply
-from .retry import RetryPolicy, Retryable, with_retries
+from .retry import Retryable, RetryPolicy, with_retries
 
 MISSING = "--model litellm: needs the litellm extra: pip install 'planprobe[litellm]'"
 
@@ -44,7 +49,7 @@ def _import_litellm() -> Any:
 
 class LiteLLMModel:
     def __init__(self, model: str, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-                 request_timeout: float = 60.0, retry: RetryPolicy = RetryPolicy(), prices: Prices | None = None,
+                 request_timeout: float = 60.0, retry: RetryPolicy | None = None, prices: Prices | None = None,
                  tool_result_role: str = "tool"):
         if not model or "/" not in model:
             raise PlanprobeError(f"--model litellm:{model}: expected litellm:<provider>/<model>, "
@@ -56,7 +61,7 @@ class LiteLLMModel:
         self.api_key_env = api_key_env
         register_secret(os.environ.get(api_key_env))
         self.request_timeout = request_timeout
-        self.retry = retry
+        self.retry = retry or RetryPolicy()
         self.prices = prices
         self.tool_result_role = tool_result_role
         self.source = f"litellm {model}" + (f" at {public_url(base_url)}" if base_url else "")

@@ -918,6 +918,7 @@ from . import cli_debug  # noqa: E402,F401  (registers 'label', 'errorbench', 'i
 from . import cli_generate_plugins  # noqa: E402,F401  (registers 'generate NAME' for plug-in families)
 from . import cli_apibank  # noqa: E402,F401  (registers 'import api-bank')
 from . import cli_detect  # noqa: E402,F401  (registers 'detect', 'debug')
+from . import cli_inspect  # noqa: E402,F401  (registers 'export inspect', 'import inspect')
 
 
 # Exit codes (docs/format.md): 0 done; 1 a check failed (gate) or the output pipe closed;

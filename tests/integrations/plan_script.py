@@ -36,7 +36,7 @@ class PlanScript:
             task = "".join(p.get("text", "") for p in task if isinstance(p, dict))
         plan = self.plans.get(task)
         with self.lock:
-            self.tools_seen.append(sorted(t["function"]["name"] for t in body.get("tools", [])))
+            self.tools_seen.append(sorted(t.get("function", t).get("name", "") for t in body.get("tools", [])))
         if plan is None:
             return chat_reply("I do not know this task")
         done = sum(1 for m in messages if m.get("role") == "tool")
@@ -44,8 +44,8 @@ class PlanScript:
             call = plan[done]
             return chat_reply(None, tool_calls=[{"id": f"call_{done}", "type": "function",
                                                  "function": {"name": call.name, "arguments": call.arguments}}],
-                              usage={"prompt_tokens": 100 + done, "completion_tokens": 7})
-        return chat_reply("All done.", usage={"prompt_tokens": 200, "completion_tokens": 3})
+                              usage={"prompt_tokens": 100 + done, "completion_tokens": 7, "total_tokens": 107 + done})
+        return chat_reply("All done.", usage={"prompt_tokens": 200, "completion_tokens": 3, "total_tokens": 203})
 
 
 def dump_args(arguments: str) -> dict:

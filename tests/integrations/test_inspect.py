@@ -14,16 +14,16 @@ import pytest
 
 pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
 
+from helpers import cases, planprobe_cmd, run_agent, subprocess_env
+from http_faults import ScriptedServer
+from plan_script import PlanScript
+
 from planprobe import check
 from planprobe.agents import make_agent
 from planprobe.models import ModelOptions, make_model
 from planprobe.models.base import ChatParams
 from planprobe.runner.store import RunStore
 from planprobe.suites.io import write_suite
-
-from helpers import cases, planprobe_cmd, run_agent, subprocess_env
-from http_faults import ScriptedServer
-from plan_script import PlanScript
 
 
 def _env(**extra):

@@ -37,7 +37,7 @@ def from_inspect(messages: list[Any]) -> list[Message]:
             out.append(Message(role="tool", tool_call_id=getattr(m, "tool_call_id", None),
                                name=getattr(m, "function", None), content=_text(m.content)))
         else:
-            out.append(Message(role=role if role in ("system", "user") else "user", content=_text(m.content)))
+            out.append(Message(role="system" if role == "system" else "user", content=_text(m.content)))
     return out
 
 

@@ -43,11 +43,11 @@ def _export(tmp_path, suite_cases, *extra):
     return suite, task
 
 
-def _inspect_eval(task, url, logs, model="scripted"):
+def _inspect_eval(task, url, logs, model="scripted", *extra):
     """inspect eval on the exported task, its OpenAI-compatible provider pointed at ``url``."""
     proc = subprocess.run([sys.executable, "-m", "inspect_ai", "eval", "planprobe_task.py", "--model",
                            f"openai-api/local/{model}", "--log-format", "json", "--log-dir", str(logs),
-                           "--display", "plain"],
+                           "--display", "plain", *extra],
                           cwd=task, capture_output=True, text=True, check=False,
                           env=_env(LOCAL_BASE_URL=url, LOCAL_API_KEY="none"))
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -102,8 +102,8 @@ def test_an_exported_suite_under_inspect_eval_is_judged_like_the_tools_agent(tmp
 
 def test_inspect_with_the_embedded_model_on_llama_cpp(llama_server, tmp_path):
     suite_cases = cases(2, seed=4, actions=(2, 2))
-    suite, task = _export(tmp_path, suite_cases, "--message-limit", "8")
-    log = _inspect_eval(task, llama_server, tmp_path / "logs", model="smollm2")
+    suite, task = _export(tmp_path, suite_cases, "--message-limit", "6")
+    log = _inspect_eval(task, llama_server, tmp_path / "logs", "smollm2", "--max-tokens", "64", "--max-connections", "1")
     proc = _import(log, suite, tmp_path / "run")
     assert proc.returncode in (0, 3), proc.stderr
     results = list(RunStore(tmp_path / "run").results())

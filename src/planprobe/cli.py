@@ -213,7 +213,7 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
     check_limits(concurrency, max_iterations, timeout, trials)
     if infra_attempts < 1:
         raise PlanprobeError("--infra-attempts must be at least 1")
-    if model_spec and "openai:" in model_spec and model_options.request_timeout >= timeout:
+    if model_spec and ("openai:" in model_spec or "litellm:" in model_spec) and model_options.request_timeout >= timeout:
         raise PlanprobeError(f"--request-timeout ({model_options.request_timeout:g} s) must be below --timeout "
                              f"({timeout:g} s), so that a stalled request is cut and retried before the case's "
                              "time runs out")
@@ -943,6 +943,7 @@ from . import cli_generate_plugins  # noqa: E402,F401  (registers 'generate NAME
 from . import cli_apibank  # noqa: E402,F401  (registers 'import api-bank')
 from . import cli_detect  # noqa: E402,F401  (registers 'detect', 'debug')
 from . import cli_serve  # noqa: E402,F401  (registers 'serve', 'proxy', 'check')
+from . import cli_inspect  # noqa: E402,F401  (registers 'export inspect', 'import inspect')
 
 
 # Exit codes (docs/format.md): 0 done; 1 a check failed (gate) or the output pipe closed;

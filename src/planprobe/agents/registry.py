@@ -90,6 +90,7 @@ BUILTIN_AGENTS = {
     "modular": "planprobe.agents.builtin:MODULAR",
     "pmc": "planprobe.agents.builtin:PMC",
     "python": "planprobe.agents.builtin:PYTHON",
+    "langgraph": "planprobe.agents.builtin:LANGGRAPH",
     "oracle": "planprobe.agents.builtin:ORACLE",
     "random": "planprobe.agents.builtin:RANDOM",
     "faulty": "planprobe.agents.builtin:FAULTY",

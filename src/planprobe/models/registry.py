@@ -54,6 +54,7 @@ def _as_entry(kind: str, obj: object) -> ModelEntry:
 BUILTIN_MODELS = {
     "local": "planprobe.models.builtin:LOCAL",
     "openai": "planprobe.models.builtin:OPENAI",
+    "litellm": "planprobe.models.builtin:LITELLM",
 }
 _REGISTRY: Registry[ModelEntry] = Registry("model", GROUP, BUILTIN_MODELS, _as_entry)
 

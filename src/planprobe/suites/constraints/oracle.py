@@ -29,9 +29,10 @@ a start time outside 0-23 is a Parameter Error (the seed's tools take any intege
 from __future__ import annotations
 
 
-from ...schema import Case, ErrorClass, OracleKind, Trace, TraceStatus, Verdict, sort_errors
+from ...schema import Case, ErrorClass, OracleKind, Trace, Verdict, sort_errors
 from ...tool_args import parse_arguments, validate_arguments
 from ..registry import restart_tool_of
+from ..unfinished import unfinished_verdict
 from .compiled import CompiledCase, compiled
 from .solver import missing_fit, order_cycle_core
 from .vocabulary import format_hour
@@ -47,9 +48,9 @@ E = ErrorClass
 
 def check(case: Case, trace: Trace) -> Verdict:
     cc = compiled(case)
-    status = trace.status
-    if status != TraceStatus.COMPLETED:
-        return _status_verdict(case, trace)
+    unfinished = unfinished_verdict(case, trace, CHECKER)
+    if unfinished is not None:
+        return unfinished
     restart = restart_tool_of(case)
     attempts = trace.attempts(restart)
     calls = attempts[-1]
@@ -141,26 +142,6 @@ def check(case: Case, trace: Trace) -> Verdict:
         case_id=case.id, trial=trace.trial, passed=False,
         errors=sort_errors({p["error"] for p in problems}), evidence=problems, core=core,
         oracle=OracleKind.FORMAL, checker=CHECKER,
-    )
-
-
-def _status_verdict(case: Case, trace: Trace) -> Verdict:
-    status = trace.status
-    if status == TraceStatus.INFRA_ERROR:
-        error, text = E.INFRA, "The model service failed; this is not a planning failure."
-    elif status == TraceStatus.AGENT_ERROR:
-        error, text = E.AGENT_CRASH, "The agent raised an error."
-    elif status == TraceStatus.TIMEOUT:
-        error, text = E.TIMEOUT, "The agent ran out of time before finishing."
-    elif status == TraceStatus.CONTEXT_LIMIT:
-        error, text = E.TIMEOUT, "The conversation outgrew the model's context window before finishing."
-    else:
-        error, text = E.TIMEOUT, "The agent used up its iterations before finishing."
-    detail = "; ".join(e.message for e in trace.errors[-1:])
-    return Verdict(
-        case_id=case.id, trial=trace.trial, passed=False, errors=[error.value], checker=CHECKER,
-        evidence=[_ev(error=error.value, kind=status.value, symbolic=status.value,
-                           text=text + (f" ({detail})" if detail else ""))],
     )
 
 

@@ -39,6 +39,7 @@ from typing import Any
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, OracleKind, ToolSpec
 from ..judged.render import render_steps
+from .apb_format import json_field
 from ..judged.spec import FAMILY, SPEC_VERSION, JudgedSpec, Reference, Step, check_spec
 
 SPLIT_SETTINGS: dict[str, list[str]] = {
@@ -268,15 +269,10 @@ def _task(query: str, spec: JudgedSpec) -> str:
 
 
 def _json_field(row: dict[str, Any], key: str, default: Any) -> Any:
-    value = row.get(key)
-    if value is None or value == "":
-        return default
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except (ValueError, RecursionError) as exc:
-            raise RowError(key, f"not valid JSON text ({getattr(exc, 'msg', exc)})") from None
-    return value
+    try:
+        return json_field(row, key, default)
+    except (ValueError, RecursionError) as exc:
+        raise RowError(key, f"not valid JSON text ({getattr(exc, 'msg', exc)})") from None
 
 
 def _json_list(row: dict[str, Any], key: str) -> list:

@@ -29,24 +29,16 @@ call failed.
 
 from __future__ import annotations
 
-from ...schema import Case, ErrorClass, OracleKind, ToolCall, ToolSpec, Trace, TraceStatus, Verdict, sort_errors
+from ...schema import Case, ErrorClass, OracleKind, ToolCall, ToolSpec, Trace, Verdict, sort_errors
 from ...tool_args import parse_arguments, validate_arguments
 from ..registry import restart_tool_of
+from ..unfinished import unfinished_verdict
 from ...pddl.errors import PlanStepError
 from ...pddl.grounding import GroundAction
 from .compiled import CompiledCase, compiled
 
 CHECKER = "pddl-agent/1"
 E = ErrorClass
-_STATUS = {
-    TraceStatus.INFRA_ERROR: (E.INFRA, "The model service failed; this is not a planning failure."),
-    TraceStatus.AGENT_ERROR: (E.AGENT_CRASH, "The agent raised an error."),
-    TraceStatus.TIMEOUT: (E.TIMEOUT, "The agent ran out of time before finishing."),
-    TraceStatus.ITERATION_LIMIT: (E.TIMEOUT, "The agent used up its iterations before finishing."),
-    TraceStatus.CONTEXT_LIMIT: (E.TIMEOUT, "The conversation outgrew the model's context window before finishing."),
-}
-
-
 def _atomic_groups(calls: list[ToolCall]) -> list[list[ToolCall]]:
     """Calls that share an index are one call: a cost variant's composite tool, rewritten
     by the robust oracle into its two actions. It runs whole or not at all."""
@@ -91,12 +83,9 @@ def _ground(cc: CompiledCase, tools: dict[str, ToolSpec], call: ToolCall, proble
 
 
 def check(case: Case, trace: Trace) -> Verdict:
-    if trace.status != TraceStatus.COMPLETED:
-        error, text = _STATUS[trace.status]
-        detail = "; ".join(e.message for e in trace.errors[-1:])
-        return Verdict(case_id=case.id, trial=trace.trial, passed=False, errors=[error.value], checker=CHECKER,
-                       evidence=[dict(error=error.value, kind=trace.status.value, symbolic=trace.status.value,
-                                      text=text + (f" ({detail})" if detail else ""))])
+    unfinished = unfinished_verdict(case, trace, CHECKER)
+    if unfinished is not None:
+        return unfinished
     cc = compiled(case)
     tools = {t.name: t for t in case.tools}
     strict = cc.spec.failed_calls == "error"

@@ -38,8 +38,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...schema import Case, ErrorClass, Evidence, OracleKind, Trace, TraceStatus, Verdict, sort_errors
+from ...schema import Case, ErrorClass, Evidence, OracleKind, Trace, Verdict, sort_errors
 from ..registry import restart_tool_of
+from ..unfinished import unfinished_verdict
 from .layout import verification_message
 from ...pddl.model import Literal
 from ...pddl.responses import parse_plan
@@ -58,13 +59,6 @@ NO_PLAN = re.compile(
     r"|\b(?:goal|goals) (?:is|are) (?:unreachable|unachievable|impossible|contradictory|unsatisfiable)\b"
     r"|\b(?:cannot|can ?not|can't) (?:be )?(?:achieved?|reached?|satisfied|solved)\b"
     r"|\bimpossible to (?:achieve|reach|satisfy)\b", re.I)
-_STATUS = {
-    TraceStatus.INFRA_ERROR: (E.INFRA, "The model service failed; this is not a planning failure."),
-    TraceStatus.AGENT_ERROR: (E.AGENT_CRASH, "The agent raised an error."),
-    TraceStatus.TIMEOUT: (E.TIMEOUT, "The agent ran out of time before answering."),
-    TraceStatus.ITERATION_LIMIT: (E.TIMEOUT, "The agent used up its iterations before answering."),
-    TraceStatus.CONTEXT_LIMIT: (E.TIMEOUT, "The conversation outgrew the model's context window before answering."),
-}
 
 
 def refused(reply: str, plan_steps: int | None) -> bool:
@@ -76,12 +70,9 @@ def refused(reply: str, plan_steps: int | None) -> bool:
 
 
 def check(case: Case, trace: Trace) -> Verdict:
-    if trace.status != TraceStatus.COMPLETED:
-        error, text = _STATUS[trace.status]
-        detail = "; ".join(e.message for e in trace.errors[-1:])
-        return Verdict(case_id=case.id, trial=trace.trial, passed=False, errors=[error.value], checker=CHECKER,
-                       evidence=[Evidence(error=error.value, kind=trace.status.value, symbolic=trace.status.value,
-                                          text=text + (f" ({detail})" if detail else ""))])
+    unfinished = unfinished_verdict(case, trace, CHECKER, doing="answering")
+    if unfinished is not None:
+        return unfinished
     cc = compiled(case)
     spec = cc.spec
     reply = trace.final_answer or ""

@@ -23,6 +23,7 @@ from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence, Trace, TraceStatus, Verdict, sort_errors
 from ..base import PlannedCall
+from ..unfinished import unfinished_verdict
 from . import answers
 from .cases import FAMILY, TOOLS, compiled
 from .evaluate import PAPER_NAMES, Evaluator, PlanEvaluation
@@ -31,13 +32,6 @@ from .tools import run_tool
 
 CHECKER = "travelplanner/1"
 E = ErrorClass
-_STATUS = {
-    TraceStatus.INFRA_ERROR: (E.INFRA, "The model service failed; this is not a planning failure."),
-    TraceStatus.AGENT_ERROR: (E.AGENT_CRASH, "The agent raised an error."),
-    TraceStatus.TIMEOUT: (E.TIMEOUT, "The agent ran out of time before answering."),
-    TraceStatus.ITERATION_LIMIT: (E.TIMEOUT, "The agent used up its iterations before answering."),
-    TraceStatus.CONTEXT_LIMIT: (E.TIMEOUT, "The conversation outgrew the model's context window before answering."),
-}
 _CLASS = {"is_valid_information_in_sandbox": E.ACT_ERROR, "is_not_absent": E.ACTION_LOST}
 
 
@@ -68,12 +62,9 @@ def evaluate_answer(case: Case, answer: Optional[str]) -> tuple[dict[str, Any], 
 
 def check(case: Case, trace: Trace) -> Verdict:
     if trace.status != TraceStatus.COMPLETED:
-        error, text = _STATUS[trace.status]
         q = compiled(case).fields
-        return Verdict(case_id=case.id, trial=trace.trial, passed=False, errors=[error.value], checker=CHECKER,
-                       evidence=[Evidence(error=error.value, kind=trace.status.value, symbolic=trace.status.value,
-                                          text=text)],
-                       labels={FAMILY: {"delivered": False, "hard_total": q.hard_total(), "level": q.level}})
+        labels = {FAMILY: {"delivered": False, "hard_total": q.hard_total(), "level": q.level}}
+        return unfinished_verdict(case, trace, CHECKER, doing="answering", detail=False, labels=labels)
     labels, official, strict, why = evaluate_answer(case, trace.final_answer)
     ev = strict if compiled(case).strict else official
     evidence: list[Evidence] = []

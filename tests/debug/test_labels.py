@@ -20,10 +20,10 @@ from planprobe.debug.labels import label_trace
 from planprobe.debug.replay import PDDLReplay
 from planprobe.environment import Limits
 from planprobe.suites.base import PlannedCall
-from planprobe.suites.constraints.compiled import compiled as c_compiled
+from planprobe.suites.constraints.prepared import prepare as c_compiled
 from planprobe.pddl import parse_domain, parse_problem, solve
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
-from planprobe.suites.pddl_agent.compiled import compiled as p_compiled
+from planprobe.suites.pddl_agent.prepared import prepare as p_compiled
 from planprobe.suites.pddl_agent.generator import build_case
 from planprobe.suites.registry import get_family
 

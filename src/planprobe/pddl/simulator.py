@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from .errors import PlanStepError
 from .grounding import GroundAction, GroundProblem, State
-from .model import Atom, Literal
+from .model import Atom, PDDLLiteral
 
 __all__ = [
     "State",
@@ -88,7 +88,7 @@ def apply(state: State, action: GroundAction, ignore_deletes: bool = False) -> S
     return state | action.add if ignore_deletes else (state & action.keep) | action.add
 
 
-def unmet_preconditions(state: State, action: GroundAction) -> tuple[Literal, ...]:
+def unmet_preconditions(state: State, action: GroundAction) -> tuple[PDDLLiteral, ...]:
     return action.unmet(state)
 
 

@@ -420,8 +420,7 @@ def describe_domain(config: DomainTranslation, domain: Domain) -> str:
     config.check(domain)
     lines = ["I am playing with a set of objects. Here are the actions I can do", ""]
     for act in domain.actions:
-        params = [p.name.lstrip("?") for p in act.parameters]
-        lines.append("   " + config.actions[act.name].render(params))
+        lines.append("   " + config.actions[act.name].render([p.name.lstrip("?") for p in act.parameters]))
     lines += ["", "I have the following restrictions on my actions:"]
 
     def facts(atoms: Iterable[Atom], params: dict[str, str]) -> str:

@@ -42,9 +42,9 @@ def ordered_chunks(fn: ChunkFn, n: int, workers: int, chunk: int = 1000, start: 
                 break
         while in_flight:
             lines = in_flight.popleft().result()
-            lo = next(bounds, None)
-            if lo is not None:
-                in_flight.append(pool.submit(fn, lo, min(stop, lo + chunk)))
+            following = next(bounds, None)
+            if following is not None:
+                in_flight.append(pool.submit(fn, following, min(stop, following + chunk)))
             yield from lines
 
 

@@ -24,7 +24,7 @@ from typing import Sequence
 from ...schema import Case, ErrorClass, Evidence, ToolCall, Trace
 from ..base import PlannedCall
 from . import oracle
-from .compiled import compiled
+from .prepared import prepare
 
 SEARCH_NODES = 200_000
 DEAD_END = "dead_end"
@@ -60,7 +60,7 @@ def _relaxed_reachable(gp, actions, state) -> bool:
 
 def goal_reachable(case: Case, state: int, node_limit: int = SEARCH_NODES) -> bool | None:
     """True/False when decided, None when the search ran out of nodes."""
-    gp = compiled(case).gp
+    gp = prepare(case).gp
     if gp.goal_reached(state):
         return True
     if gp.goal_impossible:
@@ -99,18 +99,18 @@ def prefix_problems(case: Case, calls: Sequence[PlannedCall]) -> list[dict]:
     problems = [e.model_dump() for e in verdict.evidence if e.kind != "unmet_goal"]
     if problems:
         return problems
-    cc = compiled(case)
-    state = cc.gp.init
+    prepared = prepare(case)
+    state = prepared.gp.init
     for call in calls:  # all valid and applicable now (checked above)
-        state = cc.ground_call(call.name, json.loads(call.arguments or "{}") or {}).apply(state)
+        state = prepared.ground_call(call.name, json.loads(call.arguments or "{}") or {}).apply(state)
     if goal_reachable(case, state) is False:
-        gp = cc.gp
+        gp = prepared.gp
         reached = _relaxed_reached(gp.actions(), state)
         lost = [lit for lit, bit in gp.goal_conditions if bit and lit.positive and not reached & bit]
         if lost:  # these can never be made true again: name them
-            what = f"{cc.renderer.literals(lost)} can never be made true again"
+            what = f"{prepared.renderer.literals(lost)} can never be made true again"
         else:
-            what = f"the goal (still missing: {cc.renderer.literals(gp.unmet_goals(state))}) can no longer be reached"
+            what = f"the goal (still missing: {prepared.renderer.literals(gp.unmet_goals(state))}) can no longer be reached"
         return [dict(error=ErrorClass.ORDER_ERROR.value, kind=DEAD_END, step=len(calls) - 1 if calls else None,
                      symbolic="goal unreachable: " + " ".join(map(str, lost or gp.unmet_goals(state))),
                      text=f"After these steps {what}: no sequence of actions reaches the goal from there.")]

@@ -35,7 +35,7 @@ from typing import Callable, Optional
 
 from ...errors import PlanprobeError
 from ...pddl.grounding import ground
-from ...pddl.model import Atom, Literal, Problem
+from ...pddl.model import Atom, PDDLLiteral, Problem
 from ...pddl.validator import Outcome, validate
 from .problems import Event, plan_for, states_along, unexpected_event
 
@@ -198,11 +198,11 @@ def _reuse(key: str, draw: Draw, general: General, shots: int) -> Built:
     reached = states_along(problem, plan)[k]
     init = set(problem.init)
     new = tuple(sorted(reached - init))  # PlanBench's new instance: the facts the prefix made true
-    judged = replace(problem, goal=tuple(Literal(a) for a in new))
+    judged = replace(problem, goal=tuple(PDDLLiteral(a) for a in new))
     if shots:
         examples.append(Block("reuse", problem, plan))
     query = Block("reuse", problem, goal=tuple(sorted(reached)), worked=False)
-    stated = replace(problem, goal=tuple(Literal(a) for a in sorted(reached)))
+    stated = replace(problem, goal=tuple(PDDLLiteral(a) for a in sorted(reached)))
     return Built(examples, query, judged, plan[:k], False, stated=stated, notes={"prefix": k})
 
 

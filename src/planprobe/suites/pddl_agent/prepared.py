@@ -38,7 +38,7 @@ def parse_case_problem(spec: AgentSpec) -> Problem:
         raise PlanprobeError(f"field 'spec.problem': line {exc.line}, column {exc.column}: {exc.detail}") from None
 
 
-class CompiledCase:
+class PreparedCase:
     def __init__(self, case: Case):
         self.case = case
         self.spec = parse_spec(case)
@@ -71,5 +71,5 @@ class CompiledCase:
         return tool, dict(zip(self.keys[tool], args))
 
 
-def compiled(case: Case) -> CompiledCase:
-    return case.derived("pddl_agent", CompiledCase)
+def prepare(case: Case) -> PreparedCase:
+    return case.derived("pddl_agent", PreparedCase)

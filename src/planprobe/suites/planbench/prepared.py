@@ -39,7 +39,7 @@ def parse_atom(text: str) -> Atom:
     return Atom(name, tuple(args))
 
 
-class CompiledCase:
+class PreparedCase:
     def __init__(self, case: Case):
         self.case = case
         self.spec: PlanBenchSpec = parse_spec(case)
@@ -64,5 +64,5 @@ class CompiledCase:
         return resulting_state(self.gp, self.spec.plan or [], self.tr)
 
 
-def compiled(case: Case) -> CompiledCase:
-    return case.derived("planbench", CompiledCase)
+def prepare(case: Case) -> PreparedCase:
+    return case.derived("planbench", PreparedCase)

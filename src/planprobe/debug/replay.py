@@ -140,7 +140,7 @@ class PDDLReplay:
 
     def states(self, calls: Sequence[ToolCall]) -> tuple[list[int], list[Optional[dict]]]:
         """s_0..s_T (s_k after k calls) and each call's problem."""
-        state = self.prepared.gp.init
+        state = self.prepared.grounded.init
         out, problems = [state], []
         for call in calls:
             state, problem = self._step(state, call)
@@ -176,7 +176,7 @@ class PDDLReplay:
 
     def complete(self, calls: Sequence[ToolCall]) -> bool:
         states, problems = self.states(calls)
-        return self.prepared.gp.goal_reached(states[-1]) and all(p is None for p in problems)
+        return self.prepared.grounded.goal_reached(states[-1]) and all(p is None for p in problems)
 
     def h_star(self, state: int) -> Optional[int]:
         """The length of a shortest plan from ``state``; None when unsolvable or undecided."""
@@ -192,10 +192,10 @@ class PDDLReplay:
         from ..pddl.errors import PlannerTimeoutError, UnsolvableError
         from ..pddl.planner import solve
 
-        gp = self.prepared.gp
-        if gp.goal_reached(state):
+        grounded = self.prepared.grounded
+        if grounded.goal_reached(state):
             return 0
-        local = copy.copy(gp)
+        local = copy.copy(grounded)
         local.init = state
         try:
             return len(solve(local, heuristic="lmcut", time_limit=None, node_limit=self.node_limit).steps)

@@ -405,9 +405,9 @@ def _yes(value: bool) -> str:
 def _plan_verdict(ctx: _Context, problem: Problem, optimal: int | None = None) -> _Verdict:
     """A plan reply read both ways; the chosen rules' reading leads the reason."""
     tr = translator(problem, ctx.config) if problem is not ctx.problem else ctx.tr
-    gp = ground(problem)
-    own = score_plan(gp, tr, ctx.response, optimal)
-    exact = score_plan_planbench(gp, ctx.reader, ctx.response, optimal)
+    grounded = ground(problem)
+    own = score_plan(grounded, tr, ctx.response, optimal)
+    exact = score_plan_planbench(grounded, ctx.reader, ctx.response, optimal)
     unparsed = own.unparsed()
     own_text = f"planprobe's reader {own.summary()}"
     if unparsed:
@@ -513,11 +513,11 @@ def _score_replanning(ctx: _Context) -> _Verdict:
         raise PlanprobeError("field 'query': no unexpected event ('at step N', 'became true: …', "
                              "'became unexpectedly false: …') in the last [STATEMENT]")
     k = int(m_step.group(1))
-    gp = ground(problem)
-    state = gp.init
-    for _, state in run(gp, stated.pddl[:k]):
+    grounded = ground(problem)
+    state = grounded.init
+    for _, state in run(grounded, stated.pddl[:k]):
         pass
-    atoms = set(gp.decode(state))
+    atoms = set(grounded.decode(state))
     atoms |= parse_state(m_true.group(1), tr).atoms
     atoms -= parse_state(m_false.group(1), tr).atoms
     return _plan_verdict(ctx, replace(problem, init=tuple(sorted(atoms))))

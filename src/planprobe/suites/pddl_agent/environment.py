@@ -22,7 +22,7 @@ class PDDLEnvironment(Environment):
     def __init__(self, case: Case, limits: Limits = Limits(), trial: int = 0, agent: str = ""):
         super().__init__(case, limits, trial, agent)
         self.prepared = prepare(case)
-        self.state = self.prepared.gp.init
+        self.state = self.prepared.grounded.init
 
     def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
         prepared = self.prepared
@@ -43,12 +43,12 @@ class PDDLEnvironment(Environment):
         return self._done(what, before)
 
     def _done(self, what: str, before: int) -> tuple[str, Optional[str]]:
-        prepared, say, gp = self.prepared, self.prepared.renderer, self.prepared.gp
+        prepared, say, grounded = self.prepared, self.prepared.renderer, self.prepared.grounded
         if prepared.spec.observation == "changes":
-            now = gp.decode(self.state & ~before)
-            gone = gp.decode(before & ~self.state)
+            now = grounded.decode(self.state & ~before)
+            gone = grounded.decode(before & ~self.state)
             return (f"Done: {what}. Now true: {say.atoms(now)}. No longer true: {say.atoms(gone)}.", None)
-        return f"Done: {what}. The state is now: {say.atoms(gp.decode(self.state))}.", None
+        return f"Done: {what}. The state is now: {say.atoms(grounded.decode(self.state))}.", None
 
     def execute_composite(self, name: str, first: str, first_args: dict[str, Any], second: str,
                           second_args: dict[str, Any]) -> tuple[str, Optional[str]]:

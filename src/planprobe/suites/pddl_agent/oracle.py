@@ -90,7 +90,7 @@ def check(case: Case, trace: Trace) -> Verdict:
     tools = {t.name: t for t in case.tools}
     strict = prepared.spec.failed_calls == "error"
     static = prepared.problem.domain.static_predicates
-    state = prepared.gp.init
+    state = prepared.grounded.init
     problems: list[dict] = []
     executed = 0
     for group in _atomic_groups(trace.judged_calls(restart_tool_of(case))):
@@ -129,7 +129,7 @@ def check(case: Case, trace: Trace) -> Verdict:
         else:
             state = after
             executed += len(actions)
-    unmet_goals = prepared.gp.unmet_goals(state)
+    unmet_goals = prepared.grounded.unmet_goals(state)
     if unmet_goals:
         say = prepared.renderer
         problems.append(dict(

@@ -43,7 +43,7 @@ class PreparedCase:
         self.case = case
         self.spec = parse_spec(case)
         self.problem = parse_case_problem(self.spec)
-        self.gp: GroundProblem = ground(self.problem)
+        self.grounded: GroundProblem = ground(self.problem)
         names = tool_names(self.problem.domain)
         self.tool_action: dict[str, Action] = {names[a.name]: a for a in self.problem.domain.actions}
         self.keys: dict[str, list[str]] = {t: parameter_keys(a) for t, a in self.tool_action.items()}
@@ -57,7 +57,7 @@ class PreparedCase:
     def ground_call(self, tool: str, args: dict[str, Any]) -> GroundAction:
         """The ground action a schema-valid call names (``PlanStepError`` if it names none)."""
         action = self.tool_action[tool]
-        return self.gp.ground(action.name, [str(args[k]) for k in self.keys[tool]])
+        return self.grounded.ground(action.name, [str(args[k]) for k in self.keys[tool]])
 
     def call_for(self, step: str) -> tuple[str, dict[str, str]]:
         """A PDDL step ``(stack a b)`` → (tool name, arguments)."""

@@ -47,18 +47,18 @@ def reference_steps(case: Case) -> list[str]:
 def _reference(case: Case) -> list[str]:
     prepared = prepare(case)
     spec_plan = list(prepared.spec.plan) if prepared.spec.plan is not None else None
-    if spec_plan is not None and not validate(prepared.gp, spec_plan).valid:
+    if spec_plan is not None and not validate(prepared.grounded, spec_plan).valid:
         spec_plan = None
     if spec_plan is not None and prepared.spec.plan_optimal:
         return spec_plan
     try:
-        budget = min(REFERENCE_NODE_LIMIT, REFERENCE_WORK // max(1, len(prepared.gp.actions())) ** 2)
-        return list(solve(prepared.gp, node_limit=max(1, budget), time_limit=None).steps)
+        budget = min(REFERENCE_NODE_LIMIT, REFERENCE_WORK // max(1, len(prepared.grounded.actions())) ** 2)
+        return list(solve(prepared.grounded, node_limit=max(1, budget), time_limit=None).steps)
     except PlannerTimeoutError:
         pass
     if spec_plan is not None:
         return spec_plan
-    return list(greedy_plan(prepared.gp, time_limit=600).steps)
+    return list(greedy_plan(prepared.grounded, time_limit=600).steps)
 
 
 def to_calls(prepared: PreparedCase, steps: list[str]) -> list[PlannedCall]:
@@ -77,11 +77,11 @@ def random_plan(case: Case, rng: random.Random) -> list[PlannedCall]:
     """A random walk of executable actions (at most two per object), stopping early if
     it stumbles on the goal: the floor a planning agent should beat."""
     prepared = prepare(case)
-    gp = prepared.gp
-    actions = gp.actions()
-    state, steps = gp.init, []
+    grounded = prepared.grounded
+    actions = grounded.actions()
+    state, steps = grounded.init, []
     for _ in range(rng.randint(1, 2 * max(1, len(prepared.problem.all_objects)))):
-        if gp.goal_reached(state):
+        if grounded.goal_reached(state):
             break
         options = [a for a in actions if a.applicable(state)]
         if not options:
@@ -94,9 +94,9 @@ def random_plan(case: Case, rng: random.Random) -> list[PlannedCall]:
 
 def _run(prepared: PreparedCase, steps: list[str]) -> Optional[int]:
     """The final state if every step executes, else None."""
-    state = prepared.gp.init
+    state = prepared.grounded.init
     for s in steps:
-        a = prepared.gp.ground(*_split(s))
+        a = prepared.grounded.ground(*_split(s))
         if not a.applicable(state):
             return None
         state = a.apply(state)
@@ -120,16 +120,16 @@ def faulty_plan(case: Case, fault: str, rng: random.Random) -> Optional[list[Pla
         for k in ks:
             rest = base[:k] + base[k + 1:]
             end = _run(prepared, rest)
-            if end is not None and not prepared.gp.goal_reached(end):
+            if end is not None and not prepared.grounded.goal_reached(end):
                 return to_calls(prepared, rest)
         return None
     if fault == "swap":
         if prepared.spec.failed_calls != "error":
             return None  # failed calls are not errors in this case: no room for the fault
-        states = [prepared.gp.init]
+        states = [prepared.grounded.init]
         for s in base:
-            states.append(prepared.gp.ground(*_split(s)).apply(states[-1]))
-        ks = [i for i in range(n - 1) if not prepared.gp.ground(*_split(base[i + 1])).applicable(states[i])]
+            states.append(prepared.grounded.ground(*_split(s)).apply(states[-1]))
+        ks = [i for i in range(n - 1) if not prepared.grounded.ground(*_split(base[i + 1])).applicable(states[i])]
         if not ks:
             return None
         i = rng.choice(ks)
@@ -169,10 +169,10 @@ def _impossible_call(prepared: PreparedCase, case: Case, limit: int = 5000) -> O
         enums = [tool.parameters["properties"][k]["enum"] for k in keys]
         for combo in itertools.islice(itertools.product(*enums), limit):
             try:
-                a = prepared.gp.ground(prepared.tool_action[tool.name].name, list(combo))
+                a = prepared.grounded.ground(prepared.tool_action[tool.name].name, list(combo))
             except PlanStepError:
                 continue
-            unmet = a.unmet(prepared.gp.init)
+            unmet = a.unmet(prepared.grounded.init)
             if any(lit.is_equality or lit.atom.predicate in static for lit in unmet):
                 return PlannedCall(tool.name, json.dumps(dict(zip(keys, combo))))
     return None

@@ -46,7 +46,7 @@ class PlanBenchFamily:
             steps = getattr(spec, name)
             if steps is None:
                 continue
-            result = validate(prepared.gp, steps)
+            result = validate(prepared.grounded, steps)
             if result.outcome is Outcome.UNPARSEABLE_STEP:
                 raise PlanprobeError(f"case {case.id}: field 'spec.{name}': step {result.step} "
                                      f"{result.action!r}: {result.error.reason}")

@@ -132,7 +132,7 @@ def _literals(prepared: PreparedCase, lits) -> str:
 
 def _plan(prepared: PreparedCase, reply: str, labels: dict, evidence: list[Evidence]) -> float | None:
     spec = prepared.spec
-    score = score_plan(prepared.gp, prepared.tr, reply, spec.optimal_length)
+    score = score_plan(prepared.grounded, prepared.tr, reply, spec.optimal_length)
     result = score.result
     unparsed = score.unparsed()
     labels.update(plan_length=score.length, outcome=result.outcome.value, unparsed=unparsed)

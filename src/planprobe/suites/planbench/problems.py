@@ -80,13 +80,13 @@ def plan_for(problem: Problem, optimal: bool = False) -> tuple[list[str], bool]:
 
 def states_along(problem: Problem, plan: list[str]) -> list[frozenset[Atom]]:
     """The states before and after each step (len(plan) + 1 of them)."""
-    gp = ground(problem)
-    state = gp.init
-    out = [gp.decode(state)]
+    grounded = ground(problem)
+    state = grounded.init
+    out = [grounded.decode(state)]
     for step in plan:
         name, *args = step.strip("()").split()
-        state = gp.ground(name, args).apply(state)
-        out.append(gp.decode(state))
+        state = grounded.ground(name, args).apply(state)
+        out.append(grounded.decode(state))
     return out
 
 

@@ -48,7 +48,7 @@ def _reference_steps(prepared: PreparedCase) -> list[str]:
         return list(prepared.spec.reference)
     from ...pddl.planner import solve  # a hand-written case without a reference: plan it
 
-    return list(solve(prepared.gp, time_limit=None).steps)
+    return list(solve(prepared.grounded, time_limit=None).steps)
 
 
 def reference_answer(case: Case) -> str:
@@ -64,9 +64,9 @@ def reference_answer(case: Case) -> str:
 
 
 def _walk(prepared: PreparedCase, rng: random.Random, length: int) -> tuple[list[str], int]:
-    gp = prepared.gp
-    actions = gp.actions()
-    state, steps = gp.init, []
+    grounded = prepared.grounded
+    actions = grounded.actions()
+    state, steps = grounded.init, []
     for _ in range(length):
         options = [a for a in actions if a.applicable(state)]
         if not options:
@@ -84,7 +84,7 @@ def random_answer(case: Case, rng: random.Random) -> str:
         return _random_verdict(prepared, rng)
     if task == "t7":
         _, state = _walk(prepared, rng, len(prepared.spec.plan or []))
-        return prepared.tr.atoms(a for a in prepared.gp.decode(state) if prepared.tr.visible(a))
+        return prepared.tr.atoms(a for a in prepared.grounded.decode(state) if prepared.tr.visible(a))
     steps, _ = _walk(prepared, rng, rng.randint(1, 2 * max(1, len(prepared.problem.objects))))
     return _plan_text(prepared, steps)
 
@@ -126,7 +126,7 @@ def faulty_answer(case: Case, fault: str, rng: random.Random) -> Optional[str]:
     steps = _reference_steps(prepared)
     if fault == "truncate":
         cut = steps[:-1]
-        if len(steps) < 2 or validate(prepared.gp, cut).outcome is not Outcome.GOAL_NOT_REACHED:
+        if len(steps) < 2 or validate(prepared.grounded, cut).outcome is not Outcome.GOAL_NOT_REACHED:
             return None
         return _plan_text(prepared, cut)
     if fault == "swap":
@@ -134,7 +134,7 @@ def faulty_answer(case: Case, fault: str, rng: random.Random) -> Optional[str]:
         rng.shuffle(order)
         for i in order:
             swapped = steps[:i] + [steps[i + 1], steps[i]] + steps[i + 2:]
-            if validate(prepared.gp, swapped).outcome is Outcome.INEXECUTABLE:
+            if validate(prepared.grounded, swapped).outcome is Outcome.INEXECUTABLE:
                 return _plan_text(prepared, swapped)
         return None
     if spec.task != "t2":  # pad: only cost-optimal planning counts the length
@@ -145,12 +145,12 @@ def faulty_answer(case: Case, fault: str, rng: random.Random) -> Optional[str]:
 
 def _detour(prepared: PreparedCase, steps: list[str], rng: random.Random) -> Optional[list[str]]:
     """``steps`` with an action and its undoing inserted somewhere (still valid, longer)."""
-    gp = prepared.gp
-    states = [gp.init]
+    grounded = prepared.grounded
+    states = [grounded.init]
     for s in steps:
         name, *args = s.strip("()").split()
-        states.append(gp.ground(name, args).apply(states[-1]))
-    actions = gp.actions()
+        states.append(grounded.ground(name, args).apply(states[-1]))
+    actions = grounded.actions()
     positions = list(range(len(steps) + 1))
     rng.shuffle(positions)
     for i in positions:

@@ -126,7 +126,7 @@ def verification_plan(problem: Problem, plan: list[str], kind: str, rng: random.
         return list(plan)
     if kind == "goal_not_reached":
         return list(plan[:-1])
-    gp = ground(problem)
+    grounded = ground(problem)
     for _ in range(12):
         cand = list(plan)
         if len(cand) > 2:
@@ -134,12 +134,12 @@ def verification_plan(problem: Problem, plan: list[str], kind: str, rng: random.
         elif len(cand) == 2:
             del cand[1]
         rng.shuffle(cand)
-        if validate(gp, cand).outcome is Outcome.INEXECUTABLE:
+        if validate(grounded, cand).outcome is Outcome.INEXECUTABLE:
             return cand
     states = states_along(problem, plan)
     at = rng.randrange(len(plan) + 1)
-    state = gp.mask(states[at])
-    blocked = [a for a in gp.actions() if not a.applicable(state)]
+    state = grounded.mask(states[at])
+    blocked = [a for a in grounded.actions() if not a.applicable(state)]
     if not blocked:  # pragma: no cover - some action is always inapplicable in the standard domains
         raise PlanprobeError(f"problem {problem.name!r}: no inexecutable plan can be made")
     return list(plan[:at]) + [str(rng.choice(blocked))] + list(plan[at:])

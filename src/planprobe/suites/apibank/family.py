@@ -30,7 +30,7 @@ from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence, ToolCall, ToolCallError, Trace, TraceStatus, Verdict
 from ...tool_args import parse_arguments
-from ..base import PlannedCall
+from ..base import NoToolPlans, PlannedCall
 from .build import FAMILY, KINDS, RESPONSE_FAMILY, SPEC_VERSION, call_text
 from .catalog import CallRefused, catalog, convert_arguments
 from .checks import check
@@ -318,7 +318,7 @@ class ApiBankFamily:
 UNRELATED_REPLY = "I am sorry, I cannot help with that."
 
 
-class ApiBankResponseFamily:
+class ApiBankResponseFamily(NoToolPlans):
     name = RESPONSE_FAMILY
     # "unrelated": a reply that ignores the conversation (fails unless the recorded reply is that close)
     faults: ClassVar[dict[str, str]] = {"unrelated": RESPONSE_ERROR}
@@ -345,15 +345,6 @@ class ApiBankResponseFamily:
         return Verdict(case_id=case.id, trial=trace.trial, passed=False,
                        errors=_dedupe(_status_errors(trace) + [RESPONSE_ERROR]), evidence=[ev], checker=CHECKER,
                        score=score, labels=labels)
-
-    def reference_plan(self, case: Case) -> list[PlannedCall]:
-        return []
-
-    def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
-        return []
-
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
-        return None
 
     def reference_answer(self, case: Case) -> str:
         return str(case.spec["gold"]["text"])

@@ -14,7 +14,7 @@ from typing import Any, Optional
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, Trace, Verdict
-from ..base import PlannedCall
+from ..base import NoToolPlans
 from ...pddl.validator import Outcome, validate
 from . import oracle, reference_answers
 from .prepared import prepare
@@ -28,7 +28,7 @@ class TextEnvironment(Environment):
         raise AssertionError("a planbench case has no tools to execute")
 
 
-class PlanBenchFamily:
+class PlanBenchFamily(NoToolPlans):
     name = FAMILY
     faults = reference_answers.FAULTS
 
@@ -71,11 +71,3 @@ class PlanBenchFamily:
     def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]:
         return reference_answers.faulty_answer(case, fault, rng)
 
-    def reference_plan(self, case: Case) -> list[PlannedCall]:
-        return []
-
-    def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
-        return []
-
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
-        return None

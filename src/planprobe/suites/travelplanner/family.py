@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Optional
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence, Trace, TraceStatus, Verdict, sort_errors
-from ..base import PlannedCall
+from ..base import NoToolPlans
 from ..unfinished import unfinished_verdict
 from . import reference_answers
 from .cases import FAMILY, TOOLS, prepare
@@ -85,7 +85,7 @@ def check(case: Case, trace: Trace) -> Verdict:
                    checker=CHECKER + ("/strict" if prepare(case).strict else ""), labels={FAMILY: labels})
 
 
-class TravelPlannerFamily:
+class TravelPlannerFamily(NoToolPlans):
     name = FAMILY
     faults: ClassVar[dict[str, str]] = {k: v[1] for k, v in reference_answers.MUTATIONS.items()}
 
@@ -119,15 +119,6 @@ class TravelPlannerFamily:
             return None
         plan = reference_answers.mutate(fault, prepared.plan, prepared.fields, prepared.sandbox, rng)
         return None if plan is None else reference_answers.dump(plan)
-
-    def reference_plan(self, case: Case) -> list[PlannedCall]:
-        return []
-
-    def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
-        return []
-
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
-        return None
 
 
 __all__ = ["TOOLS", "TravelPlannerFamily", "check", "evaluate_answer"]

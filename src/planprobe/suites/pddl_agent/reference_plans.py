@@ -23,6 +23,7 @@ from ..base import PlannedCall
 from ...pddl.errors import PlannerTimeoutError, PlanStepError
 from ...pddl.planner import solve
 from ...pddl.satisficing import greedy_plan
+from ...pddl.simulator import random_walk
 from ...pddl.validator import validate
 from .prepared import PreparedCase, prepare
 
@@ -77,18 +78,8 @@ def random_plan(case: Case, rng: random.Random) -> list[PlannedCall]:
     """A random walk of executable actions (at most two per object), stopping early if
     it stumbles on the goal: the floor a planning agent should beat."""
     prepared = prepare(case)
-    grounded = prepared.grounded
-    actions = grounded.actions()
-    state, steps = grounded.init, []
-    for _ in range(rng.randint(1, 2 * max(1, len(prepared.problem.all_objects)))):
-        if grounded.goal_reached(state):
-            break
-        options = [a for a in actions if a.applicable(state)]
-        if not options:
-            break
-        a = rng.choice(options)
-        state = a.apply(state)
-        steps.append(str(a))
+    length = rng.randint(1, 2 * max(1, len(prepared.problem.all_objects)))
+    steps, _ = random_walk(prepared.grounded, rng, length, stop_at_goal=True)
     return to_calls(prepared, steps)
 
 

@@ -19,6 +19,7 @@ from typing import Optional
 
 from ...schema import Case, ErrorClass
 from .prompt_blocks import verification_message
+from ...pddl.simulator import random_walk
 from ...pddl.validator import Outcome, validate
 from .prepared import PreparedCase, prepare
 from .spec import PLAN_TASKS
@@ -64,17 +65,7 @@ def reference_answer(case: Case) -> str:
 
 
 def _walk(prepared: PreparedCase, rng: random.Random, length: int) -> tuple[list[str], int]:
-    grounded = prepared.grounded
-    actions = grounded.actions()
-    state, steps = grounded.init, []
-    for _ in range(length):
-        options = [a for a in actions if a.applicable(state)]
-        if not options:
-            break
-        a = rng.choice(options)
-        state = a.apply(state)
-        steps.append(str(a))
-    return steps, state
+    return random_walk(prepared.grounded, rng, length)
 
 
 def random_answer(case: Case, rng: random.Random) -> str:

@@ -40,7 +40,7 @@ from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, OracleKind, ToolSpec
 from ..judged.render import render_steps
 from .apb_format import SPLIT_SETTINGS, SPLITS, json_field
-from .apb_records import numbered_lines
+from .apb_records import numbered_lines, skip_or_stop
 from ..judged.spec import FAMILY, SPEC_VERSION, JudgedSpec, Reference, Step, check_spec
 
 
@@ -98,10 +98,7 @@ def iter_apb(path: Path, splits: Iterable[str] | None = None, skip_invalid: bool
             if first is not None:
                 raise RowError("id", f"duplicate id {case.id!r} (first on line {first})")
         except RowError as exc:
-            message = f"{where}: field '{exc.field}': {exc.message}"
-            if not skip_invalid:
-                raise PlanprobeError(message) from None
-            on_skip(message)
+            skip_or_stop(f"{where}: field '{exc.field}': {exc.message}", skip_invalid, on_skip)
             continue
         seen[case.id] = lineno
         yield case

@@ -73,6 +73,14 @@ def check_record(record: Any, kind: str = "records") -> dict[str, Any]:
     return record
 
 
+def skip_or_stop(message: str, skip_invalid: bool, on_skip: Callable[[str], None]) -> None:
+    """A bad row: stop the import with its FILE:LINE message, or (``skip_invalid``) report
+    it through ``on_skip`` and let the caller go on to the next row."""
+    if not skip_invalid:
+        raise PlanprobeError(message) from None
+    on_skip(message)
+
+
 def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
     """The non-blank lines of an APB JSONL file with their 1-based numbers; a file that
     is missing, unreadable or not UTF-8 stops with one line naming it (and the line)."""
@@ -108,10 +116,7 @@ def iter_rows(path: Path, kind: str = "records", skip_invalid: bool = False,
                 raise ApbRowError("(row)", f"not valid JSON ({getattr(exc, 'msg', exc)})") from None
             record = check_record(value, kind)
         except ApbRowError as exc:
-            message = f"{path}:{lineno}: field '{exc.field}': {exc.message}"
-            if not skip_invalid:
-                raise PlanprobeError(message) from None
-            on_skip(message)
+            skip_or_stop(f"{path}:{lineno}: field '{exc.field}': {exc.message}", skip_invalid, on_skip)
             continue
         yield ApbRow(record, path, lineno)
 

@@ -264,17 +264,22 @@ def _gold_args(gold: dict[str, Any]) -> str:
     return json.dumps((gold.get("result") or {}).get("input") or {}, ensure_ascii=False, sort_keys=True)
 
 
-class ApiBankFamily:
-    name = FAMILY
-    faults: ClassVar[dict[str, str]] = {"drop": ErrorClass.ACTION_LOST.value,
-                                        "unknown-tool": ErrorClass.ACT_ERROR.value,
-                                        "malformed-args": ErrorClass.ACT_ERROR.value}
+class _ApiBankCases:
+    """What the call/run family and the response family share: the spec check and the
+    environment (API-Bank's APIs over its databases)."""
 
     def validate(self, case: Case) -> None:
         check_spec(case)
 
     def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = "") -> Environment:
         return ApiBankEnvironment(case, limits, trial, agent)
+
+
+class ApiBankFamily(_ApiBankCases):
+    name = FAMILY
+    faults: ClassVar[dict[str, str]] = {"drop": ErrorClass.ACTION_LOST.value,
+                                        "unknown-tool": ErrorClass.ACT_ERROR.value,
+                                        "malformed-args": ErrorClass.ACT_ERROR.value}
 
     def check(self, case: Case, trace: Trace) -> Verdict:
         if trace.status == TraceStatus.INFRA_ERROR:
@@ -318,16 +323,10 @@ class ApiBankFamily:
 UNRELATED_REPLY = "I am sorry, I cannot help with that."
 
 
-class ApiBankResponseFamily(NoToolPlans):
+class ApiBankResponseFamily(NoToolPlans, _ApiBankCases):
     name = RESPONSE_FAMILY
     # "unrelated": a reply that ignores the conversation (fails unless the recorded reply is that close)
     faults: ClassVar[dict[str, str]] = {"unrelated": RESPONSE_ERROR}
-
-    def validate(self, case: Case) -> None:
-        check_spec(case)
-
-    def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = "") -> Environment:
-        return ApiBankEnvironment(case, limits, trial, agent)
 
     def check(self, case: Case, trace: Trace) -> Verdict:
         if trace.status == TraceStatus.INFRA_ERROR:

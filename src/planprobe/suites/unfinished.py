@@ -25,12 +25,19 @@ STATUS_ERRORS: dict[TraceStatus, tuple[ErrorClass, str]] = {
 
 def unfinished_verdict(case: Case, trace: Trace, checker: str, *, doing: str = "finishing",
                        detail: bool = True, labels: dict[str, Any] | None = None) -> Verdict | None:
-    """The failed verdict of a trace that did not complete, or None when it completed.
-
-    ``detail``: append the trace's last error message to the evidence text.
-    """
+    """The failed verdict of a trace that did not complete, or None when it completed."""
     if trace.status == TraceStatus.COMPLETED:
         return None
+    return status_verdict(case, trace, checker, doing=doing, detail=detail, labels=labels)
+
+
+def status_verdict(case: Case, trace: Trace, checker: str, *, doing: str = "finishing",
+                   detail: bool = True, labels: dict[str, Any] | None = None) -> Verdict:
+    """The failed verdict of a trace whose status is not ``completed``.
+
+    ``doing``: what the agent did not finish ("finishing" its calls, "answering" in
+    text); ``detail``: append the trace's last error message to the evidence text.
+    """
     error, sentence = STATUS_ERRORS[trace.status]
     text = sentence.format(doing=doing)
     if detail:

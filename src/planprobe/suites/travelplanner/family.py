@@ -23,7 +23,7 @@ from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence, Trace, TraceStatus, Verdict, sort_errors
 from ..base import NoToolPlans
-from ..unfinished import unfinished_verdict
+from ..unfinished import status_verdict
 from . import reference_answers
 from .cases import FAMILY, TOOLS, prepare
 from .evaluate import PAPER_NAMES, Evaluator, PlanEvaluation
@@ -64,7 +64,7 @@ def check(case: Case, trace: Trace) -> Verdict:
     if trace.status != TraceStatus.COMPLETED:
         q = prepare(case).fields
         labels = {FAMILY: {"delivered": False, "hard_total": q.hard_total(), "level": q.level}}
-        return unfinished_verdict(case, trace, CHECKER, doing="answering", detail=False, labels=labels)
+        return status_verdict(case, trace, CHECKER, doing="answering", detail=False, labels=labels)
     labels, official, strict, why = evaluate_answer(case, trace.final_answer)
     ev = strict if prepare(case).strict else official
     evidence: list[Evidence] = []

@@ -196,7 +196,7 @@ def _drop_trailing_comma(out: list[str], repairs: set[str]) -> None:
 def outermost_object(text: str) -> str | None:
     """The text from the first ``{`` to the last ``}`` (inside a fenced block when there
     is one), or None when there is no such span."""
-    fence = re.search(r"```(?:json)?\s*(\{.*\})\s*```", text, re.S)
+    fence = re.search(r"```(?:json)?\s*(\{.*\})\s*```", text, re.DOTALL)
     if fence:
         text = fence.group(1)
     start, end = text.find("{"), text.rfind("}")

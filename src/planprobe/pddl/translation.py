@@ -35,9 +35,9 @@ from .translation_config import (
 
 __all__ = [
     "FORMAT_VERSION",
+    "DomainTranslation",
     "Template",
     "TranslationConfigError",
-    "DomainTranslation",
     "Translator",
     "atom_sort_key",
     "builtin_translations",

@@ -51,9 +51,9 @@ from .model import Atom, Domain
 
 __all__ = [
     "FORMAT_VERSION",
+    "DomainTranslation",
     "Template",
     "TranslationConfigError",
-    "DomainTranslation",
     "builtin_translations",
     "describe_domain",
     "generic_translation",

@@ -6,7 +6,7 @@ each takes the world and the converted arguments and returns the output or raise
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from .api_support import DATETIME, ApiFailure, Handler, fail, strptime
 
@@ -143,7 +143,7 @@ def _add_reminder(w: World, a: dict[str, Any]) -> Any:
     return "success"
 
 
-def _find_reminder(w: World, a: dict[str, Any]) -> Optional[str]:
+def _find_reminder(w: World, a: dict[str, Any]) -> str | None:
     username, table = _own_items(w, "Reminder", a["token"])
     for key, item in table.items():
         if item["username"] == username and (item["content"] == a["content"] or item["time"] == a["time"]):
@@ -191,7 +191,7 @@ def _meeting_checks(a: dict[str, Any]) -> None:
         raise fail("Meeting Topic and start_time should not be null both")
 
 
-def _find_meeting(w: World, a: dict[str, Any]) -> Optional[str]:
+def _find_meeting(w: World, a: dict[str, Any]) -> str | None:
     username, table = _own_items(w, "Meeting", a["token"])
     for key, item in table.items():
         if item["username"] == username and (item["meeting_topic"] == a["meeting_topic"]
@@ -200,7 +200,7 @@ def _find_meeting(w: World, a: dict[str, Any]) -> Optional[str]:
     return None
 
 
-def _no_meeting(a: dict[str, Any]) -> Optional[ApiFailure]:
+def _no_meeting(a: dict[str, Any]) -> ApiFailure | None:
     if a["meeting_topic"]:
         return fail(f"You have no meeting about {a['meeting_topic']}")
     if a["start_time"]:

@@ -146,7 +146,7 @@ def test_a_composite_runs_both_actions_or_neither(failed_calls):
         env = _run(case, [(combo.tool, args)])
         call = env.trace.tool_calls[-1]
         assert "rolled back" in call.result and "Nothing changed" in call.result and call.error is None
-        assert env.base_env.state == prepare(base_case(case)).gp.init  # the first half was undone too
+        assert env.base_env.state == prepare(base_case(case)).grounded.init  # the first half was undone too
         # then the cheapest plan still works from the untouched state
         for step, arguments in zip(spec_of(case).min_cost_plan, spec_of(case).min_cost_args):
             env.step()

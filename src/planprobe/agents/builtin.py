@@ -97,3 +97,16 @@ def _pmc(request: AgentRequest) -> Agent:
 
 PMC = AgentEntry("pmc", _pmc, needs_model=True, help="PMC: manager, executors, supervisor, deliverer (docs/pmc.md)",
                  roles=("manager", "executor", "supervisor", "deliverer"))
+
+
+def _langgraph(request: AgentRequest) -> Agent:
+    from ..integrations.langgraph_agent import make_langgraph_agent
+
+    if not request.arg:
+        raise PlanprobeError("--agent langgraph needs a factory: langgraph:<module or file.py>:<factory>")
+    return make_langgraph_agent(request.arg, _single_role_model(request, "langgraph"), _params(request))
+
+
+LANGGRAPH = AgentEntry("langgraph", _langgraph, needs_model=True, argument="<module or file.py>:<factory>",
+                       help="your LangGraph/LangChain agent: factory(tools, model) -> graph (docs/integrations.md)",
+                       roles=(DEFAULT_ROLE,))

@@ -68,27 +68,38 @@ class CallableAgent:
         return result
 
 
-def load_callable(spec: str, models: Any = None, params: Any = None) -> CallableAgent:
-    """'module:function' or 'path/to/file.py:function'."""
+def load_attribute(spec: str, kind: str = "python", shape: str = "<module or file.py>:<function>") -> Any:
+    """The object ``spec`` ('module:name' or 'path/to/file.py:name') names, for ``--agent
+    KIND:spec``; one line naming the spec when the module or the name is not there."""
     target, sep, attr = spec.rpartition(":")
     if not sep or not target or not attr:
-        raise PlanprobeError(f"--agent python:{spec}: expected python:<module or file.py>:<function>")
+        raise PlanprobeError(f"--agent {kind}:{spec}: expected {kind}:{shape}")
     if target.endswith(".py"):
         path = Path(target)
         if not path.exists():
-            raise PlanprobeError(f"--agent python:{spec}: file not found: {path}")
+            raise PlanprobeError(f"--agent {kind}:{spec}: file not found: {path}")
         mod_spec = importlib.util.spec_from_file_location(path.stem, path)
+        if mod_spec is None or mod_spec.loader is None:
+            raise PlanprobeError(f"--agent {kind}:{spec}: cannot load {path}")
         module = importlib.util.module_from_spec(mod_spec)
         try:
             mod_spec.loader.exec_module(module)
         except Exception as exc:
-            raise PlanprobeError(f"--agent python:{spec}: importing {path} failed: {exc}") from None
+            raise PlanprobeError(f"--agent {kind}:{spec}: importing {path} failed: {exc}") from None
     else:
         try:
             module = importlib.import_module(target)
         except ImportError as exc:
-            raise PlanprobeError(f"--agent python:{spec}: cannot import {target!r}: {exc}") from None
-    fn = getattr(module, attr, None)
+            raise PlanprobeError(f"--agent {kind}:{spec}: cannot import {target!r}: {exc}") from None
+    if not hasattr(module, attr):
+        raise PlanprobeError(f"--agent {kind}:{spec}: {target} has no {attr!r}")
+    return getattr(module, attr)
+
+
+def load_callable(spec: str, models: Any = None, params: Any = None) -> CallableAgent:
+    """'module:function' or 'path/to/file.py:function'."""
+    fn = load_attribute(spec)
     if fn is None or not callable(fn):
-        raise PlanprobeError(f"--agent python:{spec}: {target} has no callable {attr!r}")
+        raise PlanprobeError(f"--agent python:{spec}: {spec.rpartition(':')[0]} has no callable "
+                             f"{spec.rpartition(':')[2]!r}")
     return CallableAgent(fn, name=f"python:{spec}", models=models, params=params)

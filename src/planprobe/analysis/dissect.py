@@ -39,7 +39,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from ..errors import PlanprobeError
 from ..runner.engine import RunConfig, run_episode
@@ -257,9 +257,12 @@ class DissectReport:
 def dissect_run(path: Path, agent, config: RunConfig, k: int = 3, sample: int = DEFAULT_SAMPLE, seed: int = 0,
                 baseline: bool = True, max_actions: Optional[int] = None,
                 on_case: Callable[[dict], None] = lambda r: None,
-                on_plan: Callable[[int, int], None] = lambda population, todo: None) -> DissectReport:
+                on_plan: Callable[[int, int], None] = lambda population, todo: None,
+                workers: int = 1, recipe: Any = None) -> DissectReport:
     """Dissect a seeded uniform sample of the failures within the limit (see the module doc).
-    Settled rows are kept per run in ``dissect.jsonl``; rows under other settings are redone."""
+    Settled rows are kept per run in ``dissect.jsonl``; rows under other settings are redone.
+    With ``workers`` > 1 and a ``recipe`` (scale.WorkerRecipe) the cases are dissected on that
+    many processes, each building its own agent; rows are written in the same order."""
     scope = dissection_scope(path, max_actions)
     population = failures_within(scope)
     for _, case in population:
@@ -277,15 +280,38 @@ def dissect_run(path: Path, agent, config: RunConfig, k: int = 3, sample: int = 
     def settled(row: Optional[dict]) -> bool:
         return row is not None and (not baseline or "baseline_cause" in row)
 
-    on_plan(len(population), sum(1 for run, case in chosen if not settled(usable(existing[run].get(case.id)))))
+    todo = [(case, usable(existing[run].get(case.id))) for run, case in chosen
+            if not settled(usable(existing[run].get(case.id)))]
+    on_plan(len(population), len(todo))
+    remote: Optional[Iterator[dict]] = None
+    if workers > 1 and recipe is not None and len(todo) > 1:
+        from ..scale.pool import ordered_map
+
+        remote = ordered_map(_dissect_elsewhere, ((recipe, config, k, seed, baseline, c, d) for c, d in todo),
+                             workers, chunk=1, what="dissection")
     for run, case in chosen:
         done = usable(existing[run].get(case.id))
         if settled(done):
             report.rows.append(done)
             continue
-        row = asyncio.run(dissect_case(case, agent, config, k, seed, baseline, done))
+        if remote is not None:
+            row = next(remote)
+        else:
+            row = asyncio.run(dissect_case(case, agent, config, k, seed, baseline, done))
         with open(Path(run) / DISSECT_FILE, "a", encoding="utf-8") as f:
             f.write(json.dumps(row, sort_keys=True) + "\n")
         report.rows.append(row)
         on_case(row)
     return report
+
+
+_worker_agents: dict[str, Any] = {}
+
+
+def _dissect_elsewhere(item: tuple) -> dict:
+    """One case's dissection in a worker process; the agent is built once per process."""
+    recipe, config, k, seed, baseline, case, done = item
+    key = repr(recipe)
+    if key not in _worker_agents:
+        _worker_agents[key] = recipe.build(config.seed)[0]
+    return asyncio.run(dissect_case(case, _worker_agents[key], config, k, seed, baseline, done))

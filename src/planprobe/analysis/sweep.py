@@ -166,9 +166,11 @@ def run_sweep(out: Path, agent, config: RunConfig, *, extended: bool = False, k:
               on_point: Callable[[SweepPoint], None] = lambda p: None,
               on_result=None, on_store: Callable[[Any], None] = lambda store: None,
               synthesis: Optional[SynthesisOptions] = None, style: str = "planprobe",
-              allow_unconstrained: bool = False) -> SweepResult:
+              allow_unconstrained: bool = False,
+              runner: Optional[Callable[[Any, Any], Any]] = None) -> SweepResult:
     """Run the sweep into ``out``; ``on_store`` sees each run's store once it is open (to record
-    settings beside the engine's)."""
+    settings beside the engine's). ``runner(store, on_result)`` runs a point's pending cases
+    (default: in this process; planprobe.scale passes one that shards them over workers)."""
     out = Path(out)
     stop = stop or (12 if extended else 20)
     synthesis = synthesis or SynthesisOptions()
@@ -189,7 +191,7 @@ def run_sweep(out: Path, agent, config: RunConfig, *, extended: bool = False, k:
         cases = load_suite(path)
         s = run_suite(run_dir(out, n), cases, agent, config, suite_name=str(path),
                       on_open=lambda store, _total, _done: on_store(store), on_result=on_result,
-                      summarize=summarize).summary
+                      summarize=summarize, runner=runner).summary
         assert s is not None
         lo, hi = s.overall.to_json()["ci95"]
         point = SweepPoint(actions=n, cases=s.overall.cases, passed=s.overall.passed, infra=s.infra, ci95=(lo, hi))

@@ -12,9 +12,10 @@ from typing import Optional
 
 import typer
 
-from .options import Quiet
-from .common import _progress, err_console, out_console
 from ..errors import PlanprobeError
+from ..option_checks import check
+from .common import _progress, err_console, out_console
+from .options import ProcessWorkers, Quiet
 
 
 def _json_line(obj) -> str:
@@ -27,12 +28,14 @@ def label(
                                           help="Labels file to write (JSONL; default: RUN/labels.jsonl)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     quiet: Quiet = False,
+    workers: ProcessWorkers = 1,
 ) -> None:
     """Formal labels for every failed trace: the earliest error E (step, module, type), the point of
     no return, the budget point of no return, a minimum correction and module-level labels."""
     from ..atomic import write_lines_atomic
     from ..debug.run_labels import LabelCounts, count_failed, label_run, require_labellable
 
+    check("--workers", workers, at_least=1)
     counts = LabelCounts()
     by_type: collections.Counter[str] = collections.Counter()
     pnr = budget = oracle_calls = 0
@@ -41,7 +44,7 @@ def label(
 
     def lines():
         nonlocal pnr, budget, oracle_calls
-        for _case, _trace, labels in label_run(run_dir, counts):
+        for _case, _trace, labels in label_run(run_dir, counts, workers=workers):
             if labels.critical is not None:
                 by_type[f"{labels.critical.module}/{labels.critical.type}"] += 1
             pnr += labels.pnr.step is not None

@@ -13,7 +13,7 @@ from typing import Optional
 import typer
 
 from .common import _progress, err_console, out_console
-from .options import ApiKeyEnv, BaseUrl, Cache, Quiet, model_options
+from .options import ApiKeyEnv, BaseUrl, Cache, ProcessWorkers, Quiet, model_options
 from ..errors import PlanprobeError
 
 
@@ -103,22 +103,23 @@ def debug(
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the step timelines and rounds as HTML."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     quiet: Quiet = False,
+    workers: ProcessWorkers = 1,
 ) -> None:
     """Repair failed runs: re-roll out from the detected critical step with feedback naming the error
     type and what to do instead, refined after each failed attempt (AgentDebug Alg. 1, stage 3)."""
     from ..agents import make_agent
     from ..analysis.stats import mcnemar_exact
     from ..atomic import write_lines_atomic
-    from ..debug.bench import bench_record
-    from ..debug.detectors import MODEL_DETECTORS, run_detector
-    from ..debug.labels import label_trace
-    from ..debug.repair import REPAIR_DETECTORS, repair_case, rounds_summary
+    from ..debug.detectors import MODEL_DETECTORS
+    from ..debug.parallel import DebugJob, debug_elsewhere, debug_one
+    from ..debug.repair import REPAIR_DETECTORS, rounds_summary
     from ..debug.run_labels import LabelCounts, failed_results, no_labels_message
     from ..option_checks import check
 
     if detector not in REPAIR_DETECTORS:
         raise PlanprobeError(f"unknown detector {detector!r}: use one of {', '.join(REPAIR_DETECTORS)}")
     check("--max-rounds", max_rounds, at_least=1)
+    check("--workers", workers, at_least=1)
     counts = LabelCounts()
     failed = list(failed_results(run_dir, counts))
     if not failed:
@@ -144,15 +145,25 @@ def debug(
     results, all_labels = [], []
     with _progress(quiet or len(failed) < 5) as progress:
         task = progress.add_task(f"debug ({detector})", total=len(failed))
-        for case, trace, verdict, limit_steps in failed:
-            pick = None
-            labels = label_trace(case, trace, verdict, limit_steps)
-            all_labels.append(labels.model_dump(mode="json"))
-            if detector not in ("none", "self-refine"):
-                record = bench_record(case, trace, labels, run=run_dir.name)
-                pick = run_detector(detector, record, seed, make)
-            results.append(repair_case(run_dir, case.id, trace.trial, verdict, detector, pick, new_agent, max_rounds,
-                                       model))
+        job = DebugJob(run_dir, detector, spec, seed, max_rounds, model, base_url, api_key_env, cache)
+        if workers > 1 and len(failed) > 1:  # repaired elsewhere, stored here (the one holder of the lock)
+            from ..runner.store import RunStore
+            from ..scale.pool import ordered_map
+            from ..schema import Trace, Verdict
+
+            with RunStore(run_dir, write=True) as store:
+                for labels_json, repair, attempts in ordered_map(debug_elsewhere, ((job, *f) for f in failed),
+                                                                 workers, chunk=1, what="repair"):
+                    for raw_trace, raw_verdict in attempts:
+                        store.add_rerollout(Trace.model_validate_json(raw_trace),
+                                            Verdict.model_validate_json(raw_verdict))
+                    all_labels.append(labels_json)
+                    results.append(repair)
+                    progress.advance(task)
+        for case, trace, verdict, limit_steps in (failed if workers == 1 or len(failed) == 1 else []):
+            labels_json, repair = debug_one(job, case, trace, verdict, limit_steps, make, new_agent)
+            all_labels.append(labels_json)
+            results.append(repair)
             progress.advance(task)
     out_path = run_dir / f"debug-{detector}.jsonl"
     write_lines_atomic(out_path, [json.dumps(r.to_json(), sort_keys=True, ensure_ascii=False) for r in results])

@@ -97,6 +97,27 @@ RerunMaxIterations = Annotated[int | None, typer.Option(
 RerunTimeout = Annotated[float | None, typer.Option(
     "--timeout", help="Per-case time limit in seconds (default: the run's).")]
 
+# --- the scaling group (planprobe.scale) ---------------------------------------------------------------------------
+
+SCALING = "Scaling out"
+Workers = Annotated[int, typer.Option(
+    "--workers", help="Worker processes (or Ray tasks) to shard the cases across; --concurrency is split among them.",
+    rich_help_panel=SCALING)]
+Backend = Annotated[str, typer.Option(
+    "--backend", help="Where workers run: 'processes' (this machine) or 'ray' (a Ray cluster; needs the ray extra).",
+    rich_help_panel=SCALING)]
+Address = Annotated[str | None, typer.Option(
+    "--address", help="ray: HOST:PORT of a running Ray head (default: start a local cluster without the dashboard).",
+    rich_help_panel=SCALING)]
+Rpm = Annotated[float | None, typer.Option(
+    "--rpm", help="Requests per minute per endpoint, shared by every worker (a server's Retry-After pauses them all).",
+    rich_help_panel=SCALING)]
+Tpm = Annotated[float | None, typer.Option(
+    "--tpm", help="Tokens per minute per endpoint, shared by every worker.", rich_help_panel=SCALING)]
+ProcessWorkers = Annotated[int, typer.Option(  # label, debug, dissect: each case on a worker process, stored here
+    "--workers", help="Processes to work on the cases, each with its own agent (the output is the same for any "
+                      "number).", rich_help_panel=SCALING)]
+
 # --- the output group --------------------------------------------------------------------------------------------
 
 AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
@@ -130,3 +151,35 @@ def check_retry_options(request_timeout: float, retries: int, retry_budget: floa
     check("--request-timeout", request_timeout, above=0)
     check("--retries", retries, at_least=0)
     check("--retry-budget", retry_budget, at_least=0)
+
+
+def scale_options(workers: int, backend: str, address: str | None, rpm: float | None = None,
+                  tpm: float | None = None) -> Any:
+    """``ScaleOptions`` from the scaling group, checked (Ray is imported and the address
+    checked before the suite is read or the run directory made); None when the run stays
+    in this process without rate limits."""
+    from ..models.ratelimit import RateLimits
+    from ..scale import ScaleOptions
+
+    options = ScaleOptions(workers=workers, backend=backend, address=address, rate=RateLimits(rpm, tpm))
+    options.check()
+    if backend == "ray":
+        from ..scale.ray_backend import _import_ray, check_address
+
+        _import_ray()
+        if address:
+            check_address(address)
+    if workers == 1 and backend == "processes":
+        return None if not options.rate else options
+    return options
+
+
+def worker_recipe(workers: int, agent_name: str, model_spec: str | None, model_options: Any, params: Any) -> Any:
+    """The agent recipe for commands that run episodes on worker processes (dissect); None
+    for one worker (everything stays in this process)."""
+    check("--workers", workers, at_least=1)
+    if workers == 1:
+        return None
+    from ..scale import WorkerRecipe
+
+    return WorkerRecipe(agent_name, model_spec, model_options if model_spec else None, params)

@@ -28,11 +28,13 @@ from . import (
     demo,
     detect,
     generate,
+    inspect_io,
     judge,
     pddl,
     planbench,
     report,
     run,
+    serve,
     show,
     stats,
     sweep,
@@ -77,8 +79,10 @@ def build_app() -> typer.Typer:
     detect.register(root)  # detect, debug
     generate.register(root)  # generate <each family's own command>
     pddl.register(root)
+    serve.register(root)  # serve, proxy, check
     root.add_typer(import_app, name="import")
-    for module in (judge, planbench, travelplanner, debug, apibank):
+    inspect_io.register(root)  # export inspect
+    for module in (judge, planbench, travelplanner, debug, apibank, inspect_io):
         module.register_import(import_app)
     apb.register(root)
     travelplanner.register(root)  # travelplanner score/submission

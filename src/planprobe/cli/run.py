@@ -26,8 +26,10 @@ from .common import (
     interrupt_reported,
 )
 from .options import (
+    Address,
     AgentName,
     ApiKeyEnv,
+    Backend,
     BaseUrl,
     Cache,
     CachePath,
@@ -43,22 +45,26 @@ from .options import (
     RequestTimeout,
     Retries,
     RetryBudget,
+    Rpm,
     RunOut,
     Temperature,
     Threads,
     Timeout,
     ToolResultsAs,
+    Tpm,
     Trials,
+    Workers,
     chat_params,
     check_retry_options,
     model_options,
+    scale_options,
 )
 from .show import show_run
 
 
 def run_suite_cli(suite: Path, agent_name: str | None, out: Path, concurrency: int, trials: int,
                   max_iterations: int, timeout: float, seed: int, quiet: bool, model_spec: str | None = None,
-                  model_options: Any = None, params: Any = None, infra_attempts: int = 3) -> None:
+                  model_options: Any = None, params: Any = None, infra_attempts: int = 3, scale: Any = None) -> None:
     from ..agents.prepare import prepare_agent
     from ..environment import Limits
     from ..runner.engine import RunConfig
@@ -70,13 +76,14 @@ def run_suite_cli(suite: Path, agent_name: str | None, out: Path, concurrency: i
         record_model_path,
         run_suite,
     )
+    from ..scale import WorkerRecipe, install_local_limits, scaled_runner
     from ..schema import Trace, Verdict
     from ..suites.io import iter_suite
 
     check_limits(concurrency, max_iterations, timeout, trials)
     if infra_attempts < 1:
         raise PlanprobeError("--infra-attempts must be at least 1")
-    if model_spec and "openai:" in model_spec and model_options.request_timeout >= timeout:
+    if model_spec and ("openai:" in model_spec or "litellm:" in model_spec) and model_options.request_timeout >= timeout:
         raise PlanprobeError(f"--request-timeout ({model_options.request_timeout:g} s) must be below --timeout "
                              f"({timeout:g} s), so that a stalled request is cut and retried before the case's "
                              "time runs out")
@@ -119,10 +126,16 @@ def run_suite_cli(suite: Path, agent_name: str | None, out: Path, concurrency: i
             rate = f"{100 * tally['passed'] / tally['judged']:.0f}%" if tally["judged"] else "-"
             progress.update(tasks[0], advance=1, rate=rate, usage=usage)
 
+        def warn(line: str) -> None:
+            progress.console.print(f"warning: {line}", highlight=False, markup=False, soft_wrap=True)
+
+        # scaled out, the workers build their own agents and this process only merges (planprobe.scale)
+        runner = scaled_runner(scale, WorkerRecipe(agent_name, model_spec, model_options, params), config, warn)
+        install_local_limits(scale)
         try:
             infra = run_suite(out, iter_suite(suite), agent, config, suite_name=str(suite), digest=digest,
                               on_open=on_open, on_result=on_result,
-                              aclose=model.aclose if model is not None else None).infra
+                              aclose=model.aclose if model is not None else None, runner=runner).infra
         except RunInterrupted as stop:
             progress.stop()
             err_console.print(
@@ -170,6 +183,11 @@ def run(
     timeout: Timeout = 180.0,
     seed: int = typer.Option(0, help="Seed passed to the agent and the model."),
     quiet: Quiet = False,
+    workers: Workers = 1,
+    backend: Backend = "processes",
+    address: Address = None,
+    rpm: Rpm = None,
+    tpm: Tpm = None,
 ) -> None:
     """Run a suite against an agent; results are stored in RUN_DIR as each case finishes (resumable)."""
     from ..models import Prices, RetryPolicy
@@ -189,8 +207,9 @@ def run(
         request_timeout=request_timeout, retry=RetryPolicy(max_attempts=max(1, retries), max_total_s=retry_budget),
         prices=prices, model_path=model_path, threads=threads, n_ctx=ctx, cache_path=cache_path,
     )
+    scale = scale_options(workers, backend, address, rpm, tpm)
     run_suite_cli(suite, agent, out, concurrency, trials, max_iterations, timeout, seed, quiet, model, options, params,
-                  infra_attempts)
+                  infra_attempts, scale)
 
 
 def register(app: typer.Typer) -> None:

@@ -14,9 +14,11 @@ from ..errors import PlanprobeError
 from ..option_checks import check, check_limits
 from .common import EXIT_INFRA, err_console, labelled, out_console
 from .options import (
+    Address,
     AgentName,
     ApiKeyEnv,
     AsJson,
+    Backend,
     BaseUrl,
     Cache,
     Concurrency,
@@ -24,6 +26,7 @@ from .options import (
     MaxTokens,
     ModelPath,
     ModelSpec,
+    ProcessWorkers,
     Quiet,
     RerunAgent,
     RerunMaxIterations,
@@ -35,8 +38,11 @@ from .options import (
     Temperature,
     Timeout,
     ToolResultsAs,
+    Workers,
     chat_params,
     model_options,
+    scale_options,
+    worker_recipe,
 )
 
 
@@ -71,6 +77,9 @@ def sweep(
     seed: int = typer.Option(0, help="Seed for the suites (n uses seed*1000+n), agent and model."),
     as_json: AsJson = False,
     quiet: Quiet = False,
+    workers: Workers = 1,
+    backend: Backend = "processes",
+    address: Address = None,
 ) -> None:
     """Capability sweep (PDoctor §6.2): raise the number of actions until success falls below the
     threshold. The planning limit is the first n below it (both it and the last n at or above are
@@ -84,6 +93,7 @@ def sweep(
         params_identity,
         record_model_path,
     )
+    from ..scale import WorkerRecipe, scaled_runner
 
     if not 0 <= threshold <= 1 or k < 1 or cap < 1 or start < 2:
         raise PlanprobeError("--threshold must be in [0, 1], --k and --cap at least 1, --start at least 2")
@@ -98,6 +108,7 @@ def sweep(
     ConstraintSuiteOptions(style=style, synthesis=synthesis).check()  # one line naming a bad option
     options = model_options(base_url=base_url, api_key_env=api_key_env, tool_results_as=tool_results_as, cache=cache,
                             model_path=model_path)
+    scale = scale_options(workers, backend, address)
     agent_name, agent_obj, model_obj = prepare_agent(agent, model, options, params, seed)
     concurrency = effective_concurrency(model, concurrency, lambda note: err_console.print(note, highlight=False))
     config = RunConfig(agent=agent_name, model=model_obj.name if model_obj else None, concurrency=concurrency,
@@ -116,7 +127,9 @@ def sweep(
         result = run_sweep(out, agent_obj, config, extended=extended, k=k, cap=cap, threshold=threshold, start=start,
                            synthesis=synthesis, style=style, allow_unconstrained=allow_unconstrained,
                            stop=stop, seed=seed, on_point=on_point,
-                           on_store=lambda store: record_model_path(store, model, options))
+                           on_store=lambda store: record_model_path(store, model, options),
+                           runner=scaled_runner(scale, WorkerRecipe(agent_name, model, options if model else None,
+                                                                    params), config))
     finally:
         if model_obj is not None:
             asyncio.run(model_obj.aclose())
@@ -159,6 +172,7 @@ def dissect(
     seed: int = typer.Option(0, help="Seed for the sample, the mutations, the agent and the model."),
     as_json: AsJson = False,
     quiet: Quiet = False,
+    workers: ProcessWorkers = 1,
 ) -> None:
     """Error dissection (PDoctor Alg. 2, §6.2): root causes — Probability, Terminal, Topic, Structure
     or Constraint — of a random sample of failures within the planning limit, each next to its
@@ -222,7 +236,8 @@ def dissect(
 
     try:
         report = dissect_run(path, agent_obj, config, k=k, sample=sample, seed=seed, baseline=baseline,
-                             max_actions=max_actions, on_case=on_case, on_plan=on_plan)
+                             max_actions=max_actions, on_case=on_case, on_plan=on_plan, workers=workers,
+                             recipe=worker_recipe(workers, agent_name, choice.model, options, params))
     except DissectInfraError as exc:
         labelled("error:", str(exc), style="red")
         raise typer.Exit(EXIT_INFRA)

@@ -74,8 +74,19 @@ class CaseRepair:
 
 
 def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detector: str, pick: Optional[Pick],
-                new_agent, max_rounds: int, model: Optional[str] = None) -> CaseRepair:
+                new_agent, max_rounds: int, model: Optional[str] = None,
+                keep_attempts: Optional[list] = None) -> CaseRepair:
+    """Repair one failed result. With ``keep_attempts`` (a list) the attempts are appended to it
+    instead of being stored: a worker process computes them, the process holding the run's lock
+    stores them (``debug --workers``)."""
     from ..runner.rollout import rerollout_in_run
+
+    first_attempt = None
+    if keep_attempts is not None:
+        from ..runner.store import RunStore
+
+        with RunStore(run_dir) as store:
+            first_attempt = 1 + len(store.rerollouts(case_id, trial))
 
     restart = detector in ("none", "self-refine") or pick is None or pick.step is None
     keep = 0 if restart else max(0, (pick.step or 1) - 1)
@@ -88,7 +99,10 @@ def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detec
     for k in range(1, max_rounds + 1):
         try:
             trace, v = rerollout_in_run(run_dir, case_id, trial, min(keep, _steps(run_dir, case_id, trial)), new_agent(),
-                                        guidance=guidance, model=model)
+                                        guidance=guidance, model=model, store_it=keep_attempts is None,
+                                        attempt=None if first_attempt is None else first_attempt + k - 1)
+            if keep_attempts is not None:
+                keep_attempts.append((trace.model_dump_json(), v.model_dump_json()))
         except Exception as exc:  # a prefix that cannot be replayed: recorded, not fatal for the run
             from ..errors import PlanprobeError
 

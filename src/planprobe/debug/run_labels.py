@@ -72,12 +72,30 @@ def count_failed(run_dir: Path) -> int:
 
 
 def label_run(run_dir: Path, counts: LabelCounts,
-              on_label: Optional[Callable[[FormalLabels], None]] = None) -> Iterator[tuple[Case, Trace, FormalLabels]]:
-    for case, trace, verdict, limit in failed_results(run_dir, counts):
-        labels = label_trace(case, trace, verdict, limit)
+              on_label: Optional[Callable[[FormalLabels], None]] = None,
+              workers: int = 1) -> Iterator[tuple[Case, Trace, FormalLabels]]:
+    """Label every failed trace, in the run's order; ``workers`` > 1 labels on that many
+    processes (labelling is CPU-bound: oracle calls), with the same output."""
+    from collections import deque
+
+    from ..scale.pool import ordered_map
+
+    sent: deque[tuple[Case, Trace]] = deque()  # results come back in order: pair each with its item here
+
+    def items() -> Iterator[tuple[Case, Trace, Verdict, Optional[int]]]:
+        for item in failed_results(run_dir, counts):
+            sent.append((item[0], item[1]))
+            yield item
+
+    for labels in ordered_map(_label_item, items(), workers, what="labelling"):
+        case, trace = sent.popleft()
         if on_label is not None:
             on_label(labels)
         yield case, trace, labels
+
+
+def _label_item(item: tuple[Case, Trace, Verdict, Optional[int]]) -> FormalLabels:
+    return label_trace(*item)
 
 
 def require_labellable(what: str, counts: LabelCounts) -> None:

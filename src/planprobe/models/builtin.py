@@ -27,3 +27,13 @@ def _openai(name: str, options: "ModelOptions") -> Model:
 LOCAL = ModelEntry("local", _local, takes_name=False, serial=True,
                    help="the embedded model, offline")
 OPENAI = ModelEntry("openai", _openai, help="any OpenAI-compatible endpoint, see --base-url")
+
+
+def _litellm(name: str, options: "ModelOptions") -> Model:
+    from .litellm_backend import LiteLLMModel
+
+    return LiteLLMModel(name, options.base_url, options.api_key_env, options.request_timeout, options.retry,
+                        options.prices, options.tool_result_role)
+
+
+LITELLM = ModelEntry("litellm", _litellm, help="any LiteLLM provider/model (the litellm extra)")

@@ -41,6 +41,7 @@ from urllib.parse import urlsplit
 from ..environment import INFRA_PENDING, current_trace
 from ..errors import ContextLimitError, InfrastructureError, PlanprobeError, ServiceUnusableError
 from ..schema import Message, ToolSpec, TraceError
+from . import ratelimit
 from .base import ChatParams, ChatResult, Prices
 from .redact import public_url, redact, register_secret
 from .reply import parse_chat_reply
@@ -157,6 +158,9 @@ class OpenAIModel:
     async def _once(self, request: dict[str, Any]) -> ChatResult:
         oa = self._openai
         self._next = (self._next + 1) % len(self.clients)
+        limiter = ratelimit.current()  # requests/tokens per minute shared by every worker of the run
+        if limiter is not None:
+            await limiter.acquire(self.url)
         try:
             # client.post sends the body as is: create() would first walk every message and
             # tool schema to "transform" it, which costs more than the rest of the call
@@ -177,6 +181,8 @@ class OpenAIModel:
                                            "is the server running, and is --base-url right?") from None
             raise Retryable(f"{reason} ({self.url})") from None
         message, usage, finish = parse_chat_reply(text, self.endpoint)
+        if limiter is not None:
+            limiter.record(self.url, usage.prompt_tokens + usage.completion_tokens)
         self._answered = True
         if self.prices is not None:
             usage.cost_usd = self.prices.cost(usage)
@@ -192,7 +198,11 @@ class OpenAIModel:
         if status in (400, 413, 422) and CONTEXT_OVERFLOW.search(body):
             return ContextLimitError(f"the conversation exceeds the model's context window ({cause})")
         if status in RETRYABLE_STATUS or status >= 500:
-            return Retryable(cause, parse_retry_after(exc.response.headers.get("retry-after")))
+            wait = parse_retry_after(exc.response.headers.get("retry-after"))
+            limiter = ratelimit.current()
+            if wait is not None and limiter is not None:  # every worker of the run holds off, not only this one
+                limiter.pause(self.url, wait)
+            return Retryable(cause, wait)
         return InfrastructureError(cause)
 
 

@@ -109,19 +109,22 @@ async def rerollout(case: Case, original: Trace, steps: int, agent: Agent, limit
 
 def rerollout_in_run(run_dir: Path, case_id: str, trial: int, steps: int, agent: Agent, *,
                      guidance: Optional[str] = None, role: str = DEFAULT_ROLE, limits: Optional[Limits] = None,
-                     model: Optional[str] = None, models: Optional[dict[str, str]] = None) -> tuple[Trace, Verdict]:
+                     model: Optional[str] = None, models: Optional[dict[str, str]] = None,
+                     store_it: bool = True, attempt: Optional[int] = None) -> tuple[Trace, Verdict]:
     """Re-roll out a stored result and store the new attempt beside it (``RunStore.add_rerollout``),
     judged by the case's oracle; its attempt number is one more than the case's earlier ones.
-    The run's own limits apply unless ``limits`` is given. Takes the run directory's lock."""
+    The run's own limits apply unless ``limits`` is given. Takes the run directory's lock.
+    ``store_it=False`` only reads the run (no lock; ``attempt`` numbers the result): a worker
+    process computes it and the one process holding the lock stores it (planprobe.scale)."""
     import asyncio
 
     from ..analysis.rerun import stored_limits
 
-    store = RunStore(run_dir, write=True)
+    store = RunStore(run_dir, write=store_it)
     try:
         case = store.case(case_id)
         original = store.trace(case_id, trial)
-        attempt = 1 + len(store.rerollouts(case_id, trial))
+        attempt = attempt or 1 + len(store.rerollouts(case_id, trial))
         if limits is None:
             iterations, timeout = stored_limits(store.meta())
             limits = Limits(max_iterations=iterations or Limits.max_iterations, timeout_s=timeout or Limits.timeout_s)
@@ -129,7 +132,8 @@ def rerollout_in_run(run_dir: Path, case_id: str, trial: int, steps: int, agent:
                                       guidance=guidance, role=role, attempt=attempt, run=str(run_dir), model=model,
                                       models=models))
         verdict = get_family(case.family).check(case, trace)
-        store.add_rerollout(trace, verdict)
+        if store_it:
+            store.add_rerollout(trace, verdict)
         return trace, verdict
     finally:
         store.close()

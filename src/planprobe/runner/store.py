@@ -448,8 +448,9 @@ class RunStore:
                 if trial not in finished or (case.id, trial) in retry:
                     yield case, trial
 
-    def add_result(self, trace: Trace, verdict: Verdict) -> None:
-        """Store a result; it may replace an infra result of the same (case, trial), never another."""
+    def add_result(self, trace: Trace, verdict: Verdict, raw: Optional[tuple[str, str]] = None) -> None:
+        """Store a result; it may replace an infra result of the same (case, trial), never another.
+        ``raw`` is the pair's JSON when the caller already has it (a result merged from a shard)."""
         u = trace.usage
         with self._writing(f"store the result of case {trace.case_id!r}") as db:
             db.execute("DELETE FROM results WHERE case_id = ? AND trial = ? AND infra = 1",
@@ -461,7 +462,8 @@ class RunStore:
                 (
                     trace.case_id, trace.trial, trace.status.value, int(verdict.passed), verdict.primary,
                     int(verdict.infra), trace.wall_time_s, u.model_calls, u.cached_calls, u.prompt_tokens,
-                    u.completion_tokens, u.cost_usd, trace.model_dump_json(), verdict.model_dump_json(), time.time(),
+                    u.completion_tokens, u.cost_usd, *(raw or (trace.model_dump_json(), verdict.model_dump_json())),
+                    time.time(),
                 ),
             )
 

@@ -2,7 +2,8 @@
 
 ``run``, ``demo``, ``sweep`` and ``planprobe.run_suite`` all go through ``run_suite``,
 so resuming, closing the models in the run's own event loop and reporting what an
-interrupt kept are written once. The rules that decide how a run is set up (how many
+interrupt kept are written once; running on many workers (``planprobe.scale``) is a
+``runner`` passed in, not a second loop. The rules that decide how a run is set up (how many
 cases at a time a backend can serve, what a suite must hold for an agent, which model
 settings a resume must match) live here too, not in the CLI.
 """
@@ -22,6 +23,7 @@ from .engine import OnResult, RunConfig, open_run, pending_total, run_pending
 from .store import RunStore
 
 InfraRow = tuple[str, int, int, list[str]]  # case id, trial, attempts, causes
+Runner = Callable[[RunStore, OnResult | None], Any]  # runs a store's pending cases elsewhere (planprobe.scale)
 
 
 @dataclass
@@ -45,14 +47,16 @@ class RunInterrupted(KeyboardInterrupt):
 def run_suite(out: Path, cases: Iterable[Case], agent: Agent, config: RunConfig, *, suite_name: str = "",
               digest: str | None = None, on_open: Callable[[RunStore, int, int], None] | None = None,
               on_result: OnResult | None = None, aclose: Callable[[], Coroutine[Any, Any, None]] | None = None,
-              summarize: Callable[[RunStore], Any] | None = None) -> SuiteRun:
+              summarize: Callable[[RunStore], Any] | None = None, runner: Runner | None = None) -> SuiteRun:
     """Run (or resume) ``cases`` into ``out``. ``on_open(store, total, done_before)`` sees the
     open store first (to record settings beside the engine's, or size a progress bar);
     ``on_result`` sees each result as it is stored; ``aclose`` (the models' close) runs in
     the run's own event loop when the cases are done, and also when opening fails;
     ``summarize`` (e.g. ``analysis.summary.summarize``: the runner does not import the
-    analysis layer) reads the store before it closes. Ctrl-C raises ``RunInterrupted``
-    naming how many results were kept."""
+    analysis layer) reads the store before it closes. ``runner(store, on_result)`` runs the
+    pending cases somewhere else instead of with ``agent`` in this process (``planprobe.scale``:
+    workers or Ray, this process only merging; the models are closed first). Ctrl-C raises
+    ``RunInterrupted`` naming how many results were kept."""
     try:
         store = open_run(Path(out), cases, config, suite_name=suite_name, digest=digest)
     except BaseException:
@@ -66,13 +70,16 @@ def run_suite(out: Path, cases: Iterable[Case], agent: Agent, config: RunConfig,
 
         async def go() -> None:
             try:
-                await run_pending(store, agent, config, on_result)
+                if runner is None:
+                    await run_pending(store, agent, config, on_result)
             finally:
                 if aclose is not None:
                     await aclose()
 
         try:
             asyncio.run(go())
+            if runner is not None:
+                runner(store, on_result)
         except KeyboardInterrupt:
             raise RunInterrupted(store.result_count(config.trials), total) from None
         return SuiteRun(summarize(store) if summarize is not None else None, store.infra_rows())

@@ -11,10 +11,12 @@ import random
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
-from typing import Iterator, Optional
+from typing import Iterator, NamedTuple, Optional
+
+from pydantic_core import to_json
 
 from ...errors import PlanprobeError
-from ...schema import Case, CaseMeta, ToolSpec
+from ...schema import SCHEMA_VERSION, Case, CaseMeta, OracleKind, ToolSpec
 from ..parallel import auto_workers, ordered_chunks
 from .grammar import derive_part, sentence_to_json
 from .lexicon import Lexicon, default_lexicon, tool_name
@@ -169,7 +171,24 @@ def _tools(names: list[str], extended: bool, style: str = "planprobe") -> list[T
     return tools
 
 
+class CaseDraft(NamedTuple):
+    """A rendered case before it becomes a model or a suite line (``_case_model``,
+    ``_case_json``): the suite writer turns drafts straight into JSON."""
+
+    id: str
+    task: str
+    spec: dict
+    meta: dict  # CaseMeta's fields in its order, difficulty counts as floats
+    names: list[str]
+    extended: bool
+    style: str
+
+
 def generate_case(index: int, opts: ConstraintSuiteOptions) -> Case:
+    return _case_model(_draft(index, opts))
+
+
+def _draft(index: int, opts: ConstraintSuiteOptions) -> CaseDraft:
     rng = random.Random(f"planprobe/constraints/{opts.seed}/{index}")
     lo, hi = opts.actions
     n = rng.randint(lo, hi)
@@ -185,10 +204,10 @@ def generate_case(index: int, opts: ConstraintSuiteOptions) -> Case:
         if not skeleton.sentences or not (skeleton.connected or opts.allow_unconstrained):
             continue
         sentences, atoms = arrange(skeleton.sentences, skeleton.atoms, names, mention_rng)
-        case = build_case(index, opts, job.name, names, durations, sentences, sat_checks,
-                          atoms, draws=draw + 1, unread=unread)
-        if not opts.check_text or text_reads_as_spec(case):
-            return case
+        draft = render_case(index, opts, job.name, names, durations, sentences, sat_checks,
+                            atoms, draws=draw + 1, unread=unread)
+        if not opts.check_text or reads_as_spec(draft.task, draft.spec):
+            return draft
         unread += 1
     if unread:  # pragma: no cover - the grammar is unambiguous by construction; a safety net
         raise PlanprobeError(f"case {index}: {unread} drafts read other than their constraints; please report this")
@@ -201,13 +220,17 @@ def generate_case(index: int, opts: ConstraintSuiteOptions) -> Case:
 def text_reads_as_spec(case: Case) -> bool:
     """Whether the independent reader finds exactly one reading of every sentence and
     their union is exactly the case's constraints."""
-    spec = case.spec
+    return reads_as_spec(case.task, case.spec)
+
+
+def reads_as_spec(task: str, spec: dict) -> bool:
+    """``text_reads_as_spec`` on a case's task text and spec."""
     names = {a["id"]: a["name"] for a in spec["actions"]}
     want = set()
     for c in spec["constraints"]:
         second = names[c["b"]] if c["kind"] == "order" else c["hour"]
         want.add((c["kind"], names[c["a"]], second))
-    reading = reader_for(tuple(sorted(names.values()))).read(requirement_of(case.task))
+    reading = reader_for(tuple(sorted(names.values()))).read(requirement_of(task))
     return reading.ok and reading.atoms == want
 
 
@@ -215,11 +238,20 @@ def build_case(index, opts: ConstraintSuiteOptions, topic, names, durations, sen
                atoms=None, draws: int = 1, unread: int = 0) -> Case:
     """Render a skeleton into a case; shared with mutations that re-word or re-topic it.
     ``atoms`` (per sentence, per part) saves deriving them again when synthesis has them."""
+    return _case_model(render_case(index, opts, topic, names, durations, sentences, sat_checks, atoms,
+                                   draws, unread))
+
+
+def render_case(index, opts: ConstraintSuiteOptions, topic, names, durations, sentences, sat_checks=0,
+                atoms=None, draws: int = 1, unread: int = 0) -> CaseDraft:
+    """``build_case`` up to the models: the case's text, spec and metadata."""
     extended = durations is not None
     ids = [f"a{i + 1}" for i in range(len(names))]
     template = TEMPLATES[(opts.style, extended)]
     head = template.format(tasks=_task_list(names), requirement="", restart=RESTART_TOOL)
-    texts, clauses, constraints = [], [], []
+    texts: list[str] = []
+    clauses: list[list[int]] = []
+    constraints: list[dict] = []
     offset = len(head)  # where the next sentence starts in the task text
     seen: dict[tuple, dict] = {}
     statements = 0
@@ -265,33 +297,62 @@ def build_case(index, opts: ConstraintSuiteOptions, topic, names, durations, sen
     }
     _, unconstrained = connectivity(len(names), seen)
     syn = opts.synthesis
-    meta = CaseMeta(
-        topic=topic,
-        difficulty={
-            "actions": len(names),
-            "constraints": len(constraints),
-            "sentences": len(sentences),
-            "sub_sentences": len(clauses),
-            "restatements": statements - len(constraints),
-            "unconstrained": unconstrained,
-            "words": len(_WORD.findall(requirement)),
+    meta = {
+        "topic": topic,
+        "difficulty": {
+            "actions": float(len(names)),
+            "constraints": float(len(constraints)),
+            "sentences": float(len(sentences)),
+            "sub_sentences": float(len(clauses)),
+            "restatements": float(statements - len(constraints)),
+            "unconstrained": float(unconstrained),
+            "words": float(len(_WORD.findall(requirement))),
         },
-        seed=opts.seed,
-        generator={
+        "seed": opts.seed,
+        "generator": {
             "family": FAMILY, "mode": mode, "style": opts.style, "index": index,
             "max_sentences": syn.sentences_for(len(names)), "max_iterations": syn.max_iterations,
             "allow_unconstrained": opts.allow_unconstrained, "sat_checks": sat_checks, "draws": draws, "rejected_texts": unread,
         },
-        tags=[mode] if opts.style == "planprobe" else [mode, "paper"],
-    )
+        "tags": [mode] if opts.style == "planprobe" else [mode, "paper"],
+    }
+    return CaseDraft(f"{FAMILY}-{mode}-{opts.seed}-{index}", task, spec, meta, list(names), extended, opts.style)
+
+
+def _case_model(draft: CaseDraft) -> Case:
     return Case(
-        id=f"{FAMILY}-{mode}-{opts.seed}-{index}",
+        id=draft.id,
         family=FAMILY,
-        task=task,
-        tools=_tools(names, extended, opts.style),
-        spec=spec,
-        meta=meta,
+        task=draft.task,
+        tools=_tools(draft.names, draft.extended, draft.style),
+        spec=draft.spec,
+        meta=CaseMeta(**draft.meta),
     )
+
+
+@lru_cache(maxsize=8192)
+def _action_tool_dict(name: str, extended: bool, style: str) -> dict:
+    return _action_tool(name, extended, style).model_dump()
+
+
+_RESTART_DICT = {style: (PAPER_RESTART_TOOL_SPEC if style == "paper" else RESTART_TOOL_SPEC).model_dump()
+                 for style in STYLES}
+
+
+def _case_json(draft: CaseDraft) -> str:
+    """``_case_model(draft).model_dump_json()`` without building and validating the models
+    (about a fifth less time): the case as plain dicts, keys in the models' field order,
+    written by pydantic's own serializer. The generator's values are plain str, int,
+    float (the difficulty counts), bool and None, so the bytes are the same;
+    ``test_fast_paths`` compares the two on many suites."""
+    tools = [_action_tool_dict(name, draft.extended, draft.style) for name in draft.names]
+    if draft.extended:
+        tools.append(_RESTART_DICT[draft.style])
+    return to_json({
+        "schema_version": SCHEMA_VERSION, "id": draft.id, "family": FAMILY, "task": draft.task, "system": None,
+        "tools": tools, "oracle": OracleKind.FORMAL.value, "spec": draft.spec,
+        "meta": dict(draft.meta, transforms=[], parent=None),
+    }).decode()
 
 
 def generate_cases(opts: ConstraintSuiteOptions, start: int = 0) -> Iterator[Case]:
@@ -302,7 +363,7 @@ def generate_cases(opts: ConstraintSuiteOptions, start: int = 0) -> Iterator[Cas
 
 def case_lines(opts: ConstraintSuiteOptions, start: int, stop: int) -> list[str]:
     """Cases start..stop-1 as suite lines (JSON); what worker processes produce."""
-    return [generate_case(i, opts).model_dump_json() for i in range(start, stop)]
+    return [_case_json(_draft(i, opts)) for i in range(start, stop)]
 
 
 def generate_lines(opts: ConstraintSuiteOptions, workers: Optional[int] = None) -> Iterator[str]:

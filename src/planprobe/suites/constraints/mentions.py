@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import math
 import random
+from functools import lru_cache
 from typing import Optional, Sequence
 
 from . import vocabulary as V
-from .grammar import Clause, MultiClause, NounPhrase, Sentence, SubSentence, Time, derive_part
+from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time, derive_part
 
 CANDIDATES = 24  # arrangements drawn per paragraph
 MAX_EXACT = 12  # above this many actions the chance of a random order is not computed (no re-arranging)
 
 
 def _shuffled(group: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
+    if len(group) == 1:  # shuffling one item draws nothing from the stream: same output, no list
+        return group
     out = list(group)
     rng.shuffle(out)
     return tuple(out)
@@ -32,15 +35,22 @@ def _shuffled(group: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
 
 def _np(np: NounPhrase, rng: random.Random) -> NounPhrase:
     rel = np.rel
-    if rel is not None and not isinstance(rel.obj, Time):
-        rel = rel._replace(obj=_shuffled(rel.obj, rng))
+    if rel is None:
+        if len(np.group) == 1:  # nothing to shuffle: the phrase itself (no random draw either way)
+            return np
+        return NounPhrase(_shuffled(np.group, rng), None)
+    if not isinstance(rel.obj, Time):
+        rel = Relative(rel.before, _shuffled(rel.obj, rng), rel.verb, rel.prep)
     return NounPhrase(_shuffled(np.group, rng), rel)
 
 
 def _mirror(part: SubSentence) -> Optional[SubSentence]:
     """The same relation with subject and object exchanged, or None where the grammar has
     no such form (a time object; a fronted or subordinate slot that would get a relative
-    clause or three tasks)."""
+    clause or three tasks). The mirror states exactly the atoms of the part: exchanging
+    the sides and flipping ``before`` gives the same (earlier, later) pairs, and each
+    relative clause stays on its own group (``test_mentions`` checks this on every
+    sub-sentence of many paragraphs), so ``_variant`` does not derive both to compare."""
     flip = not part.before
     if isinstance(part, Clause):
         if isinstance(part.obj, Time):
@@ -64,12 +74,15 @@ def _mirror(part: SubSentence) -> Optional[SubSentence]:
 def _variant(part: SubSentence, rng: random.Random) -> SubSentence:
     if rng.random() < 0.5:
         mirrored = _mirror(part)
-        if mirrored is not None and set(derive_part(mirrored)) == set(derive_part(part)):
+        if mirrored is not None:
             part = mirrored
+    # the nodes are built directly (``_replace`` costs several times more); fields in order
     if isinstance(part, Clause):
-        obj = part.obj if isinstance(part.obj, Time) else _np(part.obj, rng)
-        return part._replace(subj=_np(part.subj, rng), obj=obj)
-    return part._replace(main=_np(part.main, rng), sub=_np(part.sub, rng))
+        obj = part.obj if isinstance(part.obj, Time) else _np(part.obj, rng)  # the object's shuffle first
+        subj = _np(part.subj, rng)
+        return Clause(part.form, part.before, subj, obj, part.verb, part.prep)
+    main = _np(part.main, rng)
+    return MultiClause(part.form, part.before, main, _np(part.sub, rng), part.main_verb, part.sub_verb, part.sc)
 
 
 def _arrangement(sentences: Sequence[Sentence], rng: random.Random) -> list[tuple[int, Sentence]]:
@@ -124,7 +137,8 @@ def _valid(order: Sequence[int], before: Sequence[tuple[int, int]]) -> bool:
     return all(pos[a] < pos[b] for a, b in before)
 
 
-def _random_order_valid(n: int, before: Sequence[tuple[int, int]]) -> float:
+@lru_cache(maxsize=65536)
+def _random_order_valid(n: int, before: tuple[tuple[int, int], ...]) -> float:
     """The share of the n! orders that respect every (a before b): linear extensions over n!."""
     need = [0] * n
     for a, b in before:
@@ -146,7 +160,11 @@ def arrange(sentences: list[Sentence], atoms: Optional[list[list[list[tuple]]]],
     n = len(names)
     if not sentences or n > MAX_EXACT:
         return sentences, atoms
-    before = sorted({(a[1], a[2]) for s in sentences for p in s.parts for a in derive_part(p) if a[0] == "order"})
+    if atoms is not None:  # synthesis's own atoms: the same as deriving them from the parts
+        pairs = {(a[1], a[2]) for s in atoms for p in s for a in p if a[0] == "order"}
+    else:
+        pairs = {(a[1], a[2]) for s in sentences for p in s.parts for a in derive_part(p) if a[0] == "order"}
+    before = tuple(sorted(pairs))
     want = rng.random() < _random_order_valid(n, before)
     chosen = None
     for _ in range(CANDIDATES):

@@ -42,8 +42,11 @@ Atoms = frozenset
 SG, PL = 1, 2
 EVENT, START, END = "event", "start", "end"
 
-_TOKEN = re.compile(r"\d{1,2}:\d{2}|[a-z]+|[,;]")
-_LEFTOVER = re.compile(r"\S")
+# A token, or (last alternative) any other visible character: one left over makes the text
+# unreadable. One pass yields the tokens and shows the leftovers as one-character tokens
+# that are neither a letter nor "," / ";".
+_TOKEN_OR_OTHER = re.compile(r"\d{1,2}:\d{2}|[a-z]+|[,;]|\S")
+_ONE_CHAR_TOKENS = frozenset("abcdefghijklmnopqrstuvwxyz,;")
 
 
 # ---------------------------------------------------------------------------
@@ -149,6 +152,12 @@ _MARKERS = {"which": "any", "both of which": 2, "all of which": "group", "each o
             "all three of which": 3, "all four of which": 4}
 
 
+@lru_cache(maxsize=16384)
+def _phrase_words(text: str) -> tuple[str, ...]:
+    """A phrase as the tokens it must match (task names recur across cases: cached)."""
+    return tuple(text.lower().replace(",", " , ").split())
+
+
 class _Phrases:
     """A trie of phrases: match(tokens, i) -> [(end, value)] for every phrase starting at i."""
 
@@ -156,7 +165,7 @@ class _Phrases:
         self.root: dict[str, tuple[dict, list]] = {}
         for text, value in entries:
             node = self.root
-            words = text.lower().replace(",", " , ").split()
+            words = _phrase_words(text)
             for k, word in enumerate(words):
                 child = node.get(word)
                 if child is None:
@@ -535,10 +544,11 @@ def _antecedents(members: tuple[str, ...], marker) -> list[tuple[str, ...]]:
 
 def _tokens(text: str) -> Optional[tuple[str, ...]]:
     """Lower-case tokens; None when the text has characters the reader cannot read."""
-    low = text.lower()
-    if _LEFTOVER.search(_TOKEN.sub(" ", low)):
-        return None
-    return tuple(_TOKEN.findall(low))
+    toks = _TOKEN_OR_OTHER.findall(text.lower())
+    for tok in toks:
+        if len(tok) == 1 and tok not in _ONE_CHAR_TOKENS:
+            return None
+    return tuple(toks)
 
 
 def split_sentences(text: str) -> list[str]:

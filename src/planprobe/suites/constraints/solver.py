@@ -43,6 +43,22 @@ def closure_add(after: list[int], pairs: Iterable[tuple[int, int]]) -> bool:
     return True
 
 
+def closure_add_orders(after: list[int], atoms: Iterable[tuple]) -> bool:
+    """``closure_add`` for ("order", a, b) atoms as synthesis draws them (no pair list to build)."""
+    n = len(after)
+    for _, a, b in atoms:
+        if a == b or (after[b] >> a) & 1:
+            return False
+        if (after[a] >> b) & 1:
+            continue
+        add = (1 << b) | after[b]
+        bit_a = 1 << a
+        for x in range(n):
+            if x == a or after[x] & bit_a:
+                after[x] |= add
+    return True
+
+
 def predecessors(after: Sequence[int]) -> list[int]:
     """Invert a closure: ``preds[b]`` is the bitmask of actions that must come before b."""
     n = len(after)

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from . import vocabulary as V
-from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time, derive_part
-from .solver import HORIZON, atoms_add, closure_add, predecessors, schedule
+from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time
+from .solver import HORIZON, atoms_add, closure_add_orders, predecessors, schedule
 
 _N_VP_NONE = len(V.VP_NONE)
 _N_VP_SUB = len(V.VP_NONE_SUBORDINATE)
@@ -72,7 +72,16 @@ class Skeleton:
 
 
 def part_generator(rng: random.Random, n: int, extended: bool, opts: SynthesisOptions) -> Callable[[], SubSentence]:
-    """A function drawing one random sub-sentence over actions 0..n-1.
+    """A function drawing one random sub-sentence over actions 0..n-1."""
+    draw = part_atoms_generator(rng, n, extended, opts)
+    return lambda: draw()[0]
+
+
+def part_atoms_generator(rng: random.Random, n: int, extended: bool,
+                         opts: SynthesisOptions) -> Callable[[], tuple[SubSentence, list[tuple]]]:
+    """A function drawing one random sub-sentence over actions 0..n-1, with its atoms:
+    exactly ``derive_part`` of the sub-sentence, in the same order (``test_synthesis``
+    checks this), built while the groups are drawn instead of by walking the tree again.
 
     Written as closures over local variables because it is the innermost loop of
     synthesis; every draw uses ``int(rnd() * k)``.
@@ -107,36 +116,71 @@ def part_generator(rng: random.Random, n: int, extended: bool, opts: SynthesisOp
             return Relative(before, obj, int(rnd() * _N_VP[before]), None)
         return Relative(before, obj, int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before]))
 
-    def part() -> SubSentence:
+    def relate(group: tuple[int, ...], before: bool, obj, out: list[tuple]) -> None:
+        """grammar._relate: the atoms of "group before/after obj" (obj: tasks or a Time)."""
+        if type(obj) is Time:
+            kind = "end_le" if before else "start_ge"
+            h = obj.hour
+            for a in group:
+                out.append((kind, a, h))
+        elif before:
+            for a in group:
+                for b in obj:
+                    out.append(("order", a, b))
+        else:
+            for a in group:
+                for b in obj:
+                    out.append(("order", b, a))
+
+    def part() -> tuple[SubSentence, list[tuple]]:
         avail = everyone[:]
         before = rnd() < 0.5
+        atoms: list[tuple] = []
         if rnd() < p_multi:
             # the subordinate clause's subject is plain, one or two tasks: "after B, C and D happen"
             # could be read as "after B" followed by a second clause "C and D happen"
             form = 1 + int(rnd() * 2)
             main_group = take(avail, len(avail) - 1)
             sub_group = take(avail, min(2, len(avail)))
-            main = NounPhrase(main_group, relative(avail) if rnd() < p_relative else None)
+            rel = relative(avail) if rnd() < p_relative else None
+            if rel is not None:
+                relate(main_group, rel.before, rel.obj, atoms)
+            relate(main_group, before, sub_group, atoms)
             return MultiClause(
-                form, before, main, NounPhrase(sub_group),
+                form, before, NounPhrase(main_group, rel), NounPhrase(sub_group),
                 int(rnd() * _N_VP_NONE), int(rnd() * _N_VP_SUB), int(rnd() * _N_SC[before]),
-            )
+            ), atoms
         form = 1 + int(rnd() * 3)
         if extended and form != 1 and rnd() < p_time:
             group = take(avail, len(avail))
-            subj = NounPhrase(group, relative(avail) if rnd() < p_relative else None)
-            return Clause(form, before, subj, hour(before), int(rnd() * _N_VT[before]), int(rnd() * _N_PT[before]))
+            rel = relative(avail) if rnd() < p_relative else None
+            if rel is not None:
+                relate(group, rel.before, rel.obj, atoms)
+            t = hour(before)
+            relate(group, before, t, atoms)
+            return Clause(form, before, NounPhrase(group, rel), t, int(rnd() * _N_VT[before]),
+                          int(rnd() * _N_PT[before])), atoms
         subj_group = take(avail, len(avail) - 1)
         if form == 3:  # a fronted object: one or two tasks, no relative clause, so no comma inside it
             obj_group = take(avail, min(2, len(avail)))
-            subj = NounPhrase(subj_group, relative(avail) if rnd() < p_relative else None)
-            return Clause(3, before, subj, NounPhrase(obj_group), int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before]))
+            rel = relative(avail) if rnd() < p_relative else None
+            if rel is not None:
+                relate(subj_group, rel.before, rel.obj, atoms)
+            relate(subj_group, before, obj_group, atoms)
+            return Clause(3, before, NounPhrase(subj_group, rel), NounPhrase(obj_group),
+                          int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before])), atoms
         obj_group = take(avail, len(avail))
-        subj = NounPhrase(subj_group, relative(avail) if rnd() < p_relative else None)
-        obj = NounPhrase(obj_group, relative(avail) if rnd() < p_relative else None)
+        subj_rel = relative(avail) if rnd() < p_relative else None
+        obj_rel = relative(avail) if rnd() < p_relative else None
+        if subj_rel is not None:
+            relate(subj_group, subj_rel.before, subj_rel.obj, atoms)
+        relate(subj_group, before, obj_group, atoms)
+        if obj_rel is not None:
+            relate(obj_group, obj_rel.before, obj_rel.obj, atoms)
+        subj, obj = NounPhrase(subj_group, subj_rel), NounPhrase(obj_group, obj_rel)
         if form == 1:
-            return Clause(1, before, subj, obj, int(rnd() * _N_VP[before]), None)
-        return Clause(2, before, subj, obj, int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before]))
+            return Clause(1, before, subj, obj, int(rnd() * _N_VP[before]), None), atoms
+        return Clause(2, before, subj, obj, int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before])), atoms
 
     return part
 
@@ -156,7 +200,7 @@ def synthesize(
     without expanding the rest of a sentence that is already lost.
     """
     extended = durations is not None
-    next_part = part_generator(rng, n, extended, opts)
+    next_part = part_atoms_generator(rng, n, extended, opts)
     rnd = rng.random
     max_parts = opts.max_parts
     out = Skeleton()
@@ -169,9 +213,10 @@ def synthesize(
     stated: dict[tuple, int] = {}  # atom -> sub-sentences stating it so far
     stated_get = stated.get
     limit = MAX_STATEMENTS
+    checks = 0
     for _ in range(opts.sentences_for(n)):
         for _ in range(opts.max_iterations):
-            out.sat_checks += 1
+            checks += 1
             parts, part_atoms = [], []
             trial = after[:]
             added: dict[tuple, int] = {}  # statements this candidate adds
@@ -179,8 +224,7 @@ def synthesize(
                 trial_release, trial_deadline = release[:], deadline[:]
             ok = True
             for _ in range(1 + int(rnd() * max_parts)):
-                part = next_part()
-                atoms = derive_part(part)
+                part, atoms = next_part()
                 for atom in (atoms if len(atoms) == 1 else set(atoms)):
                     count = added.get(atom, 0) + 1
                     if count + stated_get(atom, 0) > limit:
@@ -192,7 +236,7 @@ def synthesize(
                 if extended:
                     ok = atoms_add(trial, trial_release, trial_deadline, durations, atoms)
                 else:
-                    ok = closure_add(trial, [(a[1], a[2]) for a in atoms])
+                    ok = closure_add_orders(trial, atoms)
                 if not ok:
                     break
                 parts.append(part)
@@ -216,6 +260,7 @@ def synthesize(
             break
         else:
             break  # K candidates in a row failed: stop the paragraph (Alg. 1, l.12-17)
+    out.sat_checks = checks
     out.statements = stated
     out.connected, out.unconstrained = connectivity(n, stated)
     return out
@@ -223,26 +268,33 @@ def synthesize(
 
 def connectivity(n: int, atoms) -> tuple[bool, int]:
     """(whether all n actions are linked through order atoms and time windows — a window
-    links its action to the clock —, how many actions no atom mentions)."""
-    parent = list(range(n + 1))  # node n is the clock
+    links its action to the clock —, how many actions no atom mentions).
 
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    mentioned = [False] * n
+    Nodes are bits (node n is the clock): each node's neighbours as a bitmask, then one
+    breadth-first sweep from action 0. Called twice per case, so no per-edge function calls."""
+    clock = 1 << n
+    adj = [0] * (n + 1)
+    mentioned = 0
     for kind, a, x in atoms:
-        mentioned[a] = True
-        other = x if kind == "order" else n
         if kind == "order":
-            mentioned[x] = True
-        ra, rb = find(a), find(other)
-        if ra != rb:
-            parent[ra] = rb
-    root = find(0)
-    return all(find(a) == root for a in range(n)), mentioned.count(False)
+            bit_b, b = 1 << x, x
+        else:
+            bit_b, b = clock, n
+        bit_a = 1 << a
+        mentioned |= bit_a | (bit_b & ~clock)
+        adj[a] |= bit_b
+        adj[b] |= bit_a
+    seen = frontier = 1
+    while frontier:
+        reach = 0
+        while frontier:
+            low = frontier & -frontier
+            reach |= adj[low.bit_length() - 1]
+            frontier ^= low
+        frontier = reach & ~seen
+        seen |= reach
+    everyone = clock - 1
+    return seen & everyone == everyone, n - mentioned.bit_count()
 
 
 def _witness_holds(start: list[int], durations: list[int], part_atoms: list[list[tuple]]) -> bool:

@@ -1,0 +1,173 @@
+# ruff: noqa: B008, UP045  (typer declares options as call defaults)
+"""``planprobe serve``, ``planprobe proxy`` and ``planprobe check``: testing agents that
+planprobe does not run (see docs/integrations.md). A thin layer over planprobe.serve."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..errors import PlanprobeError
+from ..option_checks import check, check_limits
+from ..runner.suite_run import read_suite_for_run
+from .common import EXIT_INFRA, _progress, err_console, out_console
+from .options import Quiet, RunOut
+from .show import show_run
+
+
+def _check_upstream(url: str) -> None:
+    if not url.startswith(("http://", "https://")):
+        raise PlanprobeError(f"--upstream {url!r}: expected an http(s) URL of an OpenAI-compatible API, e.g. "
+                             "http://127.0.0.1:8000/v1")
+
+
+def serve(
+    suite: Path = typer.Argument(..., help="Suite file (JSONL) whose cases are served."),
+    out: RunOut = ...,  # type: ignore[assignment]
+    transport: str = typer.Option("http", help="'http' (streamable HTTP on 127.0.0.1) or 'stdio' (this process's "
+                                               "stdin/stdout, for a client that starts the server)."),
+    parallel: int = typer.Option(1, help="Cases served at once, each on its own HTTP endpoint (port)."),
+    port: int = typer.Option(0, help="First HTTP port (endpoint N listens on port+N-1); 0: free ports."),
+    proxy_upstream: Optional[str] = typer.Option(
+        None, help="Also run the recording proxy in front of this OpenAI-compatible base URL (…/v1): the agent's "
+                   "model calls are recorded into the case being served (messages, tokens, reasoning)."),
+    proxy_port: int = typer.Option(0, help="Port of the recording proxy; 0: a free one."),
+    trials: int = typer.Option(1, help="Runs per case (for pass@k / pass^k)."),
+    max_iterations: int = typer.Option(50, "--max-iterations", help="Per-case iteration limit: tool calls, or model "
+                                                                   "calls with --proxy-upstream."),
+    timeout: float = typer.Option(180.0, help="Per-case time limit in seconds, from when the case is served."),
+    infra_attempts: int = typer.Option(3, help="Attempts per case whose result is infra (a disconnect, an "
+                                               "unreachable upstream), counting resumes."),
+    quiet: Quiet = False,
+) -> None:
+    """Serve each case's tools over MCP to an external agent; each case is judged and stored as it finishes."""
+    from ..environment import Limits
+    from ..runner.engine import RunConfig, open_run, pending_total
+    from ..schema import Trace, Verdict
+    from ..serve.mcp_server import require_mcp
+    from ..serve.run import ServeOptions, serve_pending
+    from ..suites.io import iter_suite
+
+    if transport not in ("http", "stdio"):
+        raise PlanprobeError(f"--transport {transport!r}: expected 'http' or 'stdio'")
+    check("--parallel", parallel, at_least=1, at_most=64)
+    check_limits(parallel, max_iterations, timeout, trials)
+    check("--port", port, at_least=0, at_most=65535 - parallel + 1)
+    check("--proxy-port", proxy_port, at_least=0, at_most=65535)
+    check("--infra-attempts", infra_attempts, at_least=1)
+    if transport == "stdio" and parallel > 1:
+        raise PlanprobeError("--parallel: a stdio server serves one case at a time; use --transport http")
+    if proxy_upstream:
+        _check_upstream(proxy_upstream)
+    require_mcp()
+    _count, digest = read_suite_for_run(suite)
+    config = RunConfig(agent="mcp", trials=trials, concurrency=parallel, infra_attempts=infra_attempts,
+                       limits=Limits(max_iterations=max_iterations, timeout_s=timeout))
+    store = open_run(out, iter_suite(suite), config, suite_name=str(suite), digest=digest)
+    stdio = transport == "stdio"
+    say = err_console if stdio else out_console  # stdout is the MCP channel under stdio
+
+    def announce(line: str) -> None:
+        say.print(line, highlight=False, soft_wrap=True)
+
+    options = ServeOptions(transport=transport, parallel=parallel, port=port, proxy_upstream=proxy_upstream,
+                           proxy_port=proxy_port)
+    total = store.case_count() * trials
+    try:
+        with _progress(quiet or stdio) as progress:
+            task = progress.add_task("served", total=total, completed=total - pending_total(store, config))
+
+            def on_result(trace: Trace, verdict: Verdict) -> None:
+                progress.update(task, advance=1)
+                if verdict.infra:
+                    err_console.print(f"case {trace.case_id}: infra: {trace.errors[-1].message if trace.errors else '-'}",
+                                      highlight=False, soft_wrap=True)
+
+            asyncio.run(serve_pending(store, config, options, announce, on_result))
+        infra = store.infra_rows()
+        left = pending_total(store, config)
+    finally:
+        store.close()
+    if stdio:
+        err_console.print(f"served: results in {out}; planprobe show {out}", highlight=False)
+    else:
+        show_run(out, as_json=False, infra_note=False)
+    if infra or left:
+        err_console.print(f"error: {len(infra)} result(s) failed for infrastructure reasons and {left} case(s) are "
+                          "still to serve; re-run the same command to serve them", highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INFRA)
+
+
+def proxy(
+    upstream: str = typer.Option(..., help="OpenAI-compatible base URL to forward to, e.g. http://127.0.0.1:8000/v1."),
+    record: Path = typer.Option(..., "--record", help="JSONL file: one line per model call (appended)."),
+    port: int = typer.Option(0, help="Port on 127.0.0.1; 0: a free one."),
+) -> None:
+    """Record an agent's model calls (standalone). Point the agent at the printed URL; /case/ID/v1 tags
+    calls with a case id. To record into served cases' traces, use `serve --proxy-upstream` instead."""
+    from ..serve.mcp_server import listen, require_mcp
+    from ..serve.proxy import JsonlRecorder, Proxy
+
+    _check_upstream(upstream)
+    check("--port", port, at_least=0, at_most=65535)
+    require_mcp()
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.touch()
+
+    async def go() -> None:
+        proxy = Proxy(upstream, lambda key: JsonlRecorder(str(record), key))
+        server, task, bound = await listen(proxy.app(), port)
+        out_console.print(f"proxy: http://127.0.0.1:{bound}/v1 -> {upstream}; recording to {record}", highlight=False,
+                          soft_wrap=True)
+        try:
+            await task
+        finally:
+            await proxy.aclose()
+
+    try:
+        asyncio.run(go())
+    except KeyboardInterrupt:
+        pass
+
+
+def check_traces(
+    suite: Path = typer.Argument(..., help="Suite file (JSONL) the traces were recorded on."),
+    traces: Path = typer.Argument(..., help="JSONL: one trace a line, planprobe's format or OpenAI chat messages "
+                                            "with a case_id."),
+    out: RunOut = ...,  # type: ignore[assignment]
+    quiet: Quiet = False,
+) -> None:
+    """Grade traces recorded elsewhere: every tool call is replayed into its case's environment and judged."""
+    from ..environment import Limits
+    from ..runner.engine import RunConfig, open_run, pending_total, run_pending
+    from ..serve.replay import ReplayAgent, read_traces
+    from ..suites.io import load_suite
+
+    cases = load_suite(suite)
+    by_id = {c.id: c for c in cases}
+    recorded = read_traces(traces, by_id)
+    agent = ReplayAgent(recorded)
+    wanted = {r.case_id for r in recorded}
+    graded = [c for c in cases if c.id in wanted]
+    if len(graded) < len(cases):
+        err_console.print(f"note: {len(cases) - len(graded)} case(s) of {suite} have no trace in {traces}: not graded",
+                          highlight=False, soft_wrap=True)
+    config = RunConfig(agent="check", trials=agent.trials, concurrency=1, limits=Limits())
+    store = open_run(out, graded, config, suite_name=str(suite))
+    try:
+        total = store.case_count() * agent.trials
+        with _progress(quiet) as progress:
+            task = progress.add_task("checking", total=total, completed=total - pending_total(store, config))
+            asyncio.run(run_pending(store, agent, config, lambda _t, _v: progress.update(task, advance=1)))
+    finally:
+        store.close()
+    show_run(out, as_json=False, infra_note=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(serve)
+    app.command()(proxy)
+    app.command("check")(check_traces)

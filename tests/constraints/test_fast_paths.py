@@ -1,0 +1,174 @@
+"""The shortcuts the generator takes for speed (issue #10's throughput target) are exact.
+
+Each fast path replaces a recomputation with something claimed equal to it; these tests
+check the claim on many random draws, so a change to the grammar that breaks it fails here
+rather than silently changing what cases mean. No timing here (docs/BENCHMARKS.md).
+"""
+
+import random
+
+from planprobe.suites.constraints import mentions
+from planprobe.suites.constraints.grammar import derive_part
+from planprobe.suites.constraints.synthesis import (
+    SynthesisOptions,
+    part_atoms_generator,
+    part_generator,
+)
+
+
+def _parts(extended: bool, n: int, seed: int, count: int):
+    draw = part_atoms_generator(random.Random(seed), n, extended, SynthesisOptions(p_relative=0.5, p_multi=0.4))
+    return [draw() for _ in range(count)]
+
+
+def test_atoms_drawn_with_a_part_are_exactly_derive_part():
+    for extended in (False, True):
+        for n in (2, 3, 5, 9):
+            for part, atoms in _parts(extended, n, n * 7 + extended, 1500):
+                assert atoms == derive_part(part)
+
+
+def test_part_generator_draws_the_same_parts_as_the_fused_one():
+    for extended in (False, True):
+        plain = part_generator(random.Random(4), 6, extended, SynthesisOptions())
+        fused = part_atoms_generator(random.Random(4), 6, extended, SynthesisOptions())
+        assert [plain() for _ in range(500)] == [fused()[0] for _ in range(500)]
+
+
+def test_a_mirrored_part_states_exactly_the_same_atoms():
+    """mentions._variant swaps in the mirror without deriving both sides to compare."""
+    mirrored = 0
+    for extended in (False, True):
+        for n in (2, 4, 6):
+            for part, atoms in _parts(extended, n, 100 + n, 1500):
+                mirror = mentions._mirror(part)
+                if mirror is not None:
+                    mirrored += 1
+                    assert set(derive_part(mirror)) == set(atoms)
+    assert mirrored > 1000
+
+
+def test_the_atom_check_can_fail():
+    """A wrong atom list is noticed (the comparison is not vacuous)."""
+    part, atoms = _parts(False, 4, 1, 1)[0]
+    assert atoms[::-1] + [("order", 0, 0)] != derive_part(part)
+
+
+def test_the_chance_of_a_random_order_is_cached_by_value():
+    before = ((0, 1), (1, 2))
+    assert mentions._random_order_valid(3, before) == 1 / 6
+    assert mentions._random_order_valid(4, ()) == 1.0
+
+
+def _two_pass_tokens(text):
+    """The reader's tokeniser as first written: tokens, and None if anything is left over."""
+    import re
+
+    token = re.compile(r"\d{1,2}:\d{2}|[a-z]+|[,;]")
+    low = text.lower()
+    if re.search(r"\S", token.sub(" ", low)):
+        return None
+    return tuple(token.findall(low))
+
+
+def test_one_pass_tokeniser_equals_the_two_pass_one_on_clean_and_damaged_text():
+    from planprobe.suites.constraints import reader
+    from planprobe.suites.constraints.generator import (
+        ConstraintSuiteOptions,
+        generate_case,
+    )
+
+    rng = random.Random(8)
+    junk = "0123456789:.'-é!?()\"\t ,;ABCxyz"
+    texts = ["", "12:00", "123:00", "1:00", "12:0", "a", "9", ":", "by 07:00, a; b", "É"]
+    for i in range(60):
+        case = generate_case(i, ConstraintSuiteOptions(extended=i % 2 == 1, actions=(2, 7)))
+        for sentence in reader.split_sentences(reader.requirement_of(case.task)):
+            text = sentence.rstrip(".")
+            texts.append(text)
+            k = rng.randrange(len(text) + 1)
+            texts.append(text[:k] + rng.choice(junk) + text[k + rng.randrange(2):])
+    unreadable = 0
+    for text in texts:
+        want = _two_pass_tokens(text)
+        unreadable += want is None
+        assert reader._tokens(text) == want, text
+    assert 50 < unreadable < len(texts) - 50  # both outcomes are exercised
+
+
+def _union_find_connectivity(n, atoms):
+    """connectivity as first written (union-find), the reference for the bitmask sweep."""
+    parent = list(range(n + 1))
+
+    def find(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    mentioned = [False] * n
+    for kind, a, x in atoms:
+        mentioned[a] = True
+        if kind == "order":
+            mentioned[x] = True
+        ra, rb = find(a), find(x if kind == "order" else n)
+        if ra != rb:
+            parent[ra] = rb
+    root = find(0)
+    return all(find(a) == root for a in range(n)), mentioned.count(False)
+
+
+def test_connectivity_equals_union_find_on_random_atom_sets():
+    from planprobe.suites.constraints.synthesis import connectivity
+
+    rng = random.Random(2)
+    outcomes = set()
+    for _ in range(4000):
+        n = rng.randint(1, 12)
+        atoms = []
+        for _ in range(rng.randint(0, n + 2)):
+            a = rng.randrange(n)
+            if n > 1 and rng.random() < 0.7:
+                atoms.append(("order", a, rng.choice([b for b in range(n) if b != a])))
+            else:
+                atoms.append((rng.choice(["start_ge", "end_le"]), a, rng.randint(1, 23)))
+        got = connectivity(n, atoms)
+        assert got == _union_find_connectivity(n, atoms), (n, atoms)
+        outcomes.add(got[0])
+    assert outcomes == {True, False}
+
+
+def test_suite_lines_are_byte_for_byte_the_models_json():
+    """case_lines writes JSON without building pydantic models; it must equal the models' own JSON."""
+    from planprobe.suites.constraints.generator import (
+        ConstraintSuiteOptions,
+        case_lines,
+        generate_case,
+    )
+    from planprobe.suites.constraints.synthesis import SynthesisOptions
+
+    variants = [
+        ConstraintSuiteOptions(seed=1),
+        ConstraintSuiteOptions(seed=2, extended=True, actions=(2, 9)),
+        ConstraintSuiteOptions(seed=3, style="paper"),
+        ConstraintSuiteOptions(seed=4, style="paper", extended=True, max_duration=5),
+        ConstraintSuiteOptions(seed=5, topic="Barber", allow_unconstrained=True,
+                               synthesis=SynthesisOptions(max_sentences=3)),
+        ConstraintSuiteOptions(seed=6, extended=True, check_text=False, actions=(10, 12)),
+    ]
+    for opts in variants:
+        lines = case_lines(opts, 0, 40)
+        assert lines == [generate_case(i, opts).model_dump_json() for i in range(40)]
+
+
+def test_suite_line_check_can_fail():
+    """A line differing from the model's JSON in one byte is noticed (floats written as ints)."""
+    from planprobe.suites.constraints.generator import (
+        ConstraintSuiteOptions,
+        case_lines,
+        generate_case,
+    )
+
+    opts = ConstraintSuiteOptions(seed=1)
+    line = case_lines(opts, 0, 1)[0]
+    assert line.replace('"actions":', '"actions": ', 1) != generate_case(0, opts).model_dump_json()
+    assert '"words":' in line and '.0,' in line

@@ -17,9 +17,11 @@ import sys
 import pytest
 from import_graph import SRC, find_cycle, graph, imports_of, modules
 
-FOUNDATION = {"version", "errors", "schema", "tool_args", "atomic", "plugins", "option_checks", "environment"}
+FOUNDATION = {"version", "errors", "schema", "tool_args", "atomic", "plugins", "option_checks", "environment",
+              "lenient_json"}
 TOOLKITS = {"models", "pddl"}  # model backends; the PDDL toolkit (parser, planners, validator)
-LIBRARY = TOOLKITS | {"agents", "suites", "runner", "analysis", "judge", "debug"}
+LIBRARY = TOOLKITS | {"agents", "suites", "runner", "analysis", "llm_judge", "debug", "scale", "serve",
+                      "integrations"}
 TOP = {"cli", "api", "demo", "report"}
 
 

@@ -47,7 +47,7 @@ def planprobe() -> object:
 
 def export_inspect(suite: Path, out: Path, message_limit: int | None) -> int:
     """Write the task folder; returns the number of cases."""
-    from .. import __version__
+    from ..version import __version__
 
     if message_limit is not None and message_limit < 2:
         raise PlanprobeError(f"--message-limit {message_limit}: expected at least 2 (the task and one reply)")

@@ -96,13 +96,13 @@ def _executor(env: Environment, name: str) -> Any:
 
 def judge_messages(case: Case, messages: list[Any], epoch: int) -> Any:
     """(verdict, trace) for an Inspect conversation of ``case``."""
-    from ..api import check
+    from ..suites.registry import get_family
     from .inspect_messages import from_inspect
     from .replay import replay_into
 
     env = environment(case, epoch)
     replay_into(env, from_inspect(messages))
-    return check(case, env.trace), env.trace
+    return get_family(case.family).check(case, env.trace), env.trace
 
 
 def planprobe_scorer(cases: dict[str, Case]) -> Any:

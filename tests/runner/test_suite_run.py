@@ -107,3 +107,62 @@ def test_params_identity_names_what_changes_results():
     assert params_identity(params) == "temperature=0.5,max_tokens=9"
     assert params_identity(params, ModelOptions(tool_result_role="user")).endswith(",tool_results_as=user")
     assert params_identity(None) == ""
+
+
+class _NotToRun:
+    """An agent the run must not use: with a runner, the cases run elsewhere."""
+
+    name = "not-to-run"
+
+    async def run(self, *args, **kwargs):  # pragma: no cover - reaching it fails the test
+        raise AssertionError("the in-process agent ran although a runner was given")
+
+
+def test_a_runner_runs_the_pending_cases_instead_of_the_agent_after_the_models_close(tmp_path):
+    from planprobe.runner.engine import run_pending
+
+    suite = cases(n=4, actions=(2, 3))
+    config = RunConfig(agent="oracle", seed=1)
+    order: list[str] = []
+    seen: list[str] = []
+
+    async def aclose() -> None:
+        order.append("aclose")
+
+    def runner(store, on_result) -> None:  # what planprobe.scale does, in this process
+        order.append("runner")
+        asyncio.run(run_pending(store, make_agent("oracle"), config, on_result))
+
+    result = run_suite(tmp_path / "run", suite, _NotToRun(), config, runner=runner, aclose=aclose,
+                       on_result=lambda trace, verdict: seen.append(trace.case_id), summarize=summarize)
+    assert order == ["aclose", "runner"]
+    assert sorted(seen) == sorted(c.id for c in suite)
+    assert result.summary.overall.cases == 4 and result.summary.overall.passed == 4
+
+
+def test_ctrl_c_in_a_runner_reports_what_was_kept(tmp_path):
+    suite = cases(n=3, actions=(2, 3))
+
+    def runner(store, on_result) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(RunInterrupted) as stop:
+        run_suite(tmp_path / "run", suite, _NotToRun(), RunConfig(agent="oracle"), runner=runner)
+    assert (stop.value.saved, stop.value.total) == (0, 3)
+
+
+def test_the_scaled_runner_from_planprobe_scale_fills_the_store_like_one_process(tmp_path):
+    from planprobe.scale import ScaleOptions, WorkerRecipe, runs_elsewhere, scaled_runner
+
+    suite = cases(n=6, actions=(2, 3))
+    config = RunConfig(agent="random", seed=3, trials=2, concurrency=2)
+    assert scaled_runner(None, WorkerRecipe("random"), config) is None
+    assert scaled_runner(ScaleOptions(workers=1), WorkerRecipe("random"), config) is None
+    options = ScaleOptions(workers=2)
+    assert runs_elsewhere(options)
+    runner = scaled_runner(options, WorkerRecipe("random"), config, warn=lambda line: None)
+    assert runner is not None
+    scaled = run_suite(tmp_path / "scaled", suite, _NotToRun(), config, runner=runner, summarize=summarize)
+    local = run_suite(tmp_path / "local", suite, make_agent("random", 3), config, summarize=summarize)
+    assert scaled.summary.overall.cases == local.summary.overall.cases == 12
+    assert scaled.summary.overall.passed == local.summary.overall.passed

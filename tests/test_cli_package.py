@@ -101,3 +101,53 @@ def test_generate_name_loads_only_the_families_before_it():
     r = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-500:]
     assert r.stdout.strip() == "['planprobe.suites.constraints.family']"
+
+
+def _params(command: Any) -> dict[str, Any]:
+    return {p.name: p for p in command.params}
+
+
+def test_the_scaling_group_is_declared_once_and_taken_by_every_command_that_scales():
+    import typer.main as m
+
+    from planprobe.cli.root import app
+
+    group = m.get_command(app)
+    ctx = typer.Context(group)
+
+    def cmd(*path: str) -> Any:
+        c: Any = group
+        for name in path:
+            c = c.get_command(ctx, name)
+        return c
+
+    run, sweep = _params(cmd("run")), _params(cmd("sweep"))
+    for name in ("workers", "backend", "address"):  # the same option (flag, help, panel) on both
+        assert run[name].opts == sweep[name].opts and run[name].help == sweep[name].help
+        assert run[name].rich_help_panel == sweep[name].rich_help_panel == "Scaling out"
+    assert {"rpm", "tpm"} <= set(run) and not {"rpm", "tpm"} & set(sweep)
+    per_case = [_params(cmd(name))["workers"] for name in ("dissect", "label", "debug")]
+    assert len({(p.help, p.rich_help_panel, tuple(p.opts)) for p in per_case}) == 1
+    assert per_case[0].opts == ["--workers"]
+
+
+def test_serve_proxy_check_and_the_inspect_commands_are_registered_by_the_root():
+    r = CliRunner().invoke(__import__("planprobe.cli.root", fromlist=["app"]).app, ["--help"])
+    assert r.exit_code == 0
+    for name in ("serve", "proxy", "check", "export"):
+        assert f" {name} " in r.output, name
+    r = CliRunner().invoke(__import__("planprobe.cli.root", fromlist=["app"]).app, ["import", "--help"])
+    assert " inspect " in r.output
+    r = CliRunner().invoke(__import__("planprobe.cli.root", fromlist=["app"]).app, ["export", "--help"])
+    assert " inspect " in r.output
+
+
+def test_bad_scaling_options_are_one_line_before_any_work(tmp_path):
+    from planprobe.cli.root import app
+
+    suite = tmp_path / "missing.jsonl"  # never read: the option is refused first
+    for args, fragment in ((["--workers", "0"], "--workers"), (["--backend", "cloud"], "--backend"),
+                           (["--address", "h:1"], "--address"), (["--rpm", "0"], "--rpm")):
+        r = CliRunner().invoke(app, ["run", str(suite), "--out", str(tmp_path / "run"), *args])
+        assert r.exit_code != 0 and fragment in str(r.exception or r.output), (args, r.output)
+        assert not (tmp_path / "run").exists()

@@ -152,7 +152,12 @@ def test_ctrl_c_in_a_runner_reports_what_was_kept(tmp_path):
 
 
 def test_the_scaled_runner_from_planprobe_scale_fills_the_store_like_one_process(tmp_path):
-    from planprobe.scale import ScaleOptions, WorkerRecipe, runs_elsewhere, scaled_runner
+    from planprobe.scale import (
+        ScaleOptions,
+        WorkerRecipe,
+        runs_elsewhere,
+        scaled_runner,
+    )
 
     suite = cases(n=6, actions=(2, 3))
     config = RunConfig(agent="random", seed=3, trials=2, concurrency=2)

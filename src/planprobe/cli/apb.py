@@ -14,9 +14,9 @@ from rich.progress import TextColumn
 from rich.table import Table
 
 from ..atomic import write_text_atomic
-from .common import _progress, err_console, labelled, out_console
 from ..errors import PlanprobeError
 from ..suites.external.apb_format import HOLISTIC_SPLITS, SPLITS, STEP_WISE_SPLITS
+from .common import _progress, err_console, labelled, out_console
 
 apb_app = typer.Typer(help="The Agent Planning Benchmark's own files: predictions, judgements, scores.",
                       no_args_is_help=True)
@@ -47,9 +47,19 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
               skip_invalid: bool, as_json: bool, quiet: bool, apb_code: Optional[Path] = None) -> None:
     """Judge a run directory's APB cases, or an APB prediction file, the way APB does."""
     from ..llm_judge.apb import JUDGE_MAX_TOKENS
-    from ..llm_judge.apb_run import (FAILURES_NAME, JUDGEMENTS_NAME, PREDICTIONS_NAME, check_judge_prompts,
-                                from_predictions, from_run, judge_all, judged_keys, key, read_judgements,
-                                write_predictions)
+    from ..llm_judge.apb_run import (
+        FAILURES_NAME,
+        JUDGEMENTS_NAME,
+        PREDICTIONS_NAME,
+        check_judge_prompts,
+        from_predictions,
+        from_run,
+        judge_all,
+        judged_keys,
+        key,
+        read_judgements,
+        write_predictions,
+    )
     from ..models import make_model
     from ..suites.external.apb_prompts import load
 

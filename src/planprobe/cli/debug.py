@@ -33,7 +33,12 @@ def label(
     """Formal labels for every failed trace: the earliest error E (step, module, type), the point of
     no return, the budget point of no return, a minimum correction and module-level labels."""
     from ..atomic import write_lines_atomic
-    from ..debug.run_labels import LabelCounts, count_failed, label_run, require_labellable
+    from ..debug.run_labels import (
+        LabelCounts,
+        count_failed,
+        label_run,
+        require_labellable,
+    )
 
     check("--workers", workers, at_least=1)
     counts = LabelCounts()
@@ -87,7 +92,12 @@ def errorbench(
     (metadata + messages, one assistant message per step) plus planprobe's labels."""
     from ..atomic import write_lines_atomic
     from ..debug.bench import bench_record
-    from ..debug.run_labels import LabelCounts, count_failed, label_run, no_labels_message
+    from ..debug.run_labels import (
+        LabelCounts,
+        count_failed,
+        label_run,
+        no_labels_message,
+    )
 
     totals = {str(r): count_failed(r) for r in runs}
     seen_families: dict[str, int] = {}

@@ -12,9 +12,9 @@ from typing import Optional
 
 import typer
 
-from .common import _progress, err_console, out_console
-from .options import ApiKeyEnv, BaseUrl, Cache, ProcessWorkers, Quiet, model_options
 from ..errors import PlanprobeError
+from .common import _progress, out_console
+from .options import ApiKeyEnv, BaseUrl, Cache, ProcessWorkers, Quiet, model_options
 
 
 def _factory(model: Optional[str], base_url: Optional[str], api_key_env: str, cache: bool):
@@ -42,7 +42,12 @@ def detect(
     from ..atomic import write_lines_atomic
     from ..debug.bench import read_trajectories
     from ..debug.detect_score import Score
-    from ..debug.detectors import MODEL_DETECTORS, check_detector, detect_one, model_asker
+    from ..debug.detectors import (
+        MODEL_DETECTORS,
+        check_detector,
+        detect_one,
+        model_asker,
+    )
 
     check_detector(detector)
     if detector in MODEL_DETECTORS and model is None:

@@ -13,9 +13,9 @@ import typer
 from rich.progress import TextColumn
 from rich.table import Table
 
-from .options import ApiKeyEnv, BaseUrl, CachePath, Ctx, ModelPath, Quiet, Threads
-from .common import _progress, err_console, labelled, out_console
 from ..errors import PlanprobeError
+from .common import _progress, err_console, labelled, out_console
+from .options import ApiKeyEnv, BaseUrl, CachePath, Ctx, ModelPath, Quiet, Threads
 
 APB_CODE_HELP = ("Your checkout of APB's official code (git clone "
                  "https://github.com/Mikivishy/AgentPlanningBenchmark): APB's prompt texts are read from its "

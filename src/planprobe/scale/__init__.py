@@ -8,7 +8,13 @@ idempotently (``merge``): a result is keyed by case, trial and the run's setting
 so a shard that ran twice (a retried task, a resumed run) is stored once.
 """
 
-from .coordinator import ScaleOptions, install_local_limits, run_scaled, runs_elsewhere, scaled_runner
+from .coordinator import (
+    ScaleOptions,
+    install_local_limits,
+    run_scaled,
+    runs_elsewhere,
+    scaled_runner,
+)
 from .work import WorkerRecipe
 
 __all__ = ["ScaleOptions", "WorkerRecipe", "install_local_limits", "run_scaled", "runs_elsewhere", "scaled_runner"]

@@ -13,7 +13,7 @@ base family's error classes and evidence, re-addressed to the wrapped case;
 from __future__ import annotations
 
 import random
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from ...environment import Environment, Limits
 from ...schema import Case, ErrorClass, Evidence, Trace, TraceStatus, Verdict, sort_errors
@@ -100,7 +100,7 @@ class ProtocolFamily:
         and the protocol's own evidence against it."""
         raise NotImplementedError
 
-    def _relabel(self, case: Case, trace: Trace, verdict: Optional[Verdict], extra: list[Evidence] = ()) -> Verdict:
+    def _relabel(self, case: Case, trace: Trace, verdict: Optional[Verdict], extra: Sequence[Evidence] = ()) -> Verdict:
         """The base verdict as the wrapped case's, with the protocol's own evidence first."""
         extra = list(extra)
         tag = f"{self.name}/{self.version}"

@@ -109,6 +109,7 @@ class RobustFamily:
 
     def _refusal(self, case: Case) -> list[PlannedCall]:
         spec = spec_of(case)
+        assert spec.refuse_tool is not None  # a suite with refusals names its refuse tool in every case
         return [PlannedCall(spec.refuse_tool, json.dumps({"reason": REFUSAL_REASON}))]
 
     def _in_variant_terms(self, case: Case, plan: list[PlannedCall]) -> list[PlannedCall]:

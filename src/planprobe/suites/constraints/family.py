@@ -111,7 +111,7 @@ class ConstraintFamily:
         cc = compiled(case)
         key_to_id = {}
         for c in cc.spec.constraints:
-            b = cc.index_of[c.b] if c.kind == "order" else c.hour
+            b = cc.index_of[c.later()] if c.kind == "order" else c.hour
             key_to_id[(c.kind, cc.index_of[c.a], b)] = c.id
         shapes: dict[str, list[str]] = {}
         for sentence in cc.spec.skeleton:

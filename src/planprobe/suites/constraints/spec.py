@@ -42,6 +42,18 @@ class ConstraintAtom(_Strict):
     hour: Optional[int] = None
     clauses: list[int] = Field(default_factory=list)
 
+    def later(self) -> str:
+        """``b`` of an order constraint (check_spec has made sure it is there)."""
+        if self.b is None:
+            raise KeyError(f"constraint {self.id}: an order constraint needs 'b'")
+        return self.b
+
+    def bound(self) -> int:
+        """``hour`` of a time window (check_spec has made sure it is there)."""
+        if self.hour is None:
+            raise KeyError(f"constraint {self.id}: a time window needs 'hour'")
+        return self.hour
+
 
 class ConstraintSpec(_Strict):
     version: int = SPEC_VERSION

@@ -244,7 +244,7 @@ def synthesize(
             if ok and extended and not _witness_holds(witness, durations, part_atoms):
                 found = schedule(predecessors(trial), trial_release, trial_deadline, durations)
                 ok = found is not None
-                if ok:
+                if found is not None:
                     for a, start in found:
                         witness[a] = start
             if not ok:

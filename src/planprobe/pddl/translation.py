@@ -359,7 +359,7 @@ def builtin_translations() -> tuple[str, ...]:
 
 def _builtin(name: str) -> DomainTranslation:
     if name not in _BUILTIN_CACHE:
-        res = resources.files(__package__).joinpath("domains", f"{name}.json")
+        res = resources.files(__package__).joinpath("domains").joinpath(f"{name}.json")
         _BUILTIN_CACHE[name] = _decode(res.read_text(encoding="utf-8"), f"planprobe:domains/{name}.json")
     return _BUILTIN_CACHE[name]
 
@@ -525,8 +525,8 @@ def describe_domain(config: DomainTranslation, domain: Domain) -> str:
     config.check(domain)
     lines = ["I am playing with a set of objects. Here are the actions I can do", ""]
     for act in domain.actions:
-        params = [p.name.lstrip("?") for p in act.parameters]
-        lines.append("   " + config.actions[act.name].render(params))
+        names = [p.name.lstrip("?") for p in act.parameters]
+        lines.append("   " + config.actions[act.name].render(names))
     lines += ["", "I have the following restrictions on my actions:"]
 
     def facts(atoms: Iterable[Atom], params: dict[str, str]) -> str:

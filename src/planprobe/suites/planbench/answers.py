@@ -147,8 +147,8 @@ def _detour(cc: CompiledCase, steps: list[str], rng: random.Random) -> Optional[
     """``steps`` with an action and its undoing inserted somewhere (still valid, longer)."""
     gp = cc.gp
     states = [gp.init]
-    for s in steps:
-        name, *args = s.strip("()").split()
+    for step in steps:
+        name, *args = step.strip("()").split()
         states.append(gp.ground(name, args).apply(states[-1]))
     actions = gp.actions()
     positions = list(range(len(steps) + 1))

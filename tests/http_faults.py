@@ -16,13 +16,13 @@ import socket
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Union
+from typing import Any, Callable
 
 
 @dataclass
 class Reply:
     status: int = 200
-    body: Union[bytes, str, dict, None] = None
+    body: bytes | str | dict | None = None
     headers: dict[str, str] = field(default_factory=dict)
 
 
@@ -40,7 +40,7 @@ class Drop:
     pass
 
 
-Action = Union[Reply, Drip, Hang, Drop]
+Action = Reply | Drip | Hang | Drop
 
 
 def chat_reply(content: str = "done", usage: Any = None, **message: Any) -> Reply:

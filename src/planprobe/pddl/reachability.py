@@ -141,7 +141,7 @@ def reachable_bindings(problem: Problem, budget: Budget | None = None,
     position = {name: n for n, name in enumerate(objects)}
     obj_type = {o.name: o.type for o in problem.all_objects}
     static = domain.static_predicates
-    init = set((a.predicate, a.args) for a in problem.init)
+    init = {(a.predicate, a.args) for a in problem.init}
 
     type_domains: dict[str, tuple[frozenset[str] | None, list[str]]] = {}
 
@@ -215,7 +215,7 @@ def reachable_bindings(problem: Problem, budget: Budget | None = None,
         if i == len(steps):
             emit(c, binding)
             return
-        kind, a, keyslots, keypos, newpos, checks = steps[i]
+        kind, a, keyslots, _keypos, newpos, checks = steps[i]
         if kind == _CHECK:
             work[0] += 1
             if (a, tuple(binding[s] if s.__class__ is int else s for s in keyslots)) in reached \

@@ -32,10 +32,9 @@ those in a reading makes it differ from the case's constraints.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Optional, Union
+from typing import Iterable, Optional
 
 Atom = tuple
 Atoms = frozenset
@@ -236,7 +235,7 @@ def _task_atom(a: str, b: str, pa: str, op: str, pb: str) -> Atom:
     return ("order", a, b)
 
 
-def _relate(subj: tuple[str, ...], aspect: str, rel: str, obj: Union[int, float, tuple[str, ...]],
+def _relate(subj: tuple[str, ...], aspect: str, rel: str, obj: int | float | tuple[str, ...],
             other: Optional[str] = EVENT) -> list[Atoms]:
     """The readings of "subj <rel> obj": one atom set per reading."""
     if rel in (">>", "<<"):

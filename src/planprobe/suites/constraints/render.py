@@ -9,7 +9,7 @@ with any comma that follows, and every sentence ends with a full stop.
 
 from __future__ import annotations
 
-from typing import Sequence, Union
+from typing import Sequence
 
 from . import vocabulary as V
 from .grammar import Clause, NounPhrase, Relative, Sentence, SubSentence, Time
@@ -22,7 +22,7 @@ def group_text(group: Sequence[int], names: Sequence[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _obj_text(obj: Union[tuple[int, ...], Time], names: Sequence[str]) -> str:
+def _obj_text(obj: tuple[int, ...] | Time, names: Sequence[str]) -> str:
     return V.format_hour(obj.hour) if isinstance(obj, Time) else group_text(obj, names)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from typing import Iterable, Optional, Sequence
+import itertools
 
 HORIZON = 24  # the day: tasks start in [0, 23] and end by 24:00
 
@@ -247,7 +248,7 @@ def order_cycle_core(
     executed order can still be completed into a valid plan.
     """
     adj: list[list[tuple[int, int, Optional[str]]]] = [[] for _ in range(n)]
-    for a, b in zip(executed, executed[1:]):
+    for a, b in itertools.pairwise(executed):
         adj[a].append((b, 0, None))
     for cid, a, b in constraints:
         adj[a].append((b, 1, cid))

@@ -120,7 +120,7 @@ class Solver:
             self._meal_cache[key] = best
             return best
         useful = [i for i, b in enumerate(bits) if b & mask]
-        for size in range(1, bin(mask).count("1") + 1):
+        for size in range(1, mask.bit_count() + 1):
             for cover in itertools.combinations(useful, size):
                 got = 0
                 for i in cover:

@@ -258,7 +258,7 @@ def _with_param(tool: ToolSpec, param: str, text: str) -> ToolSpec:
 
 
 def _value(param: str, rng: random.Random) -> str:
-    prefix = dict((p, v) for p, _, v in MISSING_PARAMS)[param]
+    prefix = {p: v for p, _, v in MISSING_PARAMS}[param]
     return f"{prefix}-{rng.randrange(10000, 100000)}"
 
 

@@ -51,8 +51,8 @@ def _is_stream(path: Path) -> bool:
 def _text_or_binary(file: Path | int, binary: bool) -> IO[Any]:
     """Open ``file`` (a path or a descriptor to own) for writing: bytes, or UTF-8 text with ``\\n`` newlines."""
     if binary:
-        return open(file, "wb")  # noqa: SIM115 -- the callers close it (a with block or _discard)
-    return open(file, "w", encoding="utf-8", newline="\n")  # noqa: SIM115 -- likewise
+        return open(file, "wb")  # the callers close it (a with block or _discard)
+    return open(file, "w", encoding="utf-8", newline="\n")
 
 
 @contextmanager

@@ -100,7 +100,7 @@ def test_order_cycle_core_is_a_minimum_explanation():
         core = order_cycle_core(n, constraints, executed)
         chain = list(itertools.pairwise(executed))
 
-        def unsat(subset):
+        def unsat(subset, n=n, chain=chain):
             return not basic_satisfiable(n, chain + [(a, b) for _, a, b in subset])
 
         assert (core is not None) == unsat(constraints)

@@ -153,7 +153,7 @@ def agent_choices(separator: str = ", ", described: bool = False) -> str:
 
 def build_agent(entry: AgentEntry, request: AgentRequest) -> Agent:
     agent = entry.factory(request)
-    call = getattr(agent, "__call__", None)
+    call = getattr(agent, "__call__", None)  # noqa: B004 -- the bound method is inspected: is it async?
     if not isinstance(getattr(agent, "name", None), str) or call is None or not (
             inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(agent)):
         raise PlanprobeError(f"agent {entry.name!r}: its factory returned {type(agent).__name__}, not an Agent "

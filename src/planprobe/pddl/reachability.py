@@ -104,7 +104,7 @@ class _Compiled:
         steps: list[tuple[Any, ...]] = []  # (kind, ...) of six fields; see _CHECK, _EXTEND, _FREE
         while rest:
             # most bound arguments first; then a static predicate (its relation never grows); then file order
-            def score(k: int) -> tuple:
+            def score(k: int, bound: set[int] = bound) -> tuple:
                 pred, slots = self.positive[k]
                 free = _vars(slots) - bound
                 n_bound = sum(1 for s in slots if s.__class__ is not int or s in bound)

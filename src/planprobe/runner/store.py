@@ -31,9 +31,12 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, TextIO
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional, TextIO
 
 from ..errors import FormatVersionError, PlanprobeError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing.Self from Python 3.11 on
 from ..schema import Case, CaseMeta, Trace, Verdict
 
 # 2: traces of version 2 (who spoke, sub-episodes, re-rollout links) and the rerollouts
@@ -294,7 +297,7 @@ class RunStore:
             db.close()
         self._release_lock()
 
-    def __enter__(self) -> "RunStore":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

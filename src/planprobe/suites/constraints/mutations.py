@@ -165,7 +165,7 @@ class _Cover:
             objs = [x for x in range(self.n) if x not in used and self._orders(group, before, (x,))]
             if objs:
                 obj = self._grow([rng.choice(objs)], 3,
-                                 lambda g: not set(g) & used and self._orders(group, before, g))
+                                 lambda g, before=before: not set(g) & used and self._orders(group, before, g))
                 if rng.random() < 0.5:
                     options.append(Relative(before, obj, rng.randrange(len(V.order_verbs(before)))))
                 else:

@@ -13,7 +13,7 @@ base family's error classes and evidence, re-addressed to the wrapped case;
 from __future__ import annotations
 
 import random
-from typing import Any, Optional, Sequence
+from typing import Any, ClassVar, Optional, Sequence
 
 from ...environment import Environment, Limits
 from ...schema import Case, ErrorClass, Evidence, Trace, TraceStatus, Verdict, sort_errors
@@ -37,7 +37,7 @@ class ProtocolFamily:
     name = ""
     version = 1
     answer_keys: tuple[str, ...] = ()
-    own_faults: dict[str, str] = {}
+    own_faults: ClassVar[dict[str, str]] = {}
 
     # -- Family --------------------------------------------------------------
 

@@ -13,7 +13,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.progress import TextColumn
@@ -133,8 +133,9 @@ def prepare_agent(agent_name: Optional[str], model_spec: Optional[str], model_op
         specs = parse_role_specs(model_spec)
         extra = sorted(set(specs) - {"*"} - set(entry.roles)) if entry.roles is not None else []
         if extra:
-            have = (f"its one role is {entry.roles[0]!r}: give one model" if len(entry.roles or ()) == 1
-                    else f"its roles: {', '.join(entry.roles or ())}")
+            roles = entry.roles or ()
+            have = (f"its one role is {roles[0]!r}: give one model" if len(roles) == 1
+                    else f"its roles: {', '.join(roles)}")
             raise PlanprobeError(f"--model names role {extra[0]!r}, which --agent {agent_name} does not have ({have})")
         for spec in specs.values():
             model_entry(spec)
@@ -239,7 +240,7 @@ def run_suite_cli(suite: Path, agent_name: Optional[str], out: Path, concurrency
     record_model_path(store, model_spec, model_options)
     total = store.case_count() * trials
     done_before = total - pending_total(store, config)
-    tally = {"passed": 0, "judged": 0, "tokens": 0, "cost": None}
+    tally: dict[str, Any] = {"passed": 0, "judged": 0, "tokens": 0, "cost": None}
 
     with _progress(quiet, TextColumn("pass {task.fields[rate]}"), TextColumn("{task.fields[usage]}")) as progress:
         task = progress.add_task("running", total=total, completed=done_before, rate="-", usage="")

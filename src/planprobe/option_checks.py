@@ -35,8 +35,8 @@ def check(option: str, value: Optional[Number], *, at_least: Optional[Number] = 
         raise PlanprobeError(f"{option} {_show(value)}: must be at most {_show(at_most)}")
 
 
-def check_limits(concurrency: int, max_iterations: int, timeout: float, trials: int = 1) -> None:
-    """The run limits shared by run, sweep and dissect."""
+def check_limits(concurrency: int, max_iterations: Optional[int], timeout: Optional[float], trials: int = 1) -> None:
+    """The run limits shared by run, sweep and dissect (dissect's unset ones: the run's)."""
     check("--concurrency", concurrency, at_least=1)
     check("--trials", trials, at_least=1)
     check("--max-iterations", max_iterations, at_least=1)

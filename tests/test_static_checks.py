@@ -38,7 +38,7 @@ def test_the_checks_can_fail(tmp_path: Path) -> None:
     (guards against a configuration that silently checks nothing)."""
     bad = tmp_path / "bad.py"
     bad.write_text("def f(x: int) -> str:\n    return x\n\n\ndef g(a=[]):\n    return a\n")
-    mypy = _run("mypy", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / "c"),
+    mypy = _run("mypy", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(ROOT / ".mypy_cache"),
                 str(bad))
     assert mypy.returncode == 1 and "return-value" in mypy.stdout, mypy.stdout + mypy.stderr
     ruff = _run("ruff", "check", "--no-fix", "--no-cache", "--config", str(ROOT / "pyproject.toml"), str(bad))

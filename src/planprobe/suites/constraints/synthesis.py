@@ -200,6 +200,7 @@ def synthesize(
     without expanding the rest of a sentence that is already lost.
     """
     extended = durations is not None
+    durations = durations if durations is not None else []  # read only in extended mode; a list for the checker
     next_part = part_atoms_generator(rng, n, extended, opts)
     rnd = rng.random
     max_parts = opts.max_parts

@@ -120,7 +120,7 @@ def proxy(
 
     async def go() -> None:
         proxy = Proxy(upstream, lambda key: JsonlRecorder(str(record), key))
-        server, task, bound = await listen(proxy.app(), port)
+        _server, task, bound = await listen(proxy.app(), port)
         out_console.print(f"proxy: http://127.0.0.1:{bound}/v1 -> {upstream}; recording to {record}", highlight=False,
                           soft_wrap=True)
         try:

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests" / "judge"))
 from _common import machine  # noqa: E402
 from apb_fixture import STANDIN_APB_CODE, records, write_split_files  # noqa: E402
 
-from planprobe.judge.apb_score import score  # noqa: E402
+from planprobe.llm_judge.apb_score import score  # noqa: E402
 from planprobe.suites.external.apb import iter_apb  # noqa: E402
 from planprobe.suites.external.apb_cases import iter_apb_protocol  # noqa: E402
 from planprobe.suites.external.apb_prompts import ENV_VAR, load  # noqa: E402

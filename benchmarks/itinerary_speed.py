@@ -29,8 +29,8 @@ from planprobe import ConstraintSuiteOptions, generate_cases  # noqa: E402
 from planprobe.schema import Trace, TraceStatus  # noqa: E402
 from planprobe.suites.itinerary import generate as gen  # noqa: E402
 from planprobe.suites.itinerary.family import ItineraryFamily  # noqa: E402
-from planprobe.suites.travelplanner import answers  # noqa: E402
-from planprobe.suites.travelplanner.cases import compiled  # noqa: E402
+from planprobe.suites.travelplanner import reference_answers  # noqa: E402
+from planprobe.suites.travelplanner.cases import prepare  # noqa: E402
 
 
 def _best_rate(make, n: int, reps: int = 3) -> float:
@@ -74,9 +74,9 @@ def main() -> None:
 
     family = ItineraryFamily()
     for c in cases:
-        compiled(c)  # the sandbox index is built once per case, as in a run
+        prepare(c)  # the sandbox index is built once per case, as in a run
     witness = [Trace(case_id=c.id, agent="oracle", status=TraceStatus.COMPLETED,
-                     final_answer=answers.dump(c.spec["reference_plan"])) for c in cases]
+                     final_answer=reference_answers.dump(c.spec["reference_plan"])) for c in cases]
     rng = random.Random(1)
     rand = [Trace(case_id=c.id, agent="random", status=TraceStatus.COMPLETED,
                   final_answer=family.random_answer(c, rng)) for c in cases]

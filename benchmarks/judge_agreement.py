@@ -38,9 +38,9 @@ from _common import machine
 from planprobe import ConstraintSuiteOptions, Limits, generate_cases
 from planprobe.agents.reference import FaultyAgent, OracleAgent
 from planprobe.agents.tools_agent import ToolsAgent
-from planprobe.judge.judge import JudgeConfig
-from planprobe.judge.report import calibration, summarize_rows
-from planprobe.judge.run import judge_run_async
+from planprobe.llm_judge.judge import JudgeConfig
+from planprobe.llm_judge.report import calibration, summarize_rows
+from planprobe.llm_judge.run import judge_run_async
 from planprobe.models import ModelOptions, make_model
 from planprobe.models.base import ChatParams
 from planprobe.runner.engine import RunConfig, open_run, run_pending

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine  # noqa: E402
 
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases  # noqa: E402
-from planprobe.suites.pddl_agent.compiled import compiled  # noqa: E402
+from planprobe.suites.pddl_agent.prepared import prepare  # noqa: E402
 from planprobe.pddl.cost_planner import CompositeAction, solve_costs  # noqa: E402
 from planprobe.suites.robust import parse_transforms, robustify  # noqa: E402
 from planprobe.suites.robust.spec import base_case, spec_of  # noqa: E402
@@ -64,11 +64,11 @@ def main() -> None:
     for domain, variants in suites.items():
         tasks = []
         for v in variants:
-            spec, cc = spec_of(v), compiled(base_case(v))
+            spec, cc = spec_of(v), prepare(base_case(v))
             schema = {t: a.name for t, a in cc.tool_action.items()}
             costs = {schema[t]: c for t, c in spec.costs.items() if t in schema}
             comps = [CompositeAction(c.tool, schema[c.first], schema[c.second], c.cost) for c in spec.composites]
-            tasks.append((cc.gp, costs, comps))
+            tasks.append((cc.grounded, costs, comps))
         expanded = {"unit": 0, "cost": 0}
 
         def run(kind: str, expanded: dict = expanded, tasks: list = tasks) -> None:

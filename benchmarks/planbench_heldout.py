@@ -44,8 +44,8 @@ from typing import Any, Callable
 
 from planprobe.suites.external.planbench import LAYOUTS, PlanBenchInstances
 from planprobe.pddl import PlannerError, Problem, ground, validate
-from planprobe.suites.planbench.layout import verification_message
-from planprobe.pddl.responses import parse_plan, parse_state
+from planprobe.suites.planbench.prompt_blocks import verification_message
+from planprobe.pddl.reply_parser import parse_plan, parse_state
 from planprobe.pddl.satisficing import greedy_plan
 from planprobe.suites.planbench.scoring import score_verification
 from planprobe.suites.planbench.planbench_rules import CONFIGS, PlanBenchError, PlanBenchReader, fact_string

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import travelplanner_port as port  # noqa: E402
 from _common import machine, repeat  # noqa: E402
 
-from planprobe.suites.travelplanner.answers import random_plan  # noqa: E402
+from planprobe.suites.travelplanner.reference_answers import random_plan  # noqa: E402
 from planprobe.suites.travelplanner.evaluate import Evaluator  # noqa: E402
 from planprobe.suites.travelplanner.sandbox import TABLES, load_database  # noqa: E402
 from planprobe.suites.travelplanner.training import load_training, training_sandbox  # noqa: E402

@@ -12,7 +12,7 @@ import random
 
 from helpers import cases
 from planprobe.environment import Limits
-from planprobe.judge.context import build_context
+from planprobe.llm_judge.context import build_context
 from planprobe.schema import Case, Trace
 from planprobe.suites.pddl_agent import PDDLSuiteOptions
 from planprobe.suites.pddl_agent import generate_cases as pddl_cases

@@ -4,7 +4,7 @@ import re
 import pytest
 
 from planprobe.environment import IterationLimitExceeded, Limits
-from planprobe.suites.constraints.compiled import compiled
+from planprobe.suites.constraints.prepared import prepare
 from planprobe.suites.registry import get_family, restart_tool_of
 
 from helpers import cases
@@ -35,7 +35,7 @@ def test_the_iteration_limit_is_enforced_by_step():
 
 def test_durations_are_revealed_only_by_running_the_tool():
     case = cases(1, extended=True)[0]
-    cc = compiled(case)
+    cc = prepare(case)
     visible = case.task + json.dumps([t.model_dump() for t in case.tools])
     assert not re.search(r"took \d|\d hours?\b", visible)
     env = get_family("constraints").environment(case, Limits(), 0, "t")
@@ -46,7 +46,7 @@ def test_durations_are_revealed_only_by_running_the_tool():
 
 def test_restart_starts_a_new_attempt():
     case = cases(1, extended=True)[0]
-    cc = compiled(case)
+    cc = prepare(case)
     env = get_family("constraints").environment(case, Limits(), 0, "t")
     env.call(cc.tools[0], {"start_time": 1})
     assert env.call("request_restart", "{}").startswith("Restart granted")

@@ -194,6 +194,6 @@ def test_a_view_shares_its_environments_state():
     view.step()
     view.call(restart.name, "{}")
     assert env.attempt == view.attempt == 1 and env.trace.iterations == 1
-    assert env.trace.tool_calls[0].episode == "executor-1" and view.compiled is env.compiled
+    assert env.trace.tool_calls[0].episode == "executor-1" and view.prepared is env.prepared
     view.add_usage(Usage(model_calls=2))
     assert env.trace.usage.model_calls == 2 and env.trace.episodes[0].usage.model_calls == 2

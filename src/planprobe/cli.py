@@ -446,7 +446,7 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
             data["api_bank"] = api_bank
         if infra:
             data["infra_first_cause"] = _cause(infra[0][3])
-        from .judge.apb_run import apb_scores
+        from .llm_judge.apb_run import apb_scores
 
         apb = apb_scores(run_dir)
         if apb:
@@ -461,7 +461,7 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
             out_console.print(line, highlight=False)
         for line in run_figure_lines(travel):
             out_console.print(line, highlight=False, soft_wrap=True)
-        from .judge.apb_run import judgement_lines
+        from .llm_judge.apb_run import judgement_lines
 
         for line in judgement_lines(run_dir):
             out_console.print(line, highlight=False, markup=False, soft_wrap=True)

@@ -47,8 +47,8 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
               splits: str, max_tokens: Optional[int], json_mode: bool, concurrency: int, limit: Optional[int],
               skip_invalid: bool, as_json: bool, quiet: bool, apb_code: Optional[Path] = None) -> None:
     """Judge a run directory's APB cases, or an APB prediction file, the way APB does."""
-    from .judge.apb import JUDGE_MAX_TOKENS
-    from .judge.apb_run import (FAILURES_NAME, JUDGEMENTS_NAME, PREDICTIONS_NAME, check_judge_prompts,
+    from .llm_judge.apb import JUDGE_MAX_TOKENS
+    from .llm_judge.apb_run import (FAILURES_NAME, JUDGEMENTS_NAME, PREDICTIONS_NAME, check_judge_prompts,
                                 from_predictions, from_run, judge_all, judged_keys, key, read_judgements,
                                 write_predictions)
     from .models import make_model
@@ -121,7 +121,7 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
 
 
 def show_scores(rows: list[dict[str, Any]], splits: tuple[str, ...], scores: Optional[Path], as_json: bool) -> None:
-    from .judge.apb_score import collisions, group_dimension, score, scores_json
+    from .llm_judge.apb_score import collisions, group_dimension, score, scores_json
 
     summary = score(rows, splits)
     if scores is not None:
@@ -156,7 +156,7 @@ def score_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print APB's scores JSON."),
 ) -> None:
     """APB's scores (accuracy = mean is_correct, mean grade) overall and by split, regime, family, category."""
-    from .judge.apb_run import read_judgements
+    from .llm_judge.apb_run import read_judgements
 
     chosen = resolve_splits(splits)  # options first, then the file
     show_scores(read_judgements(judgements), chosen, scores, as_json)
@@ -168,7 +168,7 @@ def predictions_cmd(
     output: Path = typer.Option(..., "-o", "--output", help="APB prediction file to write (JSONL)."),
 ) -> None:
     """The run's replies as APB's prediction file (each record + tested_model + model_response)."""
-    from .judge.apb_run import from_run, write_predictions
+    from .llm_judge.apb_run import from_run, write_predictions
 
     src = from_run(run_dir)
     if not src.records:

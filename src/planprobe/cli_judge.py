@@ -1,6 +1,6 @@
 # ruff: noqa: B008, UP045  (typer declares options as call defaults; Optional as in cli.py)
 """``planprobe judge`` and ``planprobe import apb``: the LLM judge and APB's data
-on the command line. A thin layer over planprobe.judge and suites.external.apb;
+on the command line. A thin layer over planprobe.llm_judge and suites.external.apb;
 it registers itself on the main app when cli.py imports it."""
 
 from __future__ import annotations
@@ -127,8 +127,8 @@ def judge_cmd(
     exactly as APB does and writes APB's judgement file and scores."""
     import asyncio
 
-    from .judge.judge import JudgeConfig
-    from .judge.run import judge_run_async, select
+    from .llm_judge.judge import JudgeConfig
+    from .llm_judge.run import judge_run_async, select
     from .models import ModelOptions, make_model
     from .runner.store import RunStore
 
@@ -198,7 +198,7 @@ def judge_cmd(
 
 
 def _report(rows: list[dict[str, Any]], identity: dict[str, Any], as_json: bool) -> None:
-    from .judge.report import calibration, summarize_rows
+    from .llm_judge.report import calibration, summarize_rows
 
     summary = summarize_rows(rows)
     calib = calibration(rows)

@@ -18,6 +18,7 @@ from typing import Callable, Generic, Iterable, Optional, TypeVar
 from .errors import PlanprobeError
 
 T = TypeVar("T")
+E = TypeVar("E")
 
 
 class Registry(Generic[T]):
@@ -138,3 +139,21 @@ def missing_members(obj: object, members: Iterable[str]) -> list[str]:
         except AttributeError:
             out.append(m)
     return out
+
+
+def checked_entry(kind: str, name: str, obj: object, entry_type: type[E], key: str, mismatch: str) -> E:
+    """``obj`` as an entry of ``entry_type`` registered under ``name``: its ``key`` field
+    equals the name, the name has no ':' and no surrounding spaces, its factory is
+    callable. The one-line errors name the kind and the name ("agent 'x': ...")."""
+    if not isinstance(obj, entry_type):
+        article = "an" if entry_type.__name__[:1] in "AEIOU" else "a"
+        raise PlanprobeError(f"{kind} {name!r}: expected {article} {entry_type.__name__} "
+                             f"(planprobe.{entry_type.__name__}), got {type(obj).__name__} (see docs/extending.md)")
+    value = getattr(obj, key)
+    if value != name:
+        raise PlanprobeError(f"{kind} {name!r}: {mismatch} {value!r}; the two must be equal")
+    if ":" in name or not name.strip() or name != name.strip():
+        raise PlanprobeError(f"{kind} {name!r}: a {key} has no ':' and no surrounding spaces")
+    if not callable(getattr(obj, "factory", None)):
+        raise PlanprobeError(f"{kind} {name!r}: its factory is not callable")
+    return obj

@@ -14,7 +14,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Literal, Optional, Sequence, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from .tool_args import parse_arguments, validate_arguments
 
@@ -359,13 +359,20 @@ class Evidence(_Model):
 
 
 class Verdict(_Model):
+    # validate_by_name: "unsat_core" is read either way (it is one of the alias choices); saying so keeps the
+    # pydantic mypy plugin from treating the field as reachable only through a dynamic alias
+    model_config = ConfigDict(extra="forbid", serialize_by_alias=True, validate_by_name=True)
+
     schema_version: int = SCHEMA_VERSION
     case_id: str
     trial: int = 0
     passed: bool
     errors: list[str] = Field(default_factory=list)  # ErrorClass values, primary first
     evidence: list[Evidence] = Field(default_factory=list)
-    core: list[str] = Field(default_factory=list)  # a minimum violated set of constraint ids
+    # a minimum unsatisfiable set of constraint ids (the plan's violations that cannot all be fixed);
+    # stored as "core", the name run directories of every version use
+    unsat_core: list[str] = Field(default_factory=list, validation_alias=AliasChoices("unsat_core", "core"),
+                                  serialization_alias="core")
     oracle: OracleKind = OracleKind.FORMAL
     checker: str = ""
     score: Optional[float] = None

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from planprobe.suites.constraints import vocabulary as V
-from planprobe.suites.constraints.compiled import compiled
+from planprobe.suites.constraints.prepared import prepare
 from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_case, generate_cases
 from planprobe.suites.constraints.grammar import Clause, NounPhrase, Relative, Sentence, Time
 from planprobe.suites.constraints.reader import Reader, default_reader, requirement_of
@@ -25,7 +25,7 @@ NAMES = ("cutting hair", "washing hair", "booking appointments", "sanitizing too
 
 
 def spec_atoms(case) -> frozenset:
-    cc = compiled(case)
+    cc = prepare(case)
     out = set()
     for c in cc.spec.constraints:
         a = cc.names[cc.index_of[c.a]]
@@ -34,7 +34,7 @@ def spec_atoms(case) -> frozenset:
 
 
 def _reader(case) -> Reader:
-    return Reader(compiled(case).names)
+    return Reader(prepare(case).names)
 
 
 @pytest.mark.parametrize("extended", [False, True], ids=["basic", "timed"])
@@ -188,7 +188,7 @@ def test_no_constraint_is_stated_more_than_twice_and_every_action_is_constrained
     for extended in (False, True):
         for n in (2, 5, 9):
             for case in generate_cases(ConstraintSuiteOptions(n=150, seed=n, extended=extended, actions=(n, n))):
-                spec = compiled(case).spec
+                spec = prepare(case).spec
                 assert all(len(c.clauses) <= 2 for c in spec.constraints), case.id
                 d = case.meta.difficulty
                 assert d["unconstrained"] == 0 and d["restatements"] <= d["constraints"], case.id
@@ -210,7 +210,7 @@ def test_allow_unconstrained_keeps_paragraphs_that_leave_actions_out():
 def test_each_quoted_clause_states_exactly_the_constraints_it_is_cited_for(extended):
     # evidence quotes task[start:end] for a constraint; that span alone must say it
     for case in generate_cases(ConstraintSuiteOptions(n=400, seed=77, extended=extended, actions=(2, 7))):
-        cc = compiled(case)
+        cc = prepare(case)
         reader = _reader(case)
         cited: dict[int, set] = {}
         for c in cc.spec.constraints:

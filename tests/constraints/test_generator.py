@@ -4,7 +4,7 @@ import pytest
 
 from planprobe.errors import PlanprobeError
 from planprobe.schema import Case
-from planprobe.suites.constraints.compiled import compiled
+from planprobe.suites.constraints.prepared import prepare
 from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_case, generate_cases
 from planprobe.suites.constraints.lexicon import default_lexicon
 from planprobe.suites.constraints.z3model import extended_satisfiable
@@ -36,7 +36,7 @@ def test_generated_suites_load_and_validate(tmp_path):
 def test_a_case_draws_its_actions_from_one_job_and_respects_the_action_range():
     lex = default_lexicon()
     for case in generate_cases(ConstraintSuiteOptions(n=200, seed=5, actions=(2, 9))):
-        cc = compiled(case)
+        cc = prepare(case)
         job = lex.job(case.meta.topic)
         assert set(cc.names) <= set(job.activities)
         assert 2 <= cc.n <= 9
@@ -48,7 +48,7 @@ def test_a_case_draws_its_actions_from_one_job_and_respects_the_action_range():
 
 def test_extended_cases_are_solvable_with_the_durations_the_tools_reveal():
     for case in generate_cases(ConstraintSuiteOptions(n=300, seed=8, extended=True, actions=(2, 7))):
-        cc = compiled(case)
+        cc = prepare(case)
         atoms = [("order", a, b) for _, a, b in cc.orders] + [(k, a, h) for _, k, a, h in cc.windows]
         assert extended_satisfiable(cc.durations, atoms), case.id
         assert case.tools[-1].name == "request_restart"

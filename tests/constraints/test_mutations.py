@@ -6,7 +6,7 @@ import random
 import pytest
 
 from planprobe.agents import make_agent
-from planprobe.suites.constraints.compiled import compiled
+from planprobe.suites.constraints.prepared import prepare
 from planprobe.suites.constraints.mutations import MUTATIONS
 from planprobe.suites.constraints.reader import default_reader, requirement_of
 from planprobe.suites.registry import get_family
@@ -16,7 +16,7 @@ from helpers import cases, run_agent
 
 def _atoms_by_action(case, reading=None):
     """The constraint set with actions as ids (a1, a2, ...), from the text when reading is given."""
-    cc = compiled(case)
+    cc = prepare(case)
     by_name = {name: cc.ids[i] for i, name in enumerate(cc.names)}
     if reading is not None:
         return frozenset((k, by_name[a], by_name[b] if k == "order" else b) for k, a, b in reading)
@@ -43,7 +43,7 @@ def test_every_mutant_states_exactly_the_original_constraints(kind, extended):
         if kind == "topic":
             assert mutant.meta.topic != case.meta.topic
         if kind in ("terminal", "structure"):
-            assert compiled(mutant).names == compiled(case).names
+            assert prepare(mutant).names == prepare(case).names
     assert changed >= 140  # a mutant almost always reads differently
 
 

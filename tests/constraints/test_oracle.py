@@ -57,18 +57,18 @@ def test_order_error_names_the_constraint_in_both_forms():
     assert ev.constraint_ids == ["c1"] and ev.symbolic == "c1: pos(a1) < pos(a2)"
     assert '"sanitizing tools" must come before "cutting hair"' in ev.text
     assert '"Sanitizing tools comes before cutting hair, which comes before washing hair"' in ev.text
-    assert v.core == ["c1"]
+    assert v.unsat_core == ["c1"]
 
 
 def test_lost_action_and_an_order_that_can_no_longer_be_completed():
     # cutting hair is never run; washing hair before sanitizing tools contradicts S < C < W
     v = play(basic_case(), [(W, "{}"), (S, "{}")])
     assert v.errors == ["action_lost", "order_error"]
-    assert sorted(v.core) == ["c1", "c2"]
+    assert sorted(v.unsat_core) == ["c1", "c2"]
     assert any(e.kind == "unextendable" for e in v.evidence)
     # dropping an action from a valid plan is only Action Lost
     v = play(basic_case(), [(S, "{}"), (W, "{}")])
-    assert v.errors == ["action_lost"] and v.core == []
+    assert v.errors == ["action_lost"] and v.unsat_core == []
 
 
 def test_repeated_action():
@@ -157,7 +157,7 @@ def test_extended_unextendable_core_from_z3():
     assert v.errors == ["action_lost"]  # S still fits 09:00-11:00
     v = play(case, [(C, {"start_time": 0}), (W, {"start_time": 12})])
     assert v.errors == ["action_lost", "order_error"]
-    assert v.core == ["c1"]  # S must end before C starts at 00:00: impossible
+    assert v.unsat_core == ["c1"]  # S must end before C starts at 00:00: impossible
 
 
 def test_restart_request_with_bad_arguments_is_an_act_error():

@@ -6,7 +6,7 @@ import collections
 import pytest
 
 from planprobe.agents import make_agent
-from planprobe.suites.constraints.plans import FAULTS
+from planprobe.suites.constraints.reference_plans import FAULTS
 from planprobe.suites.registry import get_family
 
 from helpers import cases, run_agent

@@ -11,7 +11,7 @@ from planprobe.suites.constraints.generator import (
     PAPER_BASIC_TEMPLATE, PAPER_EXTENDED_TEMPLATE, ConstraintSuiteOptions, build_case, generate_cases,
 )
 from planprobe.suites.constraints.grammar import Clause, NounPhrase, Sentence, Time
-from planprobe.suites.constraints.plans import PAPER_FAULTS
+from planprobe.suites.constraints.reference_plans import PAPER_FAULTS
 from planprobe.suites.constraints.oracle import check
 from planprobe.suites.registry import get_family
 

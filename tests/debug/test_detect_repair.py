@@ -14,7 +14,8 @@ from helpers import cases as constraint_cases, planprobe_cmd, subprocess_env
 from http_faults import ScriptedServer, chat_reply
 from planprobe.api import run_suite
 from planprobe.debug.bench import read_trajectories
-from planprobe.debug.detectors import probe_prompt, read_json_object, steps_of
+from planprobe.debug.detectors import probe_prompt, steps_of
+from planprobe.lenient_json import first_object
 from planprobe.environment import Limits
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
 
@@ -135,8 +136,8 @@ def test_search_baselines_find_the_first_unrecoverable_step(bench, tmp_path, det
 
 
 def test_model_replies_are_read_never_run():
-    assert read_json_object('x {"a": 1} y {"b": 2}') == {"a": 1}
-    assert read_json_object("__import__('os').system('echo hi')") is None
+    assert first_object('x {"a": 1} y {"b": 2}') == {"a": 1}
+    assert first_object("__import__('os').system('echo hi')") is None
     assert "The first 0 steps" in probe_prompt({"messages": [{"role": "user", "content": "t"}]}, 0)
 
 

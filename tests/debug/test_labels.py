@@ -20,10 +20,10 @@ from planprobe.debug.labels import label_trace
 from planprobe.debug.replay import PDDLReplay
 from planprobe.environment import Limits
 from planprobe.suites.base import PlannedCall
-from planprobe.suites.constraints.compiled import compiled as c_compiled
+from planprobe.suites.constraints.prepared import prepare as c_compiled
 from planprobe.pddl import parse_domain, parse_problem, solve
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
-from planprobe.suites.pddl_agent.compiled import compiled as p_compiled
+from planprobe.suites.pddl_agent.prepared import prepare as p_compiled
 from planprobe.suites.pddl_agent.generator import build_case
 from planprobe.suites.registry import get_family
 
@@ -159,7 +159,7 @@ def test_inapplicable_action_at_a_known_step(suite):
         cc = p_compiled(case)
         ref = _ref(case)
         k = rng_for(case, "pre").randrange(len(ref))
-        state = cc.gp.init
+        state = cc.grounded.init
         for c in ref[:k]:
             state = cc.ground_call(c.name, json.loads(c.arguments)).apply(state)
         later = [c for c in ref[k + 1:] if not cc.ground_call(c.name, json.loads(c.arguments)).applicable(state)]
@@ -252,9 +252,9 @@ def test_budget_pnr_matches_a_step_by_step_computation():
         ref = _ref(case)
         a = ref[0]
         undo = None
-        for cand in cc.gp.actions():  # an action that undoes the first step
-            s1 = cc.ground_call(a.name, json.loads(a.arguments)).apply(cc.gp.init)
-            if cand.applicable(s1) and cand.apply(s1) == cc.gp.init:
+        for cand in cc.grounded.actions():  # an action that undoes the first step
+            s1 = cc.ground_call(a.name, json.loads(a.arguments)).apply(cc.grounded.init)
+            if cand.applicable(s1) and cand.apply(s1) == cc.grounded.init:
                 undo = cand
                 break
         if undo is None:
@@ -271,9 +271,9 @@ def test_budget_pnr_matches_a_step_by_step_computation():
         states, _ = PDDLReplay(case).states(trace.tool_calls)
         brute = None
         for t in range(1, len(trace.tool_calls) + 1):
-            local = copy.copy(cc.gp)
+            local = copy.copy(cc.grounded)
             local.init = states[t]
-            h = 0 if cc.gp.goal_reached(states[t]) else len(solve(local, heuristic="lmcut", time_limit=None).steps)
+            h = 0 if cc.grounded.goal_reached(states[t]) else len(solve(local, heuristic="lmcut", time_limit=None).steps)
             if t + h > limit:
                 brute = t
                 break

@@ -16,8 +16,8 @@ from planprobe.schema import Case, Trace, TraceStatus
 from planprobe.suites.itinerary.family import ItineraryFamily
 from planprobe.suites.itinerary.generate import ItineraryOptions, generate_cases, generate_lines
 from planprobe.suites.itinerary.scopes import SCOPES
-from planprobe.suites.travelplanner import answers
-from planprobe.suites.travelplanner.cases import compiled
+from planprobe.suites.travelplanner import reference_answers
+from planprobe.suites.travelplanner.cases import prepare
 from planprobe.suites.travelplanner.evaluate import COMMONSENSE, HARD, Evaluator
 from planprobe.suites.travelplanner.family import evaluate_answer
 
@@ -35,7 +35,7 @@ def test_every_witness_passes_both_readings_at_its_minimum_cost(seed):
     assert {(c.meta.difficulty["days"], c.meta.difficulty["cities"]) for c in cases} == {(3, 1), (5, 2), (7, 3)}
     for case in cases:
         FAMILY.validate(case)
-        _, official, strict, why = evaluate_answer(case, answers.dump(case.spec["reference_plan"]))
+        _, official, strict, why = evaluate_answer(case, reference_answers.dump(case.spec["reference_plan"]))
         assert strict is not None and official is not None, why
         assert strict.final_pass and official.final_pass, (case.id, strict.failed(), official.failed())
         assert strict.cost == case.spec["min_cost"] <= case.spec["fields"]["budget"]
@@ -45,7 +45,7 @@ def _cheapest_by_brute_force(case) -> float:
     """Every plan of a 3-day case (one stay, one full day) built from the sandbox and scored
     by the evaluator: legs by any vehicle, any accommodation, any 3 restaurants for the full
     day plus at most one more on a travel day; the cheapest passing plan's cost."""
-    cc = compiled(case)
+    cc = prepare(case)
     q, box = cc.fields, cc.sandbox
     city = q.dest
     ev = Evaluator(q, box, strict=True)
@@ -107,13 +107,13 @@ def test_cost_aware_cases_pass_only_at_the_minimum():
     case = next(iter(generate_cases(ItineraryOptions(n=3, seed=3, levels=("medium",), days=(5,), cost_aware=True))))
     assert case.spec["fields"]["budget"] == case.spec["min_cost"] and "cheapest" in case.task
     plan = case.spec["reference_plan"]
-    ok = FAMILY.check(case, _trace(case, answers.dump(plan)))
+    ok = FAMILY.check(case, _trace(case, reference_answers.dump(plan)))
     assert ok.passed and ok.labels["itinerary"]["minimum_cost"] == [True, None]
     # a pricier breakfast, within a looser budget: every TravelPlanner constraint passes, the minimum does not
     data = json.loads(case.model_dump_json())
     data["spec"]["fields"]["budget"] = case.spec["min_cost"] * 10
     looser = Case.model_validate(data)
-    cc = compiled(case)
+    cc = prepare(case)
     day = next(d for d in plan if d["breakfast"] != "-")
     city = day["breakfast"].rsplit(", ", 1)[1]
     used = {d[m] for d in plan for m in ("breakfast", "lunch", "dinner")}
@@ -121,7 +121,7 @@ def test_cost_aware_cases_pass_only_at_the_minimum():
                  key=lambda r: r["Average Cost"])
     worse = copy.deepcopy(plan)
     next(d for d in worse if d["breakfast"] != "-")["breakfast"] = f"{dearer['Name']}, {city}"
-    v = FAMILY.check(looser, _trace(looser, answers.dump(worse)))
+    v = FAMILY.check(looser, _trace(looser, reference_answers.dump(worse)))
     assert v.labels["itinerary"]["cost"] > case.spec["min_cost"]
     assert not v.passed and [e.kind for e in v.evidence] == ["minimum_cost"] and v.errors == ["order_error"]
 
@@ -136,7 +136,7 @@ def test_every_constraint_has_a_scope_and_verdicts_carry_them():
 
 def test_a_flight_of_another_day_fails_the_strict_sandbox_check():
     for case in generate_cases(ItineraryOptions(n=40, seed=9)):
-        cc = compiled(case)
+        cc = prepare(case)
         plan = copy.deepcopy(case.spec["reference_plan"])
         for i, day in enumerate(plan):
             if day["transportation"].startswith("Flight Number"):
@@ -146,7 +146,7 @@ def test_a_flight_of_another_day_fails_the_strict_sandbox_check():
                     f = other[0]
                     day["transportation"] = (f"Flight Number: {f['Flight Number']}, from {a} to {b}, Departure "
                                              f"Time: {f['DepTime']}, Arrival Time: {f['ArrTime']}")
-                    v = FAMILY.check(case, _trace(case, answers.dump(plan)))
+                    v = FAMILY.check(case, _trace(case, reference_answers.dump(plan)))
                     assert not v.passed and "is_valid_information_in_sandbox" in {e.kind for e in v.evidence}
                     return
     pytest.fail("no witness with a flight that another day also has")

@@ -8,7 +8,7 @@ import json
 
 from apb_fixture import STANDIN_APB_CODE, records
 
-from planprobe.judge.context import build_context, render_tools
+from planprobe.llm_judge.context import build_context, render_tools
 from planprobe.schema import ToolSpec, Trace
 from planprobe.suites.external.apb import convert_row
 from planprobe.suites.judged.render import clip

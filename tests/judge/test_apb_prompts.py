@@ -212,7 +212,7 @@ class _AlwaysRight:
 
 
 def test_judgements_carry_the_prompts_hash_and_resuming_with_other_prompts_is_refused(tmp_path):
-    from planprobe.judge.apb_run import check_judge_prompts, judge_all
+    from planprobe.llm_judge.apb_run import check_judge_prompts, judge_all
 
     standin = load(STANDIN)
     other = load(_checkout(tmp_path, _standin_source().replace("You grade plans", "You mark plans")))

@@ -29,8 +29,8 @@ from apb_fixture import STANDIN_APB_CODE, records, write_split_files
 from helpers import planprobe_cmd, subprocess_env
 from http_faults import ScriptedServer, chat_reply
 
-from planprobe.judge.apb import parse_json_object
-from planprobe.judge.apb_score import collisions, score, scores_json
+from planprobe.llm_judge.apb import parse_json_object
+from planprobe.llm_judge.apb_score import collisions, score, scores_json
 from planprobe.models.local import render_chatml
 from planprobe.models.openai_backend import OpenAIModel
 from planprobe.schema import Message
@@ -388,7 +388,7 @@ def _official(tmp_path: Path):
 def test_messages_and_scores_equal_apbs_own_code(tmp_path, apb_data):
     official_prompts, official_runner = _official(tmp_path)
     root, files = apb_data
-    from planprobe.judge.apb import judge_messages
+    from planprobe.llm_judge.apb import judge_messages
     from planprobe.suites.external.apb_prompts import NAMES
     from planprobe.suites.judged.environment import JudgedEnvironment
 
@@ -470,7 +470,7 @@ def test_oracle_answers_with_the_reference_and_random_does_not(tmp_path, apb_dat
     import asyncio
 
     import planprobe as pp
-    from planprobe.judge.apb_run import from_run, judge_all
+    from planprobe.llm_judge.apb_run import from_run, judge_all
 
     root, files = apb_data
     cases = list(iter_apb_protocol(files, root, prompts=PROMPTS))
@@ -492,7 +492,7 @@ def test_repeated_ids_and_trials_are_kept_apart_and_said(tmp_path):
     import asyncio
 
     import planprobe as pp
-    from planprobe.judge.apb_run import from_run, judge_all, judged_keys
+    from planprobe.llm_judge.apb_run import from_run, judge_all, judged_keys
 
     row = records()[0]
     f = tmp_path / "dup.jsonl"

@@ -13,7 +13,7 @@ from helpers import planprobe_cmd, run_agent, subprocess_env
 from planprobe.agents.reference import OracleAgent
 from planprobe.environment import Limits
 from planprobe.errors import PlanprobeError
-from planprobe.judge.context import build_context
+from planprobe.llm_judge.context import build_context
 from planprobe.schema import OracleKind, ToolCallError
 from planprobe.suites.external.apb import SPLITS, import_apb, iter_apb
 from planprobe.suites.io import load_suite

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planprobe.judge.parse import OK, PARTIAL, UNPARSEABLE, parse_judgement
-from planprobe.judge.rubric import CODES, GRADE_VALUES
+from planprobe.llm_judge.parse import OK, PARTIAL, UNPARSEABLE, parse_judgement
+from planprobe.llm_judge.rubric import CODES, GRADE_VALUES
 
 GOOD = '{"is_correct": false, "grade": 0.6, "error_list": [0, 0, 0, 1, 0, 0], "reasoning": "step 3 needs data"}'
 

@@ -7,9 +7,9 @@ from helpers import cases, run_agent
 
 from planprobe.agents.reference import OracleAgent
 from planprobe.analysis.stats import cohen_kappa, fleiss_kappa
-from planprobe.judge.context import build_context
-from planprobe.judge.judge import JUDGE_TOOL
-from planprobe.judge.rubric import (
+from planprobe.llm_judge.context import build_context
+from planprobe.llm_judge.judge import JUDGE_TOOL
+from planprobe.llm_judge.rubric import (
     ERROR_CODES,
     GRADE_VALUES,
     SETTINGS,

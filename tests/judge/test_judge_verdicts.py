@@ -13,14 +13,14 @@ from judge_fakes import ScriptedJudge, judgement, matches_reference
 
 from planprobe.agents.reference import FaultyAgent, OracleAgent
 from planprobe.errors import PlanprobeError
-from planprobe.judge.judge import (
+from planprobe.llm_judge.judge import (
     JUDGE_TOOL,
     JudgeConfig,
     judge_trace,
     judge_trace_detailed,
 )
-from planprobe.judge.report import calibration, summarize_rows
-from planprobe.judge.run import LOG_NAME, judge_run, read_log
+from planprobe.llm_judge.report import calibration, summarize_rows
+from planprobe.llm_judge.run import LOG_NAME, judge_run, read_log
 from planprobe.runner.store import RunStore
 from planprobe.schema import OracleKind, Trace, TraceStatus
 from planprobe.suites.registry import get_family

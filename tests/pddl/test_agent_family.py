@@ -19,8 +19,8 @@ from planprobe.models.base import ChatResult, tool_call
 from planprobe.schema import Case, Message
 from planprobe.pddl import solve
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases, generate_lines
-from planprobe.suites.pddl_agent.compiled import compiled
-from planprobe.suites.pddl_agent.plans import FAULTS, reference_steps
+from planprobe.suites.pddl_agent.prepared import prepare
+from planprobe.suites.pddl_agent.reference_plans import FAULTS, reference_steps
 from planprobe.suites.registry import get_family
 
 FAMILY = get_family("pddl")
@@ -90,7 +90,7 @@ def test_random_agent_mostly_fails_by_not_reaching_the_goal():
 
 def test_reference_plan_is_optimal_for_small_problems():
     for c in SUITES[("blocksworld", "mystery")] + SUITES[("logistics", None)]:
-        assert len(reference_steps(c)) == solve(compiled(c).problem).cost
+        assert len(reference_steps(c)) == solve(prepare(c).problem).cost
 
 
 def test_reference_plan_of_a_large_problem_falls_back_to_the_spec_plan():
@@ -108,7 +108,7 @@ def _env(case):
 def test_environment_applies_actions_and_explains_failures():
     (case,) = generate_cases(PDDLSuiteOptions(n=1, seed=3, blocks=(4, 4), language="pddl"))
     env = _env(case)
-    cc = compiled(case)
+    cc = prepare(case)
     steps = reference_steps(case)
     first_tool, first_args = cc.call_for(steps[0])
     second_tool, second_args = cc.call_for(steps[1])
@@ -133,7 +133,7 @@ def test_changes_observation_and_lenient_failed_calls():
     (case,) = generate_cases(PDDLSuiteOptions(n=1, seed=3, blocks=(4, 4), language="pddl", observation="changes",
                                               failed_calls="allowed"))
     env = _env(case)
-    cc = compiled(case)
+    cc = prepare(case)
     steps = reference_steps(case)
     env.call(*cc.call_for(steps[1]))  # fails: allowed in this case
     for s in steps:

@@ -8,7 +8,7 @@ from pddl_data import domain, instances, problem
 from planprobe.errors import PlanprobeError
 from planprobe.pddl import (
     Atom,
-    Literal,
+    PDDLLiteral,
     PDDLSyntaxError,
     domain_to_pddl,
     load_domain,
@@ -76,7 +76,7 @@ def test_empty_types_and_functions_sections_are_accepted():
     assert dom.types == () and dom.constants == ()
     assert {a.name for a in dom.actions} == {"clip", "sip", "tightfisted", "paltry", "wretched", "memory"}
     prob = problem("obfuscated_deceptive_logistics", 1)
-    assert prob.goal == (Literal(Atom("next", ("o8", "o6"))),)  # a single goal atom, not wrapped in 'and'
+    assert prob.goal == (PDDLLiteral(Atom("next", ("o8", "o6"))),)  # a single goal atom, not wrapped in 'and'
 
 
 def test_types_constants_case_insensitivity_and_negative_preconditions():
@@ -86,13 +86,13 @@ def test_types_constants_case_insensitivity_and_negative_preconditions():
     assert not dom.is_subtype("truck", "place")
     move = dom.action("Move")
     assert [str(p) for p in move.parameters] == ["?v - vehicle", "?from - place", "?to - place"]
-    assert Literal(Atom("broken", ("?v",)), False) in move.precondition
-    assert Literal(Atom("=", ("?from", "?to")), False) in move.precondition
+    assert PDDLLiteral(Atom("broken", ("?v",)), False) in move.precondition
+    assert PDDLLiteral(Atom("=", ("?from", "?to")), False) in move.precondition
     assert dom.action("fly-to-hub").add_effects == (Atom("at", ("?p", "hub")),)
     prob = parse_problem(TYPED_PROBLEM, dom)
     assert prob.object_type("t1") == "truck" and prob.object_type("hub") == "place"
     assert Atom("at", ("p1", "work")) in prob.init
-    assert Literal(Atom("at", ("p1", "work")), False) in prob.goal
+    assert PDDLLiteral(Atom("at", ("p1", "work")), False) in prob.goal
 
 
 def test_depots_subtypes():

@@ -28,8 +28,8 @@ from planprobe.errors import PlanprobeError
 from planprobe.schema import Case, Trace
 from planprobe.suites.external.planbench import PlanBenchInstances, rescore_record
 from planprobe.suites.planbench import TASKS, PlanBenchOptions, generate_cases, generate_lines
-from planprobe.suites.planbench.answers import FAULTS
-from planprobe.suites.planbench.compiled import compiled
+from planprobe.suites.planbench.reference_answers import FAULTS
+from planprobe.suites.planbench.prepared import prepare
 from planprobe.suites.registry import get_family
 
 FAMILY = get_family("planbench")
@@ -107,7 +107,7 @@ def test_each_fault_is_reported_as_exactly_its_class(fault):
 
 def test_plan_failures_name_the_step_and_the_unmet_facts():
     case = suite("t1", "blocksworld")[0]
-    cc = compiled(case)
+    cc = prepare(case)
     steps = cc.spec.reference
     swapped = [steps[1], steps[0], *steps[2:]]
     text = "\n".join(cc.tr.plan(swapped)) + "\nthe red block is pretty\n[PLAN END]"
@@ -125,7 +125,7 @@ def test_plan_failures_name_the_step_and_the_unmet_facts():
 
 def test_cost_optimal_scores_length():
     case = suite("t2", "blocksworld")[0]
-    cc = compiled(case)
+    cc = prepare(case)
     v = FAMILY.check(case, answer(case, FAMILY.reference_answer(case)))
     assert v.passed and v.score == 1.0 and v.labels["optimal_length"] == cc.spec.optimal_length
     padded = FAMILY.faulty_answer(case, "pad", random.Random(0))
@@ -138,7 +138,7 @@ def test_verification_levels_as_planbench_scores_them():
     """PlanBench's three levels: binary ⊇ type ⊇ explanation; one case per kind of plan."""
     seen = set()
     for case in generate_cases(_opts("t3", "blocksworld", n=30, verify="explanation")):
-        cc = compiled(case)
+        cc = prepare(case)
         truth = cc.truth
         kind = truth.outcome.value
         if kind in seen:
@@ -173,7 +173,7 @@ def test_verification_levels_as_planbench_scores_them():
 
 def test_execution_reads_states_as_planbench_does():
     case = suite("t7", "blocksworld")[0]
-    cc = compiled(case)
+    cc = prepare(case)
     truth = sorted(cc.resulting_state)
     v = FAMILY.check(case, answer(case, cc.tr.atoms(truth[:-1])))
     assert v.errors == ["action_lost"] and v.evidence[0].kind == "missing_fact" and 0 < v.score < 1
@@ -191,7 +191,7 @@ def test_refusals():
     kinds = Counter("unsolvable" in c.id for c in cases)
     assert kinds[True] and kinds[False]
     for case in cases:
-        spec = compiled(case).spec
+        spec = prepare(case).spec
         assert spec.refusal_note and "REFUSE:" in case.task
         ref = FAMILY.check(case, answer(case, "REFUSE: the goal cannot be reached."))
         plain = FAMILY.check(case, answer(case, "No plan exists: the goal is contradictory."))
@@ -333,7 +333,7 @@ def test_scoring_agrees_with_planbench_rescoring(domain, tmp_path):
     for task in TASKS:
         for case in suite(task, domain, verify="explanation"):
             iid += 1
-            spec = compiled(case).spec
+            spec = prepare(case).spec
             (folder / "generated_domain.pddl").write_text(spec.domain)
             instance = spec.stated or spec.problem  # PlanBench's file states the problem as the prompt does
             for sub in ("generated_basic", "generated"):

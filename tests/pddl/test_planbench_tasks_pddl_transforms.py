@@ -16,7 +16,7 @@ from helpers import run_agent
 from planprobe.agents import make_agent
 from planprobe.pddl import solve
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_lines
-from planprobe.suites.pddl_agent.compiled import compiled
+from planprobe.suites.pddl_agent.prepared import prepare
 from planprobe.pddl.errors import UnsolvableError
 from planprobe.suites.registry import get_family
 from planprobe.suites.robust.spec import base_case, spec_of
@@ -73,11 +73,11 @@ def test_contradictions_are_proven_by_the_planner(variant):
         spec = spec_of(case)
         assert spec.unsolvable.kind == "contradiction" and "the goal needs" in spec.unsolvable.proof
         base = base_case(case)
-        problem = compiled(base).problem
+        problem = prepare(base).problem
         with pytest.raises(UnsolvableError):
             solve(problem, time_limit=None)
         parent = next(Case.model_validate_json(x) for x in BASE[variant] if json.loads(x)["id"] == case.meta.parent)
-        assert len(problem.goal) == len(compiled(parent).problem.goal) + 1
+        assert len(problem.goal) == len(prepare(parent).problem.goal) + 1
         assert base.tools == parent.tools  # only the goal changed
 
 

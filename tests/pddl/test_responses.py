@@ -10,7 +10,7 @@ from pddl_data import problem
 from planprobe.pddl import parse_domain, parse_problem, solve
 from planprobe.pddl.grounding import ground
 from planprobe.pddl.model import Atom
-from planprobe.pddl.responses import (
+from planprobe.pddl.reply_parser import (
     PLANBENCH_NEGATION,
     parse_plan,
     parse_state,

@@ -17,10 +17,10 @@ from pddl_data import domain, gpt4_rows, problem
 
 from planprobe.errors import PlanprobeError
 from planprobe.pddl import parse_domain, parse_problem, validate
-from planprobe.suites.planbench import layout
+from planprobe.suites.planbench import prompt_blocks
 from planprobe.pddl.grounding import ground
 from planprobe.pddl.model import Atom
-from planprobe.pddl.responses import parse_plan, parse_state
+from planprobe.pddl.reply_parser import parse_plan, parse_state
 from planprobe.pddl.translation import (
     TranslationConfigError,
     builtin_translations,
@@ -134,7 +134,7 @@ def test_logistics_statement_as_in_the_seed():
             "location_0_0, truck_1 is at location_1_0, location_0_0 is in the city city_0 and location_1_0 is in "
             "the city city_1.\nMy goal is to have that package_0 is at location_0_0.\n\nMy plan is as follows:"
             "\n\n[PLAN]")
-    assert layout.plan_statement(translator(problem("logistics", 2))) == "\n[STATEMENT]\n" + seed
+    assert prompt_blocks.plan_statement(translator(problem("logistics", 2))) == "\n[STATEMENT]\n" + seed
     tr = translator(problem("logistics", 1))
     assert tr.plan(["(fly-airplane a1 l0-0 l1-0)", "(load-airplane p0 a1 l1-0)"]) == [
         "fly airplane_1 from location_0_0 to location_1_0", "load package_0 into airplane_1 at location_1_0"]
@@ -167,8 +167,8 @@ def test_plan_generation_prompts_rebuilt_exactly(dom):
         tr = tr_for(dom, row["instance_id"])
         first = statements(q)[0]
         plan = stated_plan(ex, first)
-        rebuilt = (ex.config.intro("plan_generation") + layout.plan_statement(ex, plan).lstrip("\n")
-                   + layout.plan_statement(tr))
+        rebuilt = (ex.config.intro("plan_generation") + prompt_blocks.plan_statement(ex, plan).lstrip("\n")
+                   + prompt_blocks.plan_statement(tr))
         assert rebuilt == q.rstrip("\n"), row["instance_id"]
         checked += 1
     assert checked >= 10
@@ -180,8 +180,8 @@ def test_optimality_prompts_rebuilt_exactly(dom):
         ex = tr_for(dom, row["example_instance_ids"][0])
         tr = tr_for(dom, row["instance_id"])
         plan = stated_plan(ex, statements(row["query"])[0])
-        rebuilt = (ex.config.intro("cost") + layout.optimality_statement(ex, plan).lstrip("\n")
-                   + layout.optimality_statement(tr))
+        rebuilt = (ex.config.intro("cost") + prompt_blocks.optimality_statement(ex, plan).lstrip("\n")
+                   + prompt_blocks.optimality_statement(tr))
         assert rebuilt == row["query"], row["instance_id"]
 
 
@@ -193,8 +193,8 @@ def test_verification_statements_and_answers_rebuilt_exactly(dom):
         tr = tr_for(dom, row["instance_id"])
         last = statements(row["query"])[-1]
         plan = stated_plan(tr, last)
-        assert layout.verification_statement(tr, plan) == last
-        answer = layout.verification_message(tr, validate(ground(tr.problem), plan))
+        assert prompt_blocks.verification_statement(tr, plan) == last
+        answer = prompt_blocks.verification_message(tr, validate(ground(tr.problem), plan))
         assert answer.rstrip("\n") == row["ground_truth_plan"].rstrip("\n"), row["instance_id"]
 
 
@@ -207,8 +207,8 @@ def test_execution_prompts_rebuilt_exactly():
         seq = stated_plan(ex, first, "[ACTION SEQUENCE]", "[ACTION SEQUENCE END]")
         state = validate(ground(ex.problem), seq).state_atoms
         query_seq = stated_plan(tr, last, "[ACTION SEQUENCE]", "[ACTION SEQUENCE END]")
-        rebuilt = (ex.config.intro() + layout.execution_statement(ex, seq, state).lstrip("\n")
-                   + layout.execution_statement(tr, query_seq))
+        rebuilt = (ex.config.intro() + prompt_blocks.execution_statement(ex, seq, state).lstrip("\n")
+                   + prompt_blocks.execution_statement(tr, query_seq))
         assert rebuilt == row["query"], row["instance_id"]
         truth = validate(ground(tr.problem), query_seq).state_atoms
         assert sorted(f"{a.predicate}_{'_'.join(a.args)}".rstrip("_") for a in truth) == \
@@ -222,8 +222,8 @@ def test_reuse_and_replanning_statements_rebuilt_exactly():
         plan = stated_plan(tr, blocks[0])
         goal_text = re.search(r"My goal is to have that (.*)\.\n", blocks[1]).group(1)
         goal = parse_state(goal_text, tr).atoms
-        assert layout.reuse_statement(tr, plan) == blocks[0]
-        assert layout.reuse_statement(tr, goal=goal) == blocks[1]
+        assert prompt_blocks.reuse_statement(tr, plan) == blocks[0]
+        assert prompt_blocks.reuse_statement(tr, goal=goal) == blocks[1]
     for row in gpt4_rows("blocksworld", "task_6_replanning.jsonl.gz")[SAMPLE]:
         tr = tr_for("blocksworld", row["instance_id"])
         last = statements(row["query"])[-1]
@@ -231,7 +231,7 @@ def test_reuse_and_replanning_statements_rebuilt_exactly():
         step = int(re.search(r"at step (\d+)", last).group(1))
         true = parse_state(re.search(r"became true: (.*)", last).group(1), tr).atoms
         false = parse_state(re.search(r"unexpectedly false: (.*)", last).group(1), tr).atoms
-        assert layout.replanning_statement(tr, plan, step, true, false) == last
+        assert prompt_blocks.replanning_statement(tr, plan, step, true, false) == last
 
 
 def test_goal_reformulation_queries_state_the_instance():
@@ -240,7 +240,7 @@ def test_goal_reformulation_queries_state_the_instance():
             tr = tr_for("blocksworld", row["instance_id"])
             last = statements(row["query"])[-1]
             if not shuffled:
-                assert layout.plan_statement(tr) == last
+                assert prompt_blocks.plan_statement(tr) == last
             goal = parse_state(re.search(r"My goal is to have that (.*)\.\n", last).group(1), tr).atoms
             assert goal == {lit.atom for lit in tr.problem.goal}  # shuffled or not: the same goal
 

@@ -9,7 +9,7 @@ import random
 import z3
 
 from planprobe.suites.base import PlannedCall
-from planprobe.suites.constraints.compiled import compiled
+from planprobe.suites.constraints.prepared import prepare
 from planprobe.suites.registry import get_family
 
 from helpers import cases
@@ -95,7 +95,7 @@ def test_basic_agrees_with_brute_force():
     rng = random.Random(5)
     seen = {True: 0, False: 0}
     for case in cases(120, seed=41, actions=(3, 6)):
-        cc = compiled(case)
+        cc = prepare(case)
         plan = FAMILY.reference_plan(case)
         for _ in range(4):
             j = rng.randrange(len(plan))
@@ -111,7 +111,7 @@ def test_extended_agrees_with_z3():
     rng = random.Random(6)
     seen = {True: 0, False: 0}
     for case in cases(100, seed=43, extended=True, actions=(3, 5)):
-        cc = compiled(case)
+        cc = prepare(case)
         plan = FAMILY.reference_plan(case)
         for _ in range(4):
             j = rng.randrange(len(plan))

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from planprobe.suites.base import PlannedCall
 from planprobe.suites.protocols import parse_plan
-from planprobe.suites.protocols.parse import MAX_CHARS
+from planprobe.lenient_json import MAX_CHARS
 
 from protocol_cases import C, S, W, answer_verdict, basic_case, stepwise
 from planprobe.suites.protocols import wrap_holistic

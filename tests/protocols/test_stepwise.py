@@ -30,7 +30,7 @@ def test_a_valid_step_that_is_not_the_gold_one_passes():
 def test_a_step_that_violates_a_constraint_fails_citing_it():
     case = stepwise(basic_case(), 1, 0)  # nothing done yet
     v = answer_verdict(case, steps((C, {})))  # cutting hair before sanitizing tools
-    assert not v.passed and v.errors == ["order_error"] and v.core == ["c1"]
+    assert not v.passed and v.errors == ["order_error"] and v.unsat_core == ["c1"]
     ev = v.evidence[0]
     assert ev.constraint_ids == ["c1"] and ev.step == 0
     assert '"Sanitizing tools comes before cutting hair"' in ev.text

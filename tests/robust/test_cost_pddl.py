@@ -26,9 +26,9 @@ from planprobe.environment import Limits
 from planprobe.errors import PlanprobeError
 from planprobe.schema import Case
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
-from planprobe.suites.pddl_agent.compiled import compiled
+from planprobe.suites.pddl_agent.prepared import prepare
 from planprobe.suites.pddl_agent.costs import composite_keys
-from planprobe.suites.pddl_agent.plans import reference_plan as base_reference
+from planprobe.suites.pddl_agent.reference_plans import reference_plan as base_reference
 from planprobe.suites.registry import get_family
 from planprobe.suites.robust import parse_transforms, robustify
 from planprobe.suites.robust.spec import base_case, spec_of
@@ -57,17 +57,17 @@ def _uniform_cost(case: Case) -> int:
     import heapq
 
     spec, base = spec_of(case), base_case(case)
-    cc = compiled(base)
-    actions = cc.gp.actions()
+    cc = prepare(base)
+    actions = cc.grounded.actions()
     tool_of = {a.name: t for t, a in cc.tool_action.items()}
     price = {tool_of[a.name]: spec.costs[spec.alias_of(tool_of[a.name], {t.name for t in case.tools})]
              for a in actions}
-    dist, queue = {cc.gp.init: 0}, [(0, cc.gp.init)]
+    dist, queue = {cc.grounded.init: 0}, [(0, cc.grounded.init)]
     while queue:
         d, s = heapq.heappop(queue)
         if d > dist[s]:
             continue
-        if cc.gp.goal_reached(s):
+        if cc.grounded.goal_reached(s):
             return d
         moves = [(price[tool_of[a.name]], a.apply(s)) for a in actions if a.applicable(s)]
         for c in spec.composites:
@@ -119,13 +119,13 @@ def _composite_whose_second_half_fails(case: Case):
     """(composite, its arguments) whose first half applies in the initial state and whose
     second half does not apply after it, or None."""
     spec, base = spec_of(case), base_case(case)
-    cc = compiled(base)
-    init = cc.gp.init
+    cc = prepare(base)
+    init = cc.grounded.init
     for c in spec.composites:
-        firsts = [a for a in cc.gp.actions() if cc.tool_of[a.name] == c.first and a.applicable(init)]
+        firsts = [a for a in cc.grounded.actions() if cc.tool_of[a.name] == c.first and a.applicable(init)]
         for a in firsts:
             mid = a.apply(init)
-            for b in cc.gp.actions():
+            for b in cc.grounded.actions():
                 if cc.tool_of[b.name] == c.second and not b.applicable(mid):
                     a1 = dict(zip(cc.keys[c.first], a.args))
                     a2 = dict(zip(cc.keys[c.second], b.args))
@@ -146,7 +146,7 @@ def test_a_composite_runs_both_actions_or_neither(failed_calls):
         env = _run(case, [(combo.tool, args)])
         call = env.trace.tool_calls[-1]
         assert "rolled back" in call.result and "Nothing changed" in call.result and call.error is None
-        assert env.base_env.state == compiled(base_case(case)).gp.init  # the first half was undone too
+        assert env.base_env.state == prepare(base_case(case)).grounded.init  # the first half was undone too
         # then the cheapest plan still works from the untouched state
         for step, arguments in zip(spec_of(case).min_cost_plan, spec_of(case).min_cost_args):
             env.step()
@@ -167,8 +167,8 @@ def test_a_composite_that_runs_changes_the_state_as_its_two_actions():
             continue
         env = _run(case, [(n, json.loads(a)) for n, a in zip(spec.min_cost_plan, spec.min_cost_args)])
         base = base_case(case)
-        cc = compiled(base)
-        assert cc.gp.goal_reached(env.base_env.state)
+        cc = prepare(base)
+        assert cc.grounded.goal_reached(env.base_env.state)
         assert any("then" in c.result and c.result.startswith("Done:") for c in env.trace.tool_calls
                    if c.name.startswith("combo_"))
 

@@ -11,7 +11,7 @@ from helpers import cases, run_agent
 
 from planprobe.agents import make_agent
 from planprobe.environment import Limits
-from planprobe.suites.constraints.compiled import compiled
+from planprobe.suites.constraints.prepared import prepare
 from planprobe.suites.constraints.robust_hooks import min_cost_calls
 from planprobe.suites.registry import get_family
 from planprobe.suites.robust import parse_transforms, robustify
@@ -22,7 +22,7 @@ ROBUST = get_family("robust")
 
 def _brute(case, costs, combos) -> int | None:
     """Cheapest over every sequence of calls covering each action once and every start hour."""
-    cc = compiled(case)
+    cc = prepare(case)
     release, deadline = cc.windows_arrays()
     orders = [(cc.index_of[c.a], cc.index_of[c.b]) for c in cc.spec.constraints if c.kind == "order"]
     index = cc.tool_index
@@ -60,7 +60,7 @@ def test_timed_min_cost_matches_brute_force_over_every_start_hour():
     rng = random.Random(4)
     checked = 0
     for case in cases(25, seed=9, extended=True, actions=(2, 3)):
-        tools = [t.name for t in case.tools if t.name in compiled(case).tool_index]
+        tools = [t.name for t in case.tools if t.name in prepare(case).tool_index]
         costs = {t: rng.randint(2, 9) for t in tools}
         pairs = [(a, b) for a in tools for b in tools if a != b]
         combos = [(f"combo_{k}", a, b, costs[a] + costs[b] - rng.randint(1, 3))
@@ -119,6 +119,6 @@ def test_a_composite_starts_its_second_action_when_the_first_ends():
     trace = run_agent(make_agent("oracle"), case)
     call = next(c for c in trace.tool_calls if c.name == combo.tool)
     start = json.loads(spec.min_cost_args[k])["start_time"]
-    cc = compiled(base_case(case))
+    cc = prepare(base_case(case))
     ends = start + cc.durations[cc.tool_index[combo.first]]
     assert f"started at {start:02d}:00" in call.result and f"started at {ends:02d}:00" in call.result

@@ -219,12 +219,12 @@ def test_composites_say_nothing_about_the_order():
     """Which ordered pairs get a composite is drawn from all pairs of actions, not from a plan:
     the share of composites whose order a valid plan allows is the share among all pairs.
     (With composites taken from the plan, ``shortcut:cheapest`` passed 24% of cases, random 0%.)"""
-    from planprobe.suites.constraints.compiled import compiled
+    from planprobe.suites.constraints.prepared import prepare
     from planprobe.suites.robust.spec import base_case
 
     fit = total = fit_all = total_all = 0
     for case in _variants("basic", "cost", 300):
-        cc = compiled(base_case(case))
+        cc = prepare(base_case(case))
         after = cc.closure().after
         index = cc.tool_index
         allowed = {(a, b) for a in cc.tools for b in cc.tools if a != b and not (after[index[b]] >> index[a]) & 1}

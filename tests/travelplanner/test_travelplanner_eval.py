@@ -13,7 +13,7 @@ import pytest
 import travelplanner_port as port
 from helpers import shared_path
 
-from planprobe.suites.travelplanner import answers
+from planprobe.suites.travelplanner import reference_answers
 from planprobe.suites.travelplanner.evaluate import COMMONSENSE, HARD, Evaluator
 from planprobe.suites.travelplanner.metrics import tally
 from planprobe.suites.travelplanner.plan import format_problem, read_answer
@@ -92,13 +92,13 @@ def test_strict_reading_catches_query_42(train):
     assert [k for k, _ in failing[42]] == ["is_valid_information_in_current_city"]
 
 
-@pytest.mark.parametrize("name", sorted(answers.MUTATIONS))
+@pytest.mark.parametrize("name", sorted(reference_answers.MUTATIONS))
 def test_each_mutation_scores_as_the_official_evaluator(train, name):
     queries, box = train
     t = tables(box)
     applied = official_fails = strict_fails = 0
     for q in queries:
-        plan = answers.mutate(name, q.plan, q.fields, box, random.Random(q.idx))
+        plan = reference_answers.mutate(name, q.plan, q.fields, box, random.Random(q.idx))
         if plan is None:
             continue
         applied += 1
@@ -125,7 +125,7 @@ def test_mutation_fails_the_constraint_it_names(train):
     for name, key in expect.items():
         hits = 0
         for q in queries:
-            plan = answers.mutate(name, q.plan, q.fields, box, random.Random(q.idx))
+            plan = reference_answers.mutate(name, q.plan, q.fields, box, random.Random(q.idx))
             if plan is not None:
                 hits += key in dict(Evaluator(q.fields, box).evaluate(plan).failed())
         assert hits >= 1, name
@@ -150,7 +150,7 @@ def test_flight_of_another_day_is_caught_only_by_strict(train):
 def test_random_plans_score_as_the_official_evaluator(train, seed):
     queries, box = train
     t = tables(box)
-    plans = [answers.random_plan(q.fields, box, random.Random(f"{seed}/{q.idx}")) for q in queries]
+    plans = [reference_answers.random_plan(q.fields, box, random.Random(f"{seed}/{q.idx}")) for q in queries]
     for q, plan in zip(queries, plans):
         same_as_port(t, q.fields, box, plan)
     mine = tally([(q.fields, Evaluator(q.fields, box).evaluate(p)) for q, p in zip(queries, plans)]).figures()

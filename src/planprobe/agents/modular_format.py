@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..lenient_json import braced_spans
+
 SECTIONS = ("memory", "reflection", "plan", "action", "answer")
 _ALIASES = {"memory_recall": "memory", "think": "plan", "planning": "plan", "final_answer": "answer"}
 _TAG = re.compile(r"<\s*(/?)\s*(memory_recall|memory|reflection|planning|plan|think|action|final_answer|answer)\s*>",
@@ -65,28 +67,9 @@ def _by_headings(text: str) -> dict[str, str]:
 
 
 def _json_object(text: str) -> Optional[str]:
-    start = text.find("{")
-    if start < 0:
-        return None
-    depth, quoted, escaped = 0, False, False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if quoted:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                quoted = False
-        elif ch == '"':
-            quoted = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start:i + 1]
-    return text[start:]  # unbalanced: passed on as sent, the environment reports it
+    """The first balanced {...} (unbalanced: the rest, passed on as sent; the environment reports it)."""
+    spans = braced_spans(text, limit=1)
+    return spans[0] if spans else None
 
 
 def _clean_name(text: str) -> str:

@@ -12,9 +12,10 @@ was unusable: ``bad_json``, ``bad_shape``, ``empty``, ``duplicate_id``,
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
+
+from ..lenient_json import outermost_object
 
 EXECUTORS = ("function_calling", "react")  # the executors the manager chooses from, "as tools"
 PLAN_ERRORS = ("bad_json", "bad_shape", "empty", "duplicate_id", "unknown_executor", "unknown_tool",
@@ -60,15 +61,11 @@ class Plan:
 
 def extract_json(reply: str) -> Any:
     """The JSON object in a reply: a fenced block, else the outermost braces."""
-    text = reply or ""
-    fence = re.search(r"```(?:json)?\s*(\{.*\})\s*```", text, re.S)
-    if fence:
-        text = fence.group(1)
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
+    span = outermost_object(reply or "")
+    if span is None:
         raise PlanDefect("bad_json", "the reply holds no JSON object")
     try:
-        return json.loads(text[start:end + 1])
+        return json.loads(span)
     except json.JSONDecodeError as exc:
         raise PlanDefect("bad_json", f"{exc.msg} at character {exc.pos}") from None
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ..errors import PlanprobeError
-from ..plugins import Registry
+from ..plugins import Registry, checked_entry
 from .base import Agent
 
 if TYPE_CHECKING:
@@ -72,16 +72,7 @@ class AgentEntry:
 
 
 def _as_entry(name: str, obj: object) -> AgentEntry:
-    if not isinstance(obj, AgentEntry):
-        raise PlanprobeError(f"agent {name!r}: expected an AgentEntry (planprobe.AgentEntry), got "
-                             f"{type(obj).__name__} (see docs/extending.md)")
-    if obj.name != name:
-        raise PlanprobeError(f"agent {name!r}: its entry is named {obj.name!r}; the two must be equal")
-    if ":" in name or not name.strip() or name != name.strip():
-        raise PlanprobeError(f"agent {name!r}: a name has no ':' and no surrounding spaces")
-    if not callable(obj.factory):
-        raise PlanprobeError(f"agent {name!r}: its factory is not callable")
-    return obj
+    return checked_entry("agent", name, obj, AgentEntry, "name", "its entry is named")
 
 
 BUILTIN_AGENTS = {

@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from ..errors import PlanprobeError
 from ..schema import Case, Trace
+from ..suites.spec_reading import field_error
 from .labels import FormalLabels
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -183,9 +184,7 @@ def _check(where: str, obj: Any) -> dict[str, Any]:
         try:
             labels = FormalLabels.model_validate(labels).model_dump(mode="json")
         except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"])
-            raise PlanprobeError(f"{where}: field 'labels.{field}': {err['msg']}") from None
+            raise PlanprobeError(f"{where}: {field_error(exc, ('labels',))}") from None
     return {"metadata": meta, "messages": clean, "critical_error": crit, "labels": labels}
 
 

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import random
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..errors import PlanprobeError
+from ..lenient_json import first_object
 from .taxonomy import TAXONOMY, find, modules, types_of
 
 DETECTORS = ("agentdebug", "direct", "brute-force", "binary-search", "oracle", "random")
@@ -84,19 +84,6 @@ def task_of(record: dict[str, Any]) -> str:
         return str(meta["task"])
     first = next((m["content"] for m in record["messages"] if m["role"] == "user"), "")
     return first
-
-
-def read_json_object(text: str) -> Optional[dict[str, Any]]:
-    """The first JSON object in a reply (code fences and prose around it ignored)."""
-    start = text.find("{")
-    while start != -1:
-        try:
-            obj, _ = json.JSONDecoder().raw_decode(text, start)
-        except ValueError:
-            start = text.find("{", start + 1)
-            continue
-        return obj if isinstance(obj, dict) else None
-    return None
 
 
 def _as_step(value: Any, last: int) -> Optional[int]:
@@ -223,7 +210,7 @@ class ModelDetector:
         text, tokens = await self.ask(prompt)
         pick.calls += 1
         pick.tokens += tokens
-        return read_json_object(text)
+        return first_object(text)
 
     async def detect(self, record: dict[str, Any]) -> Pick:
         last = len(steps_of(record)) + 1

@@ -55,16 +55,16 @@ class ConstraintReplay:
     mode) is the oracle."""
 
     def __init__(self, case: Case):
-        from ..suites.constraints.compiled import compiled
+        from ..suites.constraints.prepared import prepare
 
-        self.cc = compiled(case)
+        self.prepared = prepare(case)
         self.calls = 0
 
     def _problems(self, calls: Sequence[ToolCall], explain: bool = False) -> list[dict]:
         from ..suites.constraints.prefix import prefix_problems
 
         self.calls += 1
-        return prefix_problems(self.cc, _planned(calls), explain)
+        return prefix_problems(self.prepared, _planned(calls), explain)
 
     def earliest(self, calls: Sequence[ToolCall], explain: bool = True) -> Optional[tuple[int, dict]]:
         found = _first_bad(len(calls), lambda k: self._problems(calls[:k]))
@@ -78,14 +78,14 @@ class ConstraintReplay:
         return bool(self._problems(calls))
 
     def complete(self, calls: Sequence[ToolCall]) -> bool:
-        done = {self.cc.tool_index.get(c.name) for c in calls} - {None}
-        return len(done) == self.cc.n and not self._problems(calls)
+        done = {self.prepared.tool_index.get(c.name) for c in calls} - {None}
+        return len(done) == self.prepared.n and not self._problems(calls)
 
     def remaining(self, calls: Sequence[ToolCall]) -> Optional[int]:
         if self._problems(calls):
             return None
-        done = {self.cc.tool_index.get(c.name) for c in calls} - {None}
-        return self.cc.n - len(done)
+        done = {self.prepared.tool_index.get(c.name) for c in calls} - {None}
+        return self.prepared.n - len(done)
 
 
 class PDDLReplay:
@@ -94,11 +94,11 @@ class PDDLReplay:
     ``protocol_hooks.goal_reachable``); h* by the built-in optimal planner."""
 
     def __init__(self, case: Case, node_limit: int = 200_000):
-        from ..suites.pddl_agent.compiled import compiled
+        from ..suites.pddl_agent.prepared import prepare
 
         self.case = case
-        self.cc = compiled(case)
-        self.strict = self.cc.spec.failed_calls == "error"
+        self.prepared = prepare(case)
+        self.strict = self.prepared.spec.failed_calls == "error"
         self.tools = {t.name: t for t in case.tools}
         self.node_limit = node_limit
         self.calls = 0
@@ -111,9 +111,9 @@ class PDDLReplay:
         from ..pddl.errors import PlanStepError
         from ..tool_args import parse_arguments, validate_arguments
 
-        cc = self.cc
+        prepared = self.prepared
         tool = self.tools.get(call.name)
-        if tool is None or call.name not in cc.tool_action:
+        if tool is None or call.name not in prepared.tool_action:
             return state, dict(kind="unknown_tool", text=f'called "{call.name}", which is not one of the actions')
         args = parse_arguments(call.arguments)
         if args is None:
@@ -122,14 +122,14 @@ class PDDLReplay:
         if why:
             return state, dict(kind="invalid_arguments", text=why)
         try:
-            action = cc.ground_call(call.name, args)
+            action = prepared.ground_call(call.name, args)
         except PlanStepError as exc:
             return state, dict(kind="invalid_arguments", text=exc.reason)
         if action.applicable(state):
             return action.apply(state), None
         unmet = action.unmet(state)
-        static = cc.problem.domain.static_predicates
-        say = cc.renderer
+        static = prepared.problem.domain.static_predicates
+        say = prepared.renderer
         if any(lit.is_equality or lit.atom.predicate in static for lit in unmet):
             return state, dict(kind="impossible_action",
                                text=f"{say.action(action.name, action.args)} can never be done")
@@ -140,7 +140,7 @@ class PDDLReplay:
 
     def states(self, calls: Sequence[ToolCall]) -> tuple[list[int], list[Optional[dict]]]:
         """s_0..s_T (s_k after k calls) and each call's problem."""
-        state = self.cc.gp.init
+        state = self.prepared.grounded.init
         out, problems = [state], []
         for call in calls:
             state, problem = self._step(state, call)
@@ -176,7 +176,7 @@ class PDDLReplay:
 
     def complete(self, calls: Sequence[ToolCall]) -> bool:
         states, problems = self.states(calls)
-        return self.cc.gp.goal_reached(states[-1]) and all(p is None for p in problems)
+        return self.prepared.grounded.goal_reached(states[-1]) and all(p is None for p in problems)
 
     def h_star(self, state: int) -> Optional[int]:
         """The length of a shortest plan from ``state``; None when unsolvable or undecided."""
@@ -189,10 +189,10 @@ class PDDLReplay:
         from ..pddl.errors import PlannerTimeoutError, UnsolvableError
         from ..pddl.planner import solve
 
-        gp = self.cc.gp
-        if gp.goal_reached(state):
+        grounded = self.prepared.grounded
+        if grounded.goal_reached(state):
             return 0
-        local = copy.copy(gp)
+        local = copy.copy(grounded)
         local.init = state
         try:
             return len(solve(local, heuristic="lmcut", time_limit=None, node_limit=self.node_limit).steps)

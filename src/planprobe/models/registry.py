@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ..errors import PlanprobeError
-from ..plugins import Registry
+from ..plugins import Registry, checked_entry
 from .base import Model
 
 if TYPE_CHECKING:
@@ -39,16 +39,7 @@ class ModelEntry:
 
 
 def _as_entry(kind: str, obj: object) -> ModelEntry:
-    if not isinstance(obj, ModelEntry):
-        raise PlanprobeError(f"model {kind!r}: expected a ModelEntry (planprobe.ModelEntry), got "
-                             f"{type(obj).__name__} (see docs/extending.md)")
-    if obj.kind != kind:
-        raise PlanprobeError(f"model {kind!r}: its entry is for kind {obj.kind!r}; the two must be equal")
-    if ":" in kind or not kind.strip() or kind != kind.strip():
-        raise PlanprobeError(f"model {kind!r}: a kind has no ':' and no surrounding spaces")
-    if not callable(obj.factory):
-        raise PlanprobeError(f"model {kind!r}: its factory is not callable")
-    return obj
+    return checked_entry("model", kind, obj, ModelEntry, "kind", "its entry is for kind")
 
 
 BUILTIN_MODELS = {

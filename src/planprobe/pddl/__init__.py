@@ -15,7 +15,7 @@ The core API, in the order data flows through it::
     plan = solve(problem)                                  # built-in A* (optimal)
     plan = fast_downward.solve(problem, time_limit=60)     # optional 'planner' extra
     tr = translator(problem)                               # NL: tr.init(), tr.action(step), tr.plan(steps)
-    responses.parse_plan(reply, tr).pddl                   # a model's reply -> PDDL steps (+ .unparsed)
+    reply_parser.parse_plan(reply, tr).pddl                   # a model's reply -> PDDL steps (+ .unparsed)
 
 See docs/pddl.md and docs/pddl-translation.md.
 """
@@ -30,13 +30,13 @@ from .errors import (
     UnsolvableError,
 )
 from .grounding import GroundAction, GroundProblem, State, ground
-from .model import Action, Atom, Domain, Literal, Predicate, Problem, TypedName
+from .model import Action, Atom, Domain, PDDLLiteral, Predicate, Problem, TypedName
 from .parser import load, load_domain, load_problem, parse_domain, parse_problem
 from .planner import PlanResult, solve
 from .simulator import applicable, apply, ground_step, parse_plan, parse_step, run
 from .validator import Outcome, Relaxation, ValidationResult, validate
 from .writer import domain_to_pddl, problem_to_pddl
-from . import responses, translation  # NL: templates, reading replies
+from . import reply_parser, translation  # NL: templates, reading replies
 from .translation import DomainTranslation, TranslationConfigError, Translator, load_translation, translator
 
 __all__ = [
@@ -45,7 +45,7 @@ __all__ = [
     "Domain",
     "GroundAction",
     "GroundProblem",
-    "Literal",
+    "PDDLLiteral",
     "Outcome",
     "PDDLSyntaxError",
     "PlanResult",
@@ -68,7 +68,7 @@ __all__ = [
     "domain_to_pddl",
     "fast_downward",
     "load_translation",
-    "responses",
+    "reply_parser",
     "translation",
     "translator",
     "ground",

@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import PlanprobeError
 from .errors import PlannerTimeoutError, UnsolvableError
-from .model import Atom, Literal, Problem
+from .model import Atom, PDDLLiteral, Problem
 from .planner import solve
 
 __all__ = ["Contradiction", "contradict_goal"]
@@ -123,7 +123,7 @@ def contradict_goal(problem: Problem, rng: random.Random, node_limit: int = NODE
     for added, against, kind in candidates:
         if kind == "twin" and searched_out:
             continue
-        changed = replace(problem, goal=(*problem.goal, Literal(added)))
+        changed = replace(problem, goal=(*problem.goal, PDDLLiteral(added)))
         try:
             solve(changed, time_limit=None, node_limit=node_limit)
         except UnsolvableError as exc:

@@ -38,7 +38,7 @@ from importlib import resources
 from math import comb, factorial
 
 from ..errors import PlanprobeError
-from .model import Atom, Domain, Literal, Problem, TypedName
+from .model import Atom, Domain, PDDLLiteral, Problem, TypedName
 from .parser import parse_domain
 
 __all__ = [
@@ -162,7 +162,7 @@ def blocksworld_problem(n: int, rng: random.Random, goal: str = "on", name: str 
         domain=domain,
         objects=tuple(TypedName(b) for b in blocks),
         init=init,
-        goal=tuple(Literal(a) for a in atoms),
+        goal=tuple(PDDLLiteral(a) for a in atoms),
     )
 
 
@@ -246,5 +246,5 @@ def logistics_problem(size: LogisticsSize, rng: random.Random, goal: str = "all"
         domain=domain,
         objects=tuple(TypedName(o) for o in objects),
         init=tuple(init),
-        goal=tuple(Literal(Atom("at", (p, target[p]))) for p in chosen),
+        goal=tuple(PDDLLiteral(Atom("at", (p, target[p]))) for p in chosen),
     )

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 
 from .budget import Budget
 from .errors import PlanStepError
-from .model import ROOT_TYPE, Action, Atom, Literal, Problem
+from .model import ROOT_TYPE, Action, Atom, PDDLLiteral, Problem
 from .reachability import GroundingStats, reachable_bindings
 
 __all__ = ["GroundAction", "GroundProblem", "State", "ground"]
@@ -60,13 +60,13 @@ class GroundAction:
         return state | self.add if ignore_deletes else (state & self.keep) | self.add
 
     @property
-    def preconditions(self) -> tuple[Literal, ...]:
+    def preconditions(self) -> tuple[PDDLLiteral, ...]:
         """The ground precondition literals, in the schema's order."""
         binding = {p.name: a for p, a in zip(self.schema.parameters, self.args)}
-        return tuple(Literal(Atom(lit.atom.predicate, tuple(binding.get(x, x) for x in lit.atom.args)), lit.positive)
+        return tuple(PDDLLiteral(Atom(lit.atom.predicate, tuple(binding.get(x, x) for x in lit.atom.args)), lit.positive)
                      for lit in self.schema.precondition)
 
-    def unmet(self, state: State) -> tuple[Literal, ...]:
+    def unmet(self, state: State) -> tuple[PDDLLiteral, ...]:
         """The precondition literals false in ``state`` (violated equalities included)."""
         out = []
         for lit, bit in zip(self.preconditions, self.bits):
@@ -118,7 +118,7 @@ class GroundProblem:
         self.step_cache: dict[str, GroundAction] = {}  # raw plan-step text → action (see simulator.ground_step)
         self.init: State = self.mask(problem.init)
         goal = tuple((lit, 0 if lit.is_equality else 1 << self.atom_id(lit.atom)) for lit in problem.goal)
-        self.goal_conditions: tuple[tuple[Literal, int], ...] = goal
+        self.goal_conditions: tuple[tuple[PDDLLiteral, int], ...] = goal
         self.goal_pos = self.goal_neg = 0
         self.goal_impossible = False
         for lit, bit in goal:
@@ -158,7 +158,7 @@ class GroundProblem:
             i += 1
         return frozenset(out)
 
-    def holds(self, state: State, literal: Literal) -> bool:
+    def holds(self, state: State, literal: PDDLLiteral) -> bool:
         if literal.is_equality:
             return (literal.atom.args[0] == literal.atom.args[1]) == literal.positive
         return bool(state >> self.atom_id(literal.atom) & 1) == literal.positive
@@ -166,7 +166,7 @@ class GroundProblem:
     def goal_reached(self, state: State) -> bool:
         return state & self.goal_pos == self.goal_pos and not state & self.goal_neg and not self.goal_impossible
 
-    def unmet_goals(self, state: State) -> tuple[Literal, ...]:
+    def unmet_goals(self, state: State) -> tuple[PDDLLiteral, ...]:
         out = []
         for lit, bit in self.goal_conditions:
             holds = (lit.atom.args[0] == lit.atom.args[1]) if not bit else bool(state & bit)

@@ -43,7 +43,7 @@ class Atom(NamedTuple):
         return self.__str__()
 
 
-class Literal(NamedTuple):
+class PDDLLiteral(NamedTuple):
     """An atom or its negation. Equality is an atom whose predicate is ``=``."""
 
     atom: Atom
@@ -53,8 +53,8 @@ class Literal(NamedTuple):
     def is_equality(self) -> bool:
         return self.atom.predicate == EQUALITY
 
-    def negate(self) -> Literal:
-        return Literal(self.atom, not self.positive)
+    def negate(self) -> PDDLLiteral:
+        return PDDLLiteral(self.atom, not self.positive)
 
     def __str__(self) -> str:
         return str(self.atom) if self.positive else f"(not {self.atom})"
@@ -93,7 +93,7 @@ class Action:
 
     name: str
     parameters: tuple[TypedName, ...]
-    precondition: tuple[Literal, ...]
+    precondition: tuple[PDDLLiteral, ...]
     add_effects: tuple[Atom, ...]
     del_effects: tuple[Atom, ...]
 
@@ -165,7 +165,7 @@ class Problem:
     domain: Domain
     objects: tuple[TypedName, ...]  # the problem's own objects (the domain's constants are extra)
     init: tuple[Atom, ...]
-    goal: tuple[Literal, ...]
+    goal: tuple[PDDLLiteral, ...]
     filename: str = field(default="problem.pddl", compare=False)
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 

@@ -37,7 +37,7 @@ from importlib import resources
 from typing import Any
 
 from ..errors import PlanprobeError
-from .model import EQUALITY, ROOT_TYPE, Action, Atom, Domain, Literal, Predicate, Problem, TypedName
+from .model import EQUALITY, ROOT_TYPE, Action, Atom, Domain, PDDLLiteral, Predicate, Problem, TypedName
 from .simulator import parse_step
 
 __all__ = [
@@ -234,8 +234,8 @@ def _rename_domain(domain: Domain, r: Renaming) -> Domain:
     def ty(t: str) -> str:
         return r.types.get(t, t)
 
-    def lit(x: Literal, variables: dict[str, str]) -> Literal:
-        return Literal(atom(x.atom, variables), x.positive)
+    def lit(x: PDDLLiteral, variables: dict[str, str]) -> PDDLLiteral:
+        return PDDLLiteral(atom(x.atom, variables), x.positive)
 
     def atom(a: Atom, variables: dict[str, str]) -> Atom:
         pred = a.predicate if a.predicate == EQUALITY else r.predicates[a.predicate]
@@ -301,7 +301,7 @@ def obfuscate_problem(problem: Problem, domain: Domain, renaming: Renaming, obje
         domain=domain,
         objects=tuple(new_objects),
         init=tuple(ren(a) for a in problem.init),
-        goal=tuple(Literal(ren(x.atom), x.positive) for x in problem.goal),
+        goal=tuple(PDDLLiteral(ren(x.atom), x.positive) for x in problem.goal),
         filename=problem.filename,
     )
     return Obfuscation(obf, full)

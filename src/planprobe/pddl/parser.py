@@ -32,7 +32,7 @@ from .model import (
     Action,
     Atom,
     Domain,
-    Literal,
+    PDDLLiteral,
     Predicate,
     Problem,
     TypedName,
@@ -240,10 +240,10 @@ class _Parser:
             yield key.text, sec
 
     # -- conditions --------------------------------------------------------
-    def literals(self, node: Node, ctx: _Scope, effect: bool) -> list[tuple[Literal, SList]]:
+    def literals(self, node: Node, ctx: _Scope, effect: bool) -> list[tuple[PDDLLiteral, SList]]:
         """Flattens ``(and …)`` / ``(not …)`` / atoms into literals (iteratively:
         files are untrusted, and deep nesting must not exhaust the stack)."""
-        out: list[tuple[Literal, SList]] = []
+        out: list[tuple[PDDLLiteral, SList]] = []
         todo: list[Node] = [node]
         while todo:
             item = todo.pop()
@@ -258,7 +258,7 @@ class _Parser:
                 out.append(self._literal(lst, head, ctx, effect))
         return out
 
-    def _literal(self, lst: SList, head: Sym, ctx: _Scope, effect: bool) -> tuple[Literal, SList]:
+    def _literal(self, lst: SList, head: Sym, ctx: _Scope, effect: bool) -> tuple[PDDLLiteral, SList]:
         if head.text == "not":
             if len(lst) != 2:
                 raise self.error(lst, f"expected exactly one atom inside 'not', got {len(lst) - 1} items")
@@ -267,8 +267,8 @@ class _Parser:
                     and inner[0].text not in ctx.predicates:
                 raise self.error(inner, f"expected an atom inside 'not', got {_describe(inner)}: only literals "
                                         "are supported (STRIPS with negative preconditions)")
-            return Literal(self.atom(inner, ctx, effect), False), inner
-        return Literal(self.atom(lst, ctx, effect), True), lst
+            return PDDLLiteral(self.atom(inner, ctx, effect), False), inner
+        return PDDLLiteral(self.atom(lst, ctx, effect), True), lst
 
     def atom(self, lst: SList, ctx: _Scope, effect: bool) -> Atom:
         head = self.sym(lst[0] if lst else None, "a predicate name", lst)

@@ -12,13 +12,15 @@ the problem raises ``PlanStepError`` whose ``kind`` says which (``syntax``,
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Iterator, Sequence
 
 from .errors import PlanStepError
 from .grounding import GroundAction, GroundProblem, State
-from .model import Atom, Literal
+from .model import Atom, PDDLLiteral
 
 __all__ = [
+    "random_walk",
     "State",
     "Step",
     "applicable",
@@ -88,7 +90,7 @@ def apply(state: State, action: GroundAction, ignore_deletes: bool = False) -> S
     return state | action.add if ignore_deletes else (state & action.keep) | action.add
 
 
-def unmet_preconditions(state: State, action: GroundAction) -> tuple[Literal, ...]:
+def unmet_preconditions(state: State, action: GroundAction) -> tuple[PDDLLiteral, ...]:
     return action.unmet(state)
 
 
@@ -109,3 +111,22 @@ def run(gp: GroundProblem, plan: Iterable[Step], state: State | None = None) -> 
 
 def state_atoms(gp: GroundProblem, state: State) -> frozenset[Atom]:
     return gp.decode(state)
+
+
+def random_walk(gp: GroundProblem, rng: random.Random, length: int,
+                stop_at_goal: bool = False) -> tuple[list[str], State]:
+    """Up to ``length`` random applicable actions from the initial state (fewer where none
+    applies, or, with ``stop_at_goal``, once the goal holds): the steps and the state
+    reached. The floor a planner should beat, for the reference ``random`` agents."""
+    actions = gp.actions()
+    state, steps = gp.init, []
+    for _ in range(length):
+        if stop_at_goal and gp.goal_reached(state):
+            break
+        options = [a for a in actions if a.applicable(state)]
+        if not options:
+            break
+        action = rng.choice(options)
+        state = action.apply(state)
+        steps.append(str(action))
+    return steps, state

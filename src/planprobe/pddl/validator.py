@@ -26,7 +26,7 @@ from typing import Any
 
 from .errors import PlanStepError
 from .grounding import GroundAction, GroundProblem, State, ground
-from .model import Atom, Literal, Problem
+from .model import Atom, PDDLLiteral, Problem
 from .simulator import Step, ground_step, parse_plan
 
 __all__ = ["Outcome", "Relaxation", "ValidationResult", "validate"]
@@ -84,8 +84,8 @@ class ValidationResult:
         self._gp, self.outcome, self.relax, self.plan_length, self.state = gp, outcome, relax, plan_length, state
         self.step, self._failed, self.error = step, failed, error
         self.action = str(failed) if failed is not None else action
-        self._unmet_pre: tuple[Literal, ...] | None = None
-        self._unmet_goals: tuple[Literal, ...] | None = None
+        self._unmet_pre: tuple[PDDLLiteral, ...] | None = None
+        self._unmet_goals: tuple[PDDLLiteral, ...] | None = None
 
     @property
     def failed_action(self) -> GroundAction | None:
@@ -93,7 +93,7 @@ class ValidationResult:
         return self._failed
 
     @property
-    def unmet_preconditions(self) -> tuple[Literal, ...]:
+    def unmet_preconditions(self) -> tuple[PDDLLiteral, ...]:
         """Each false precondition literal of the failing step (computed on first access)."""
         if self._unmet_pre is None:
             failed = self._failed  # set exactly when the plan is inexecutable
@@ -101,7 +101,7 @@ class ValidationResult:
         return self._unmet_pre
 
     @property
-    def unmet_goals(self) -> tuple[Literal, ...]:
+    def unmet_goals(self) -> tuple[PDDLLiteral, ...]:
         """Each false goal literal (computed on first access)."""
         if self._unmet_goals is None:
             self._unmet_goals = self._gp.unmet_goals(self.state) if self.outcome is Outcome.GOAL_NOT_REACHED else ()
@@ -166,14 +166,14 @@ def _s(items) -> str:
     return "" if len(items) == 1 else "s"
 
 
-def _why(lit: Literal) -> str:
+def _why(lit: PDDLLiteral) -> str:
     if lit.is_equality:
         a, b = lit.atom.args
         return f"{lit} is false: {a} and {b} {'differ' if lit.positive else 'are the same object'}"
     return f"{lit} is false" if lit.positive else f"{lit} is false: {lit.atom} is true"
 
 
-def _advice(lit: Literal) -> str:
+def _advice(lit: PDDLLiteral) -> str:
     if lit.is_equality:
         return f"(use arguments that make {lit} true)"
     return f"(Set {lit.atom} to {'true' if lit.positive else 'false'})"

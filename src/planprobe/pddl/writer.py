@@ -8,7 +8,7 @@ form it accepts; ``parse(write(x)) == x`` for everything the parser reads.
 
 from __future__ import annotations
 
-from .model import ROOT_TYPE, Domain, Literal, Problem, TypedName
+from .model import ROOT_TYPE, Domain, PDDLLiteral, Problem, TypedName
 
 __all__ = ["domain_to_pddl", "problem_to_pddl"]
 
@@ -64,7 +64,7 @@ def domain_to_pddl(domain: Domain) -> str:
         lines.append(f"    :parameters ({_typed(a.parameters, typed)})")
         if a.precondition:
             lines.append(f"    :precondition {_conjunction(a.precondition, '    ')}")
-        effects = [*a.add_effects, *(Literal(x, False) for x in a.del_effects)]
+        effects = [*a.add_effects, *(PDDLLiteral(x, False) for x in a.del_effects)]
         lines.append(f"    :effect {_conjunction(effects, '    ')})")
     lines.append(")")
     return "\n".join(lines) + "\n"

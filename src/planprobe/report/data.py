@@ -18,7 +18,7 @@ from typing import Any, Optional, cast
 
 from ..analysis.dissect import CAUSES, read_rows
 from ..analysis.robustness import robustness, robustness_lines
-from ..judge.apb_run import judgement_lines
+from ..llm_judge.apb_run import judgement_lines
 from ..suites.travelplanner.submission import run_figure_lines, run_figures
 from ..analysis.stats import wilson_interval
 from .subtask_graph import graph_layout

@@ -91,6 +91,21 @@ class AnswersInText(Protocol):
     def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]: ...
 
 
+class NoToolPlans:
+    """The tool-plan half of ``Family`` for families that answer in text (``AnswersInText``):
+    nothing is executed, so the reference agents' tool plans are empty. Subclass it
+    instead of writing the three methods again."""
+
+    def reference_plan(self, case: Case) -> list[PlannedCall]:
+        return []
+
+    def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
+        return []
+
+    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
+        return None
+
+
 @runtime_checkable
 class AnswersSomeInText(Protocol):
     """The oracle's text answer for the cases this family answers in text, None for the

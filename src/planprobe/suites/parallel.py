@@ -11,9 +11,13 @@ from __future__ import annotations
 import os
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from typing import Callable, Iterator, Optional
 
+from ..schema import Case
+
 ChunkFn = Callable[[int, int], list[str]]  # (start, stop) -> serialized cases, in order
+MakeCase = Callable[[int], Case]  # index -> case; a module-level function or a partial of one (pickled to workers)
 
 
 def auto_workers(n: int, requested: Optional[int] = None) -> int:
@@ -42,3 +46,20 @@ def ordered_chunks(fn: ChunkFn, n: int, workers: int, chunk: int = 1000, start: 
             if following is not None:
                 in_flight.append(pool.submit(fn, following, min(stop, following + chunk)))
             yield from lines
+
+
+def case_lines(make: MakeCase, start: int, stop: int) -> list[str]:
+    """Cases start..stop-1 as suite lines (JSON); what a worker process produces."""
+    return [make(i).model_dump_json() for i in range(start, stop)]
+
+
+def indexed_cases(make: MakeCase, n: int, start: int = 0) -> Iterator[Case]:
+    """Cases start..start+n-1, one at a time, in this process."""
+    for i in range(start, start + n):
+        yield make(i)
+
+
+def suite_lines(make: MakeCase, n: int, workers: Optional[int] = None, chunk: int = 1000) -> Iterator[str]:
+    """A suite of ``n`` cases as JSON lines, produced on ``workers`` processes (default:
+    every core for large suites), in index order and byte-identical to one process."""
+    return ordered_chunks(partial(case_lines, make), n, auto_workers(n, workers), chunk)

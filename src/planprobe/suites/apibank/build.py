@@ -25,7 +25,7 @@ from typing import Any, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, OracleKind, ToolSpec
-from .apis import canonical_input
+from .api_support import canonical_input
 from .catalog import CallRefused, catalog, convert_arguments, public_definition, tool_spec
 from .checks import check
 from .data import Level3Sample, Turn, dialogue_files, read_databases, read_dialogue, read_level3

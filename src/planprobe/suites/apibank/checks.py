@@ -20,7 +20,8 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from .apis import health_span, history_date, normalise_time
+from .api_health import health_span
+from .api_support import history_date, normalise_time
 
 Result = dict[str, Any]
 _DT = "%Y-%m-%d %H:%M:%S"

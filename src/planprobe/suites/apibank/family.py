@@ -30,7 +30,7 @@ from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence, ToolCall, ToolCallError, Trace, TraceStatus, Verdict
 from ...tool_args import parse_arguments
-from ..base import PlannedCall
+from ..base import NoToolPlans, PlannedCall
 from .build import FAMILY, KINDS, RESPONSE_FAMILY, SPEC_VERSION, call_text
 from .catalog import CallRefused, catalog, convert_arguments
 from .checks import check
@@ -264,17 +264,22 @@ def _gold_args(gold: dict[str, Any]) -> str:
     return json.dumps((gold.get("result") or {}).get("input") or {}, ensure_ascii=False, sort_keys=True)
 
 
-class ApiBankFamily:
-    name = FAMILY
-    faults: ClassVar[dict[str, str]] = {"drop": ErrorClass.ACTION_LOST.value,
-                                        "unknown-tool": ErrorClass.ACT_ERROR.value,
-                                        "malformed-args": ErrorClass.ACT_ERROR.value}
+class _ApiBankCases:
+    """What the call/run family and the response family share: the spec check and the
+    environment (API-Bank's APIs over its databases)."""
 
     def validate(self, case: Case) -> None:
         check_spec(case)
 
     def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = "") -> Environment:
         return ApiBankEnvironment(case, limits, trial, agent)
+
+
+class ApiBankFamily(_ApiBankCases):
+    name = FAMILY
+    faults: ClassVar[dict[str, str]] = {"drop": ErrorClass.ACTION_LOST.value,
+                                        "unknown-tool": ErrorClass.ACT_ERROR.value,
+                                        "malformed-args": ErrorClass.ACT_ERROR.value}
 
     def check(self, case: Case, trace: Trace) -> Verdict:
         if trace.status == TraceStatus.INFRA_ERROR:
@@ -318,16 +323,10 @@ class ApiBankFamily:
 UNRELATED_REPLY = "I am sorry, I cannot help with that."
 
 
-class ApiBankResponseFamily:
+class ApiBankResponseFamily(NoToolPlans, _ApiBankCases):
     name = RESPONSE_FAMILY
     # "unrelated": a reply that ignores the conversation (fails unless the recorded reply is that close)
     faults: ClassVar[dict[str, str]] = {"unrelated": RESPONSE_ERROR}
-
-    def validate(self, case: Case) -> None:
-        check_spec(case)
-
-    def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = "") -> Environment:
-        return ApiBankEnvironment(case, limits, trial, agent)
 
     def check(self, case: Case, trace: Trace) -> Verdict:
         if trace.status == TraceStatus.INFRA_ERROR:
@@ -345,15 +344,6 @@ class ApiBankResponseFamily:
         return Verdict(case_id=case.id, trial=trace.trial, passed=False,
                        errors=_dedupe(_status_errors(trace) + [RESPONSE_ERROR]), evidence=[ev], checker=CHECKER,
                        score=score, labels=labels)
-
-    def reference_plan(self, case: Case) -> list[PlannedCall]:
-        return []
-
-    def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
-        return []
-
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
-        return None
 
     def reference_answer(self, case: Case) -> str:
         return str(case.spec["gold"]["text"])

@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from ...environment import Environment, Limits
 from ...schema import Case
-from .compiled import compiled
+from .prepared import prepare
 from .render import capitalise
 from .spec import RESTART_TOOL
 from .vocabulary import format_hour
@@ -34,20 +34,20 @@ def hours(d: int) -> str:
 class ConstraintEnvironment(Environment):
     def __init__(self, case: Case, limits: Limits = Limits(), trial: int = 0, agent: str = ""):
         super().__init__(case, limits, trial, agent)
-        self.compiled = compiled(case)
+        self.prepared = prepare(case)
 
     def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
-        cc = self.compiled
-        if cc.extended and name == RESTART_TOOL:
+        prepared = self.prepared
+        if prepared.extended and name == RESTART_TOOL:
             self.restart()
-            return (PAPER_RESTART_GRANTED if cc.paper else RESTART_GRANTED), None
-        i = cc.tool_index[name]
-        title = capitalise(cc.names[i])
-        if not cc.extended:
+            return (PAPER_RESTART_GRANTED if prepared.paper else RESTART_GRANTED), None
+        i = prepared.tool_index[name]
+        title = capitalise(prepared.names[i])
+        if not prepared.extended:
             return f"{title} has been done.", None
         start = int(args["start_time"])
-        d = cc.durations[i]
-        if cc.paper:  # the seed's tool (Fig. 7b) reveals the duration only
+        d = prepared.durations[i]
+        if prepared.paper:  # the seed's tool (Fig. 7b) reveals the duration only
             return f"{title} takes {hours(d)}.", None
         return (
             f"{title} took {hours(d)}: it started at {format_hour(start)} and ended at {format_hour(start + d)}.",

@@ -8,8 +8,8 @@ from typing import Optional
 from ...environment import Environment, Limits
 from ...schema import Case, Trace, Verdict
 from ..base import PlannedCall
-from . import oracle, plans
-from .compiled import compiled
+from . import oracle, reference_plans
+from .prepared import prepare
 from .environment import ConstraintEnvironment
 from .grammar import sentence_from_json, shaped_atoms
 from .skeleton_check import check_skeleton
@@ -18,11 +18,11 @@ from .spec import FAMILY, check_spec, parse_spec
 
 class ConstraintFamily:
     name = FAMILY
-    faults = plans.FAULTS
+    faults = reference_plans.FAULTS
 
     def fault_class(self, case: Case, fault: str) -> Optional[str]:
         """The class an injected fault must be reported as: the paper's style has no Repeated Action."""
-        return (plans.PAPER_FAULTS if compiled(case).paper else plans.FAULTS).get(fault)
+        return (reference_plans.PAPER_FAULTS if prepare(case).paper else reference_plans.FAULTS).get(fault)
 
     def validate(self, case: Case) -> None:
         spec = parse_spec(case)
@@ -37,16 +37,16 @@ class ConstraintFamily:
 
     def restart_tool(self, case: Case) -> Optional[str]:
         """The extended mode's ``request_restart`` (the environment grants it); none in the basic mode."""
-        return compiled(case).restart_tool
+        return prepare(case).restart_tool
 
     def reference_plan(self, case: Case) -> list[PlannedCall]:
-        return plans.reference_plan(compiled(case))
+        return reference_plans.reference_plan(prepare(case))
 
     def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
-        return plans.random_plan(compiled(case), rng)
+        return reference_plans.random_plan(prepare(case), rng)
 
     def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
-        return plans.faulty_plan(compiled(case), fault, rng)
+        return reference_plans.faulty_plan(prepare(case), fault, rng)
 
     def evidence_spans(self, spec: dict, constraint_ids: set[str]) -> list[tuple[int, int]]:
         """The [start, end) spans of the task's clauses that state these constraints, so
@@ -108,13 +108,13 @@ class ConstraintFamily:
 
     def constraint_shapes(self, case: Case) -> dict[str, list[str]]:
         """Constraint id -> the shapes of the phrases that state it (see grammar.shaped_atoms)."""
-        cc = compiled(case)
+        prepared = prepare(case)
         key_to_id = {}
-        for c in cc.spec.constraints:
-            b = cc.index_of[c.later()] if c.kind == "order" else c.hour
-            key_to_id[(c.kind, cc.index_of[c.a], b)] = c.id
+        for c in prepared.spec.constraints:
+            b = prepared.index_of[c.later()] if c.kind == "order" else c.hour
+            key_to_id[(c.kind, prepared.index_of[c.a], b)] = c.id
         shapes: dict[str, list[str]] = {}
-        for sentence in cc.spec.skeleton:
+        for sentence in prepared.spec.skeleton:
             for part in sentence_from_json(sentence).parts:
                 for atom, shape in shaped_atoms(part):
                     cid = key_to_id.get(atom)

@@ -15,7 +15,7 @@ Error classes, primary first (``schema.ErrorClass`` order):
 
 Order and windows are judged on each action's first execution: by position in
 the basic mode, by start and end time in the extended mode. Evidence quotes the
-requirement's own words; ``Verdict.core`` is a minimal set of the case's
+requirement's own words; ``Verdict.unsat_core`` is a minimal set of the case's
 constraints that, with what the agent executed, admits no valid plan.
 
 Cases in the paper's style (``spec.style == "paper"``) are judged with the seed's
@@ -29,10 +29,11 @@ a start time outside 0-23 is a Parameter Error (the seed's tools take any intege
 from __future__ import annotations
 
 
-from ...schema import Case, ErrorClass, OracleKind, Trace, TraceStatus, Verdict, sort_errors
+from ...schema import Case, ErrorClass, OracleKind, Trace, Verdict, sort_errors
 from ...tool_args import parse_arguments, validate_arguments
 from ..registry import restart_tool_of
-from .compiled import CompiledCase, compiled
+from ..unfinished import unfinished_verdict
+from .prepared import PreparedCase, prepare
 from .solver import missing_fit, order_cycle_core
 from .vocabulary import format_hour
 from .z3model import extension_core
@@ -46,23 +47,23 @@ E = ErrorClass
 
 
 def check(case: Case, trace: Trace) -> Verdict:
-    cc = compiled(case)
-    status = trace.status
-    if status != TraceStatus.COMPLETED:
-        return _status_verdict(case, trace)
+    prepared = prepare(case)
+    unfinished = unfinished_verdict(case, trace, CHECKER)
+    if unfinished is not None:
+        return unfinished
     restart = restart_tool_of(case)
     attempts = trace.attempts(restart)
     calls = attempts[-1]
-    extended = cc.extended
-    tool_index = cc.tool_index
-    n = cc.n
+    extended = prepared.extended
+    tool_index = prepared.tool_index
+    n = prepared.n
     first_pos = [-1] * n  # index into `runs` of each action's first execution
     counts = [0] * n
     runs: list[tuple[int, int, int, int]] = []  # (action, start, end, step)
     problems: list[dict] = []  # Evidence fields; validated once, in the Verdict
-    params = cc.tool_params
-    paper = cc.paper
-    repaired = _repaired_calls(cc, calls) if paper else set()
+    params = prepared.tool_params
+    paper = prepared.paper
+    repaired = _repaired_calls(prepared, calls) if paper else set()
     for call in calls:
         i = tool_index.get(call.name)
         if i is not None and not extended and (call.arguments == "{}" or call.arguments == ""):
@@ -72,7 +73,7 @@ def check(case: Case, trace: Trace) -> Verdict:
             runs.append((i, len(runs), len(runs) + 1, call.index))
             continue
         if i is None and (restart is None or call.name != restart.name):
-            problems.append(_unknown_tool(cc, call))
+            problems.append(_unknown_tool(prepared, call))
             continue
         raw = call.arguments
         args = parse_arguments(raw)
@@ -104,69 +105,49 @@ def check(case: Case, trace: Trace) -> Verdict:
         counts[i] += 1
         if extended:
             start = int(args["start_time"])
-            runs.append((i, start, start + cc.durations[i], call.index))
+            runs.append((i, start, start + prepared.durations[i], call.index))
         else:  # a basic call with empty arguments written another way, e.g. "{ }"
             runs.append((i, len(runs), len(runs) + 1, call.index))
 
     for i in range(n):
         if counts[i] == 0:
             problems.append(_ev(
-                error=E.ACTION_LOST.value, kind="lost_action", symbolic=f"executed({cc.ids[i]})",
-                text=f'"{cc.names[i]}" was never executed' + (" in the last attempt." if len(attempts) > 1 else "."),
+                error=E.ACTION_LOST.value, kind="lost_action", symbolic=f"executed({prepared.ids[i]})",
+                text=f'"{prepared.names[i]}" was never executed' + (" in the last attempt." if len(attempts) > 1 else "."),
             ))
         elif counts[i] > 1:
             steps = [r[3] for r in runs if r[0] == i]
             problems.append(_ev(
                 error=(E.ORDER_ERROR if paper else E.REPEATED_ACTION).value, kind="repeated_action",
-                symbolic=f"count({cc.ids[i]}) == 1",
-                text=f'"{cc.names[i]}" was executed {counts[i]} times (steps {", ".join(map(str, steps))}), '
+                symbolic=f"count({prepared.ids[i]}) == 1",
+                text=f'"{prepared.names[i]}" was executed {counts[i]} times (steps {", ".join(map(str, steps))}), '
                      "but each task can only be executed once.",
             ))
     if extended:
-        problems.extend(_parameter_errors(cc, runs))
+        problems.extend(_parameter_errors(prepared, runs))
 
-    violated = _violations(cc, runs, first_pos)
+    violated = _violations(prepared, runs, first_pos)
     problems.extend(violated)
     core: list[str] = [violated[0]["constraint_ids"][0]] if violated else []
     if not violated and 0 in counts and runs:
-        core = _unextendable_core(cc, runs, first_pos)
+        core = _unextendable_core(prepared, runs, first_pos)
         if core:
             problems.append(_ev(
                 error=E.ORDER_ERROR.value, kind="unextendable", constraint_ids=core,
-                symbolic=" & ".join(cc.symbolic(c) for c in core) + " is unsatisfiable with the executed order",
+                symbolic=" & ".join(prepared.symbolic(c) for c in core) + " is unsatisfiable with the executed order",
                 text="What was executed cannot be completed into a valid plan: "
-                     + "; ".join(f"{cc.meaning(c)} ({cc.quote(c)})" for c in core) + ".",
+                     + "; ".join(f"{prepared.meaning(c)} ({prepared.quote(c)})" for c in core) + ".",
             ))
     if not problems:
         return Verdict(case_id=case.id, trial=trace.trial, passed=True, checker=CHECKER)
     return Verdict(
         case_id=case.id, trial=trace.trial, passed=False,
-        errors=sort_errors({p["error"] for p in problems}), evidence=problems, core=core,
+        errors=sort_errors({p["error"] for p in problems}), evidence=problems, unsat_core=core,
         oracle=OracleKind.FORMAL, checker=CHECKER,
     )
 
 
-def _status_verdict(case: Case, trace: Trace) -> Verdict:
-    status = trace.status
-    if status == TraceStatus.INFRA_ERROR:
-        error, text = E.INFRA, "The model service failed; this is not a planning failure."
-    elif status == TraceStatus.AGENT_ERROR:
-        error, text = E.AGENT_CRASH, "The agent raised an error."
-    elif status == TraceStatus.TIMEOUT:
-        error, text = E.TIMEOUT, "The agent ran out of time before finishing."
-    elif status == TraceStatus.CONTEXT_LIMIT:
-        error, text = E.TIMEOUT, "The conversation outgrew the model's context window before finishing."
-    else:
-        error, text = E.TIMEOUT, "The agent used up its iterations before finishing."
-    detail = "; ".join(e.message for e in trace.errors[-1:])
-    return Verdict(
-        case_id=case.id, trial=trace.trial, passed=False, errors=[error.value], checker=CHECKER,
-        evidence=[_ev(error=error.value, kind=status.value, symbolic=status.value,
-                           text=text + (f" ({detail})" if detail else ""))],
-    )
-
-
-def _unknown_tool(cc: CompiledCase, call) -> dict:
+def _unknown_tool(prepared: PreparedCase, call) -> dict:
     return _ev(
         error=E.ACT_ERROR.value, kind="unknown_tool", step=call.index,
         symbolic=f"step {call.index}: {call.name} not in tools",
@@ -174,16 +155,16 @@ def _unknown_tool(cc: CompiledCase, call) -> dict:
     )
 
 
-def _repaired_calls(cc: CompiledCase, calls) -> set[int]:
+def _repaired_calls(prepared: PreparedCase, calls) -> set[int]:
     """Indices of invalid calls to a task's tool followed by a valid call of the same
     tool later in the attempt (paper style: the seed's log never saw them)."""
     valid_after: set[str] = set()
     repaired: set[int] = set()
     for call in reversed(calls):
-        if call.name not in cc.tool_index:
+        if call.name not in prepared.tool_index:
             continue
         args = parse_arguments(call.arguments)
-        ok = args is not None and not validate_arguments(cc.tool_params.get(call.name, _NO_ARGS), args)
+        ok = args is not None and not validate_arguments(prepared.tool_params.get(call.name, _NO_ARGS), args)
         if ok:
             valid_after.add(call.name)
         elif call.name in valid_after:
@@ -191,81 +172,81 @@ def _repaired_calls(cc: CompiledCase, calls) -> set[int]:
     return repaired
 
 
-def _parameter_errors(cc: CompiledCase, runs) -> list[dict]:
+def _parameter_errors(prepared: PreparedCase, runs) -> list[dict]:
     out = []
     prev = None
     for i, start, end, step in runs:
-        if not 0 <= start <= cc.horizon - 1:  # paper style: the tools take any integer
+        if not 0 <= start <= prepared.horizon - 1:  # paper style: the tools take any integer
             out.append(_ev(
                 error=E.PARAMETER_ERROR.value, kind="start_out_of_range", step=step,
-                symbolic=f"0 <= {cc.ids[i]}_start = {start} <= {cc.horizon - 1}",
-                text=f'Step {step}: "{cc.names[i]}" was started at {start}, outside the range [0, 23].',
+                symbolic=f"0 <= {prepared.ids[i]}_start = {start} <= {prepared.horizon - 1}",
+                text=f'Step {step}: "{prepared.names[i]}" was started at {start}, outside the range [0, 23].',
             ))
         if prev is not None and start < prev[2]:
             out.append(_ev(
                 error=E.PARAMETER_ERROR.value, kind="overlap", step=step,
-                symbolic=f"{cc.ids[i]}_start = {start} < {cc.ids[prev[0]]}_end = {prev[2]}",
-                text=f'Step {step}: "{cc.names[i]}" started at {format_hour(start)}, before "{cc.names[prev[0]]}" '
+                symbolic=f"{prepared.ids[i]}_start = {start} < {prepared.ids[prev[0]]}_end = {prev[2]}",
+                text=f'Step {step}: "{prepared.names[i]}" started at {format_hour(start)}, before "{prepared.names[prev[0]]}" '
                      f"(started {format_hour(prev[1])}) had ended at {format_hour(prev[2])}.",
             ))
-        if end > cc.horizon:
+        if end > prepared.horizon:
             out.append(_ev(
                 error=E.PARAMETER_ERROR.value, kind="past_day", step=step,
-                symbolic=f"{cc.ids[i]}_end = {end} > {cc.horizon}",
-                text=f'Step {step}: "{cc.names[i]}" started at {format_hour(start)} and took '
+                symbolic=f"{prepared.ids[i]}_end = {end} > {prepared.horizon}",
+                text=f'Step {step}: "{prepared.names[i]}" started at {format_hour(start)} and took '
                      f"{end - start} hours, ending at {format_hour(end)}, past 24:00.",
             ))
         prev = (i, start, end)
     return out
 
 
-def _violations(cc: CompiledCase, runs, first_pos) -> list[dict]:
+def _violations(prepared: PreparedCase, runs, first_pos) -> list[dict]:
     out = []
-    if not cc.extended:  # by position of the first run; the hot path of a basic suite
-        for cid, a, b in cc.orders:
+    if not prepared.extended:  # by position of the first run; the hot path of a basic suite
+        for cid, a, b in prepared.orders:
             pa, pb = first_pos[a], first_pos[b]
             if pb >= 0 and pa > pb:
                 out.append(_violation(
-                    cc, cid, f'"{cc.names[b]}" ran at step {runs[pb][3]}, before "{cc.names[a]}" at step {runs[pa][3]}'
+                    prepared, cid, f'"{prepared.names[b]}" ran at step {runs[pb][3]}, before "{prepared.names[a]}" at step {runs[pa][3]}'
                 ))
         return out
-    for cid, a, b in cc.orders:
+    for cid, a, b in prepared.orders:
         pa, pb = first_pos[a], first_pos[b]
         if pa < 0 or pb < 0:
             continue
         ra, rb = runs[pa], runs[pb]
         if ra[2] > rb[1]:
-            out.append(_violation(cc, cid, f'"{cc.names[a]}" ran {format_hour(ra[1])}-{format_hour(ra[2])} and '
-                                           f'"{cc.names[b]}" started at {format_hour(rb[1])}'))
-    for cid, kind, a, hour in cc.windows:
+            out.append(_violation(prepared, cid, f'"{prepared.names[a]}" ran {format_hour(ra[1])}-{format_hour(ra[2])} and '
+                                           f'"{prepared.names[b]}" started at {format_hour(rb[1])}'))
+    for cid, kind, a, hour in prepared.windows:
         pa = first_pos[a]
         if pa < 0:
             continue
         _, start, end, _ = runs[pa]
         if kind == "start_ge" and start < hour:
-            out.append(_violation(cc, cid, f'"{cc.names[a]}" started at {format_hour(start)}'))
+            out.append(_violation(prepared, cid, f'"{prepared.names[a]}" started at {format_hour(start)}'))
         elif kind == "end_le" and end > hour:
-            out.append(_violation(cc, cid, f'"{cc.names[a]}" ended at {format_hour(end)}'))
+            out.append(_violation(prepared, cid, f'"{prepared.names[a]}" ended at {format_hour(end)}'))
     return out
 
 
-def _violation(cc: CompiledCase, cid: str, what: str) -> dict:
-    symbolic, meaning, quote = cc.words(cid)
+def _violation(prepared: PreparedCase, cid: str, what: str) -> dict:
+    symbolic, meaning, quote = prepared.words(cid)
     return _ev(
         error=_ORDER, kind="violated_constraint", constraint_ids=[cid],
         symbolic=f"{cid}: {symbolic}", text=f"{what}, but {meaning}: the requirement says {quote}.",
     )
 
 
-def _unextendable_core(cc: CompiledCase, runs, first_pos) -> list[str]:
-    if not cc.extended:
+def _unextendable_core(prepared: PreparedCase, runs, first_pos) -> list[str]:
+    if not prepared.extended:
         executed = [runs[p][0] for p in sorted(p for p in first_pos if p >= 0)]
-        return order_cycle_core(cc.n, cc.orders, executed) or []
+        return order_cycle_core(prepared.n, prepared.orders, executed) or []
     fixed = {i: runs[p][1] for i, p in enumerate(first_pos) if p >= 0}
     busy = [(r[1], r[2]) for r in runs]
-    release, deadline = cc.windows_arrays()
-    if missing_fit(cc.durations, release, deadline, [(a, b) for _, a, b in cc.orders], fixed, busy, cc.horizon):
+    release, deadline = prepared.windows_arrays()
+    if missing_fit(prepared.durations, release, deadline, [(a, b) for _, a, b in prepared.orders], fixed, busy, prepared.horizon):
         return []  # the common case, decided without Z3; Z3 only explains a real failure
-    constraints = [(cid, ("order", a, b)) for cid, a, b in cc.orders]
-    constraints += [(cid, (kind, a, hour)) for cid, kind, a, hour in cc.windows]
-    return extension_core(cc.durations, constraints, fixed, busy, cc.horizon) or []
+    constraints = [(cid, ("order", a, b)) for cid, a, b in prepared.orders]
+    constraints += [(cid, (kind, a, hour)) for cid, kind, a, hour in prepared.windows]
+    return extension_core(prepared.durations, constraints, fixed, busy, prepared.horizon) or []

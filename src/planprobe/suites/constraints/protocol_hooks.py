@@ -15,7 +15,7 @@ from typing import Sequence
 
 from ...schema import Case, Evidence, ToolSpec
 from ..base import PlannedCall
-from .compiled import compiled
+from .prepared import prepare
 from .environment import hours
 from .prefix import prefix_problems
 
@@ -23,25 +23,25 @@ _REVEALED = "Returns how many hours the task took."
 
 
 def planning_tools(case: Case) -> list[ToolSpec]:
-    cc = compiled(case)
-    if not cc.extended:
+    prepared = prepare(case)
+    if not prepared.extended:
         return list(case.tools)
     out = []
     for tool in case.tools:
-        i = cc.tool_index.get(tool.name)
+        i = prepared.tool_index.get(tool.name)
         if i is None:
             continue  # the restart tool: a plan made in advance has nothing to restart
         desc = tool.description.replace(_REVEALED, "").rstrip()
-        out.append(tool.model_copy(update={"description": f"{desc} It takes {hours(cc.durations[i])}."}))
+        out.append(tool.model_copy(update={"description": f"{desc} It takes {hours(prepared.durations[i])}."}))
     return out
 
 
 def prefix_evidence(case: Case, calls: Sequence[PlannedCall]) -> list[Evidence]:
-    return [Evidence(**p) for p in prefix_problems(compiled(case), calls)]
+    return [Evidence(**p) for p in prefix_problems(prepare(case), calls)]
 
 
 def extendable(case: Case, calls: Sequence[PlannedCall]) -> tuple[bool, str]:
-    problems = prefix_problems(compiled(case), calls)
+    problems = prefix_problems(prepare(case), calls)
     if not problems:
         return True, "the calls can be completed into a valid plan"
     return False, " ".join(p["text"] for p in problems)

@@ -20,7 +20,7 @@ from typing import Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec
-from .compiled import compiled
+from .prepared import prepare
 from .generator import _action_tool
 from .lexicon import default_lexicon, tool_name
 from .generator import build_case, text_reads_as_spec
@@ -34,8 +34,8 @@ from .vocabulary import format_hour
 
 def distractor_tools(case: Case, k: int, rng: random.Random) -> list[ToolSpec]:
     """k tools for activities of the same job that the task does not ask for."""
-    cc = compiled(case)
-    used = set(cc.tools) | {t.name for t in case.tools}
+    prepared = prepare(case)
+    used = set(prepared.tools) | {t.name for t in case.tools}
     lexicon = default_lexicon()
     try:
         pool = list(lexicon.job(case.meta.topic or "").activities)
@@ -50,7 +50,7 @@ def distractor_tools(case: Case, k: int, rng: random.Random) -> list[ToolSpec]:
                 return
             if tool_name(activity) not in used:
                 used.add(tool_name(activity))
-                picked.append(_action_tool(activity, cc.extended))
+                picked.append(_action_tool(activity, prepared.extended))
 
     take(pool)  # the same job first: the closest names there are
     if len(picked) < k:  # then other jobs' activities, as few drawn as needed
@@ -66,15 +66,15 @@ def _anchors(case: Case) -> list[tuple]:
     """Atoms (in action indices) a variant may restate or reverse: every order the
     constraints imply and every stated time bound, each stated fewer than the
     maximum number of times. Contradictions and their controls draw from this same list."""
-    cc = compiled(case)
+    prepared = prepare(case)
     spec = parse_spec(case)
-    index = cc.index_of
+    index = prepared.index_of
     stated: dict[tuple, int] = {}
     for c in spec.constraints:
         second = index[c.b] if c.kind == "order" and c.b is not None else c.hour
         stated[(c.kind, index[c.a], second)] = len(c.clauses)
-    after = cc.closure().after
-    implied = [("order", a, b) for a in range(cc.n) for b in range(cc.n) if (after[a] >> b) & 1]
+    after = prepared.closure().after
+    implied = [("order", a, b) for a in range(prepared.n) for b in range(prepared.n) if (after[a] >> b) & 1]
     windows = [atom for atom in stated if atom[0] != "order"]
     every = sorted(implied) + sorted(windows)
     return [atom for atom in every if stated.get(atom, 0) < MAX_STATEMENTS] or every
@@ -93,12 +93,12 @@ def _flipped(atom: tuple) -> tuple:
 def _with_sentence(case: Case, atom: tuple, rng: random.Random) -> Case:
     """The case with one more sentence, drawn from the grammar, stating ``atom`` alone, at a
     random position among the sentences; the text is read back to prove it says exactly that."""
-    cc, opts, durations, sentences = _context(case)
+    prepared, opts, durations, sentences = _context(case)
     for _ in range(_TRIES):
-        part = _Cover({atom}, cc.n, rng).part_for(atom)
+        part = _Cover({atom}, prepared.n, rng).part_for(atom)
         at = rng.randrange(len(sentences) + 1)
         new = [*sentences[:at], Sentence((part,), ()), *sentences[at:]]
-        built = build_case(0, opts, case.meta.topic, cc.names, durations, new)
+        built = build_case(0, opts, case.meta.topic, prepared.names, durations, new)
         if text_reads_as_spec(built):
             changed = case.model_copy(update={"task": built.task, "spec": built.spec})
             changed.forget_derived()
@@ -117,7 +117,7 @@ def contradict(case: Case, rng: random.Random) -> tuple[Case, str]:
     changed = _with_sentence(case, atom, rng)
     if is_satisfiable(parse_spec(changed)):  # pragma: no cover - would be a bug above
         raise PlanprobeError(f"case {case.id}: the contradiction added is satisfiable")
-    names = compiled(case).names
+    names = prepare(case).names
     if anchor[0] == "order":
         proof = f"{names[anchor[1]]!r} must come before {names[anchor[2]]!r} and the text also requires the reverse"
     else:
@@ -140,17 +140,17 @@ def restate(case: Case, rng: random.Random) -> Case:
 
 def is_satisfiable(spec: ConstraintSpec) -> bool:
     """Exactly, with the synthesis solver: an order cycle, or no schedule in the day."""
-    from .compiled import CompiledCase
+    from .prepared import PreparedCase
 
-    cc = CompiledCase(spec)
+    prepared = PreparedCase(spec)
     try:
-        closure = cc.closure()
+        closure = prepared.closure()
     except ValueError:
         return False
-    if not cc.extended:
+    if not prepared.extended:
         return True
-    release, deadline = cc.windows_arrays()
-    return schedule(predecessors(closure.after), release, deadline, cc.durations) is not None
+    release, deadline = prepared.windows_arrays()
+    return schedule(predecessors(closure.after), release, deadline, prepared.durations) is not None
 
 
 def min_cost_plan(case: Case, costs: dict[str, int],
@@ -161,13 +161,13 @@ def min_cost_plan(case: Case, costs: dict[str, int],
     that does two actions back to back. DP over the set S of actions done: from S,
     do one ready action, or a composite whose first action is ready and whose
     second is ready once the first is done."""
-    cc = compiled(case)
-    if cc.extended:
+    prepared = prepare(case)
+    if prepared.extended:
         total, calls = min_cost_calls(case, costs, composites)
         return total, [name for name, _ in calls]
-    preds = predecessors(cc.closure().after)
-    n, full = cc.n, (1 << cc.n) - 1
-    index = cc.tool_index
+    preds = predecessors(prepared.closure().after)
+    n, full = prepared.n, (1 << prepared.n) - 1
+    index = prepared.tool_index
     combos = [(name, index[a], index[b], c) for name, a, b, c in composites]
     best: list[Optional[int]] = [None] * (full + 1)
     choice: list[Optional[tuple[str, int]]] = [None] * (full + 1)
@@ -178,10 +178,10 @@ def min_cost_plan(case: Case, costs: dict[str, int],
             continue
         for i in range(n):
             if not (s >> i) & 1 and not preds[i] & ~s:
-                t, c = s | 1 << i, base + costs[cc.tools[i]]
+                t, c = s | 1 << i, base + costs[prepared.tools[i]]
                 held = best[t]
                 if held is None or c < held:
-                    best[t], choice[t] = c, (cc.tools[i], s)
+                    best[t], choice[t] = c, (prepared.tools[i], s)
         for name, a, b, c in combos:
             if (s >> a) & 1 or (s >> b) & 1 or preds[a] & ~s or preds[b] & ~(s | 1 << a):
                 continue
@@ -203,14 +203,14 @@ def min_cost_plan(case: Case, costs: dict[str, int],
 def follow_on_args(case: Case, first: str, args: dict) -> dict:
     """The arguments a composite gives its second action: in the extended mode it starts
     the hour the first ends (back to back); in the basic mode the same (none)."""
-    cc = compiled(case)
-    if not cc.extended or "start_time" not in args:
+    prepared = prepare(case)
+    if not prepared.extended or "start_time" not in args:
         return args
     try:
         start = int(args["start_time"])
     except (TypeError, ValueError):
         return args
-    return {**args, "start_time": start + cc.durations[cc.tool_index[first]]}
+    return {**args, "start_time": start + prepared.durations[prepared.tool_index[first]]}
 
 
 def min_cost_calls(case: Case, costs: dict[str, int],
@@ -222,15 +222,15 @@ def min_cost_calls(case: Case, costs: dict[str, int],
     what remains feasible), so each step starts at that hour; a composite starts its
     first action at the earliest hour from which the second, starting the moment the
     first ends, also meets its release. Every start is in [0, 23], every end by 24:00."""
-    cc = compiled(case)
-    if not cc.extended:
+    prepared = prepare(case)
+    if not prepared.extended:
         total, names = min_cost_plan(case, costs, composites)
         return total, [(name, "{}") for name in names]
-    preds = predecessors(cc.closure().after)
-    release, deadline = cc.windows_arrays()
-    d = cc.durations
-    n, full = cc.n, (1 << cc.n) - 1
-    index = cc.tool_index
+    preds = predecessors(prepared.closure().after)
+    release, deadline = prepared.windows_arrays()
+    d = prepared.durations
+    n, full = prepared.n, (1 << prepared.n) - 1
+    index = prepared.tool_index
     combos = [(name, index[a], index[b], c) for name, a, b, c in composites]
 
     def fits(i: int, start: int) -> bool:
@@ -249,7 +249,7 @@ def min_cost_calls(case: Case, costs: dict[str, int],
                 if not (s >> i) & 1 and not preds[i] & ~s:
                     start = max(free, release[i])
                     if fits(i, start):
-                        moves.append((s | 1 << i, start + d[i], base + costs[cc.tools[i]], cc.tools[i], start))
+                        moves.append((s | 1 << i, start + d[i], base + costs[prepared.tools[i]], prepared.tools[i], start))
             for name, a, b, c in combos:
                 if (s >> a) & 1 or (s >> b) & 1 or preds[a] & ~s or preds[b] & ~(s | 1 << a):
                     continue

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
 from ...errors import PlanprobeError
 from ...schema import Case
+from ..spec_reading import StrictModel, read_spec
 
 SPEC_VERSION = 2  # 2: word tables with one meaning per phrase, and ``style``; 1 still reads
 FAMILY = "constraints"
@@ -21,18 +22,14 @@ RESTART_TOOL = "request_restart"
 STYLES = ("planprobe", "paper")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ActionSpec(_Strict):
+class ActionSpec(StrictModel):
     id: str
     name: str
     tool: str
     duration: Optional[int] = None  # extended mode: hours, revealed only when the tool runs
 
 
-class ConstraintAtom(_Strict):
+class ConstraintAtom(StrictModel):
     """``order``: a before b; ``start_ge``: a starts at hour or later; ``end_le``: a ends by hour."""
 
     id: str
@@ -55,7 +52,7 @@ class ConstraintAtom(_Strict):
         return self.hour
 
 
-class ConstraintSpec(_Strict):
+class ConstraintSpec(StrictModel):
     version: int = SPEC_VERSION
     mode: Literal["basic", "extended"]
     style: Literal["planprobe", "paper"] = "planprobe"  # "paper": PDoctor's own templates, tools and classes
@@ -77,14 +74,7 @@ class ConstraintSpec(_Strict):
 
 
 def parse_spec(case: Case) -> ConstraintSpec:
-    if case.family != FAMILY:
-        raise PlanprobeError(f"family {case.family!r} is not {FAMILY!r}")
-    try:
-        spec = ConstraintSpec.model_validate(case.spec)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in ("spec",) + tuple(err.get("loc", ())))
-        raise PlanprobeError(f"field '{loc}': {err.get('msg', 'invalid')}") from None
+    spec = read_spec(case, ConstraintSpec, FAMILY)
     if not 1 <= spec.version <= SPEC_VERSION:
         raise PlanprobeError(f"field 'spec.version': version {spec.version} is not one this planprobe reads "
                              f"(1-{SPEC_VERSION}); upgrade planprobe")

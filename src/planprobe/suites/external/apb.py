@@ -39,17 +39,10 @@ from typing import Any
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, OracleKind, ToolSpec
 from ..judged.render import render_steps
+from .apb_format import SPLIT_SETTINGS, SPLITS, json_field
+from .apb_records import numbered_lines, skip_or_stop
 from ..judged.spec import FAMILY, SPEC_VERSION, JudgedSpec, Reference, Step, check_spec
 
-SPLIT_SETTINGS: dict[str, list[str]] = {
-    "holistic_planning": ["plan"],
-    "holistic_tool_extraneous": ["plan", "extraneous"],
-    "holistic_unsolvable": ["unsolvable"],
-    "step_wise_planning": ["next_steps"],
-    "step_wise_tool_extraneous": ["next_steps", "extraneous"],
-    "step_wise_tool_broken": ["next_steps", "broken"],
-}
-SPLITS = tuple(SPLIT_SETTINGS)
 
 INSTRUCTIONS = {
     "plan": "Carry out this task with the available tools, one call at a time (the tools return recorded "
@@ -93,42 +86,22 @@ def iter_apb(path: Path, splits: Iterable[str] | None = None, skip_invalid: bool
         unknown = sorted(wanted - set(SPLITS))
         if unknown:
             raise PlanprobeError(f"unknown APB split {unknown[0]!r} (known: {', '.join(SPLITS)})")
-    try:
-        handle = open(path, encoding="utf-8")  # noqa: SIM115  (closed by the with below)
-    except FileNotFoundError:
-        raise PlanprobeError(f"APB file not found: {path}") from None
-    except OSError as exc:
-        raise PlanprobeError(f"cannot read {path}: {exc.strerror}") from None
     seen: dict[str, int] = {}
-    with handle:
-        lineno = 0
-        while True:
-            try:
-                line = handle.readline()
-            except UnicodeDecodeError:
-                raise PlanprobeError(f"{path}:{lineno + 1}: not UTF-8 text") from None
-            if not line:
-                break
-            lineno += 1
-            if not line.strip():
+    for lineno, line in numbered_lines(path):
+        where = f"{path}:{lineno}"
+        try:
+            row = _load_row(line)
+            if wanted and row.get("split") not in wanted:
                 continue
-            where = f"{path}:{lineno}"
-            try:
-                row = _load_row(line)
-                if wanted and row.get("split") not in wanted:
-                    continue
-                case = convert_row(row, path.name, lineno)
-                first = seen.get(case.id)
-                if first is not None:
-                    raise RowError("id", f"duplicate id {case.id!r} (first on line {first})")
-            except RowError as exc:
-                message = f"{where}: field '{exc.field}': {exc.message}"
-                if not skip_invalid:
-                    raise PlanprobeError(message) from None
-                on_skip(message)
-                continue
-            seen[case.id] = lineno
-            yield case
+            case = convert_row(row, path.name, lineno)
+            first = seen.get(case.id)
+            if first is not None:
+                raise RowError("id", f"duplicate id {case.id!r} (first on line {first})")
+        except RowError as exc:
+            skip_or_stop(f"{where}: field '{exc.field}': {exc.message}", skip_invalid, on_skip)
+            continue
+        seen[case.id] = lineno
+        yield case
 
 
 def _load_row(line: str) -> dict[str, Any]:
@@ -268,15 +241,10 @@ def _task(query: str, spec: JudgedSpec) -> str:
 
 
 def _json_field(row: dict[str, Any], key: str, default: Any) -> Any:
-    value = row.get(key)
-    if value is None or value == "":
-        return default
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except (ValueError, RecursionError) as exc:
-            raise RowError(key, f"not valid JSON text ({getattr(exc, 'msg', exc)})") from None
-    return value
+    try:
+        return json_field(row, key, default)
+    except (ValueError, RecursionError) as exc:
+        raise RowError(key, f"not valid JSON text ({getattr(exc, 'msg', exc)})") from None
 
 
 def _json_list(row: dict[str, Any], key: str) -> list:

@@ -39,21 +39,13 @@ from typing import Any
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, OracleKind
 from ..judged.spec import FAMILY, SPEC_VERSION, ImageRef, JudgedSpec, check_spec
-from .apb_format import SPLITS, prediction_text
+from .apb_format import SPLIT_SETTINGS, SPLITS, prediction_text
 from .apb_prompts import ApbPrompts, load
-from .apb_records import ApbRowError, iter_rows
+from .apb_records import ApbRowError, iter_rows, skip_or_stop
 
 MAX_TEXT_CHARS = 12000  # APB's --max-text-chars default
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif")
 TEXT_SUFFIXES = (".txt", ".md", ".json", ".jsonl", ".csv", ".tsv", ".xml", ".html")
-SPLIT_SETTINGS: dict[str, list[str]] = {
-    "holistic_planning": ["plan"],
-    "holistic_tool_extraneous": ["plan", "extraneous"],
-    "holistic_unsolvable": ["unsolvable"],
-    "step_wise_planning": ["next_steps"],
-    "step_wise_tool_extraneous": ["next_steps", "extraneous"],
-    "step_wise_tool_broken": ["next_steps", "broken"],
-}
 
 
 @dataclass
@@ -215,16 +207,10 @@ def iter_apb_protocol(paths: Iterable[Path], data_dir: Path | None, splits: Iter
                 case = record_case(record, case_id, data_dir, tally, Path(path).name, row.line, attach_images,
                                    prompts)
             except ApbRowError as exc:
-                message = f"{row.where}: field '{exc.field}': {exc.message}"
-                if not skip_invalid:
-                    raise PlanprobeError(message) from None
-                skip(message)
+                skip_or_stop(f"{row.where}: field '{exc.field}': {exc.message}", skip_invalid, skip)
                 continue
             except PlanprobeError as exc:
-                message = f"{row.where}: {exc}"
-                if not skip_invalid:
-                    raise PlanprobeError(message) from None
-                skip(message)
+                skip_or_stop(f"{row.where}: {exc}", skip_invalid, skip)
                 continue
             seen.add(case_id)
             tally.cases += 1

@@ -31,6 +31,15 @@ SPLITS: tuple[str, ...] = (
 )
 HOLISTIC_SPLITS = SPLITS[:3]
 STEP_WISE_SPLITS = SPLITS[3:]
+# the settings of planprobe's judged family each split's cases get
+SPLIT_SETTINGS: dict[str, list[str]] = {
+    "holistic_planning": ["plan"],
+    "holistic_tool_extraneous": ["plan", "extraneous"],
+    "holistic_unsolvable": ["unsolvable"],
+    "step_wise_planning": ["next_steps"],
+    "step_wise_tool_extraneous": ["next_steps", "extraneous"],
+    "step_wise_tool_broken": ["next_steps", "broken"],
+}
 
 # The fields APB's loader, prompts and scorer read (in that order of appearance).
 RECORD_FIELDS: tuple[str, ...] = (

@@ -73,10 +73,17 @@ def check_record(record: Any, kind: str = "records") -> dict[str, Any]:
     return record
 
 
-def iter_rows(path: Path, kind: str = "records", skip_invalid: bool = False,
-              on_skip: Callable[[str], None] = lambda msg: None) -> Iterator[ApbRow]:
-    """The file's rows in order; a bad row stops with FILE:LINE: field, or is skipped."""
-    path = Path(path)
+def skip_or_stop(message: str, skip_invalid: bool, on_skip: Callable[[str], None]) -> None:
+    """A bad row: stop the import with its FILE:LINE message, or (``skip_invalid``) report
+    it through ``on_skip`` and let the caller go on to the next row."""
+    if not skip_invalid:
+        raise PlanprobeError(message) from None
+    on_skip(message)
+
+
+def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The non-blank lines of an APB JSONL file with their 1-based numbers; a file that
+    is missing, unreadable or not UTF-8 stops with one line naming it (and the line)."""
     try:
         handle = open(path, encoding="utf-8")  # noqa: SIM115  (closed by the with below)
     except FileNotFoundError:
@@ -93,21 +100,25 @@ def iter_rows(path: Path, kind: str = "records", skip_invalid: bool = False,
             if not line:
                 return
             lineno += 1
-            if not line.strip():
-                continue
+            if line.strip():
+                yield lineno, line
+
+
+def iter_rows(path: Path, kind: str = "records", skip_invalid: bool = False,
+              on_skip: Callable[[str], None] = lambda msg: None) -> Iterator[ApbRow]:
+    """The file's rows in order; a bad row stops with FILE:LINE: field, or is skipped."""
+    path = Path(path)
+    for lineno, line in numbered_lines(path):
+        try:
             try:
-                try:
-                    value = json.loads(line)
-                except (ValueError, RecursionError) as exc:
-                    raise ApbRowError("(row)", f"not valid JSON ({getattr(exc, 'msg', exc)})") from None
-                record = check_record(value, kind)
-            except ApbRowError as exc:
-                message = f"{path}:{lineno}: field '{exc.field}': {exc.message}"
-                if not skip_invalid:
-                    raise PlanprobeError(message) from None
-                on_skip(message)
-                continue
-            yield ApbRow(record, path, lineno)
+                value = json.loads(line)
+            except (ValueError, RecursionError) as exc:
+                raise ApbRowError("(row)", f"not valid JSON ({getattr(exc, 'msg', exc)})") from None
+            record = check_record(value, kind)
+        except ApbRowError as exc:
+            skip_or_stop(f"{path}:{lineno}: field '{exc.field}': {exc.message}", skip_invalid, on_skip)
+            continue
+        yield ApbRow(record, path, lineno)
 
 
 def append_jsonl(path: Path, records: list[dict[str, Any]]) -> None:

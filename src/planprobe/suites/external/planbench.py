@@ -9,7 +9,7 @@ extractions PlanBench recorded — is the conformance test of the PDDL family. I
 lets a user re-score PlanBench runs (or their own model's responses in
 PlanBench's format) without PlanBench's toolchain (Fast Downward, VAL, tarski),
 with numbers comparable to PlanBench's, or with planprobe's stricter reader
-(``rules="planprobe"``, ``pddl.responses``).
+(``rules="planprobe"``, ``pddl.reply_parser``).
 
 Input: JSONL (optionally gzipped), one response per line with ``instance_id``,
 ``query``, ``llm_raw_response``, ``domain`` (PlanBench's config name:
@@ -54,11 +54,11 @@ from typing import Any
 from ...errors import PlanprobeError
 from ...pddl import Domain, PDDLSyntaxError, Problem, load_domain, load_problem, solve, validate
 from ...pddl.grounding import ground
-from ...pddl.model import Literal
-from ..planbench.layout import verification_message
+from ...pddl.model import PDDLLiteral
+from ..planbench.prompt_blocks import verification_message
 from ...pddl.model import Atom
 from ..planbench.planbench_rules import PlanBenchReader, fact_string
-from ...pddl.responses import parse_plan, parse_state, parse_verification
+from ...pddl.reply_parser import parse_plan, parse_state, parse_verification
 from ..planbench.scoring import (
     resulting_state,
     score_plan,
@@ -292,7 +292,7 @@ def rescore_file(path: str | Path, instances: str | Path | PlanBenchInstances, r
     read PlanBench's published results (t7 answers split at commas only);
     ``"planbench-code"`` as LLMs-Planning's code reads them today (t7 answers
     also split at " and "); ``"planprobe"`` with planprobe's own, more careful
-    reader (``pddl.responses``). PlanBench's and planprobe's verdicts are both
+    reader (``pddl.reply_parser``). PlanBench's and planprobe's verdicts are both
     computed; the other one is named in ``reason`` when it differs."""
     if rules not in RULES:
         raise PlanprobeError(f"rules {rules!r}: expected one of {', '.join(RULES)}")
@@ -405,9 +405,9 @@ def _yes(value: bool) -> str:
 def _plan_verdict(ctx: _Context, problem: Problem, optimal: int | None = None) -> _Verdict:
     """A plan reply read both ways; the chosen rules' reading leads the reason."""
     tr = translator(problem, ctx.config) if problem is not ctx.problem else ctx.tr
-    gp = ground(problem)
-    own = score_plan(gp, tr, ctx.response, optimal)
-    exact = score_plan_planbench(gp, ctx.reader, ctx.response, optimal)
+    grounded = ground(problem)
+    own = score_plan(grounded, tr, ctx.response, optimal)
+    exact = score_plan_planbench(grounded, ctx.reader, ctx.response, optimal)
     unparsed = own.unparsed()
     own_text = f"planprobe's reader {own.summary()}"
     if unparsed:
@@ -498,7 +498,7 @@ def _score_reuse(ctx: _Context) -> _Verdict:
     if stated.unparsed:
         raise PlanprobeError(f"field 'query': cannot read the stated goal: {stated.unparsed[0].text!r}")
     init = set(problem.init)
-    goal = tuple(Literal(a) for a in sorted(stated.atoms - init))
+    goal = tuple(PDDLLiteral(a) for a in sorted(stated.atoms - init))
     return _plan_verdict(ctx, replace(problem, goal=goal))
 
 
@@ -513,11 +513,11 @@ def _score_replanning(ctx: _Context) -> _Verdict:
         raise PlanprobeError("field 'query': no unexpected event ('at step N', 'became true: …', "
                              "'became unexpectedly false: …') in the last [STATEMENT]")
     k = int(m_step.group(1))
-    gp = ground(problem)
-    state = gp.init
-    for _, state in run(gp, stated.pddl[:k]):
+    grounded = ground(problem)
+    state = grounded.init
+    for _, state in run(grounded, stated.pddl[:k]):
         pass
-    atoms = set(gp.decode(state))
+    atoms = set(grounded.decode(state))
     atoms |= parse_state(m_true.group(1), tr).atoms
     atoms -= parse_state(m_false.group(1), tr).atoms
     return _plan_verdict(ctx, replace(problem, init=tuple(sorted(atoms))))

@@ -18,9 +18,9 @@ from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence, Trace, Verdict, sort_errors
 from ..base import PlannedCall
-from ..travelplanner import answers
+from ..travelplanner import reference_answers
 from ..travelplanner import family as tp
-from ..travelplanner.cases import FAMILY as TRAVELPLANNER, compiled
+from ..travelplanner.cases import FAMILY as TRAVELPLANNER, prepare
 from .generate import FAMILY, ItineraryOptions, generate_cases
 from .scopes import SCOPES
 
@@ -51,17 +51,17 @@ def check(case: Case, trace: Trace) -> Verdict:
 
 class ItineraryFamily(tp.TravelPlannerFamily):
     name = FAMILY
-    faults: ClassVar[dict[str, str]] = {k: v[1] for k, v in answers.MUTATIONS.items()}
+    faults: ClassVar[dict[str, str]] = {k: v[1] for k, v in reference_answers.MUTATIONS.items()}
 
     def validate(self, case: Case) -> None:
         """The spec's fields and its inline sandbox, and the witness's cost."""
-        cc = compiled(case)
-        if cc.sandbox_ref[0] != "inline":
+        prepared = prepare(case)
+        if prepared.sandbox_ref[0] != "inline":
             raise PlanprobeError(f"case {case.id}: field 'spec.sandbox.kind': expected 'inline'")
         cost = case.spec.get("min_cost")
         if isinstance(cost, bool) or not isinstance(cost, (int, float)) or cost < 0:
             raise PlanprobeError(f"case {case.id}: field 'spec.min_cost': expected a number >= 0")
-        if not isinstance(cc.plan, list):
+        if not isinstance(prepared.plan, list):
             raise PlanprobeError(f"case {case.id}: field 'spec.reference_plan': expected the witness plan")
 
     def generate(self, n: int, seed: int) -> Iterator[Case]:

@@ -17,7 +17,7 @@ from typing import Any, Iterator, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta
-from ..parallel import auto_workers, ordered_chunks
+from ..parallel import indexed_cases, suite_lines
 from ..travelplanner.cases import TOOLS, TWO_STAGE_SYSTEM
 from ..travelplanner.fields import HOUSE_RULES, LEVELS, ROOM_TYPES, QueryFields
 from .scopes import SCOPES
@@ -151,15 +151,10 @@ def make_case(opts: ItineraryOptions, i: int) -> Case:
 
 def generate_cases(opts: ItineraryOptions) -> Iterator[Case]:
     opts.check()
-    for i in range(opts.n):
-        yield make_case(opts, i)
-
-
-def _chunk(opts: ItineraryOptions, lo: int, hi: int) -> list[str]:
-    return [make_case(opts, i).model_dump_json() for i in range(lo, hi)]
+    return indexed_cases(functools.partial(make_case, opts), opts.n)
 
 
 def generate_lines(opts: ItineraryOptions, workers: Optional[int] = None) -> Iterator[str]:
     """The suite's lines in index order; byte-identical for any number of workers."""
     opts.check()
-    yield from ordered_chunks(functools.partial(_chunk, opts), opts.n, auto_workers(opts.n, workers), chunk=500)
+    return suite_lines(functools.partial(make_case, opts), opts.n, workers, chunk=500)

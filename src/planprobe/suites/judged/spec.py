@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import PlanprobeError
 from ...schema import Case, OracleKind
+from ..spec_reading import read_spec
 
 FAMILY = "judged"
 SPEC_VERSION = 2  # 2: ``protocol`` "apb" with the APB record kept verbatim; 1 still reads
@@ -83,12 +84,7 @@ def parse_spec(case: Case) -> JudgedSpec:
 
 
 def _parse(case: Case) -> JudgedSpec:
-    try:
-        return JudgedSpec.model_validate(case.spec)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err.get("loc", ()))
-        raise PlanprobeError(f"field 'spec.{loc}': {err.get('msg', 'invalid')}") from None
+    return read_spec(case, JudgedSpec)
 
 
 def check_spec(case: Case, spec: JudgedSpec) -> None:

@@ -22,7 +22,7 @@ from ...errors import PlanprobeError
 from ...pddl.cost_planner import CompositeAction, solve_costs
 from ...pddl.errors import PlannerTimeoutError, UnsolvableError
 from ...schema import Case, ToolSpec
-from .compiled import compiled
+from .prepared import prepare
 
 FIRST, SECOND = "first_", "second_"
 NODE_LIMIT = 200_000  # expansions for the cheapest plan of one case
@@ -73,16 +73,16 @@ def composite_parameters(case: Case, first: ToolSpec, second: ToolSpec) -> tuple
 
 def composite_args(case: Case, first: str, second: str, args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """A composite call's arguments split into the first and the second action's."""
-    cc = compiled(case)
-    k1, k2 = cc.keys[first], cc.keys[second]
+    prepared = prepare(case)
+    k1, k2 = prepared.keys[first], prepared.keys[second]
     n1, n2 = composite_keys(k1, k2)
     return ({k: args[n] for k, n in zip(k1, n1) if n in args}, {k: args[n] for k, n in zip(k2, n2) if n in args})
 
 
 def joined_args(case: Case, first: str, second: str, a1: dict[str, Any], a2: dict[str, Any]) -> dict[str, Any]:
     """The inverse of ``composite_args``: one composite call's arguments."""
-    cc = compiled(case)
-    k1, k2 = cc.keys[first], cc.keys[second]
+    prepared = prepare(case)
+    k1, k2 = prepared.keys[first], prepared.keys[second]
     n1, n2 = composite_keys(k1, k2)
     return {**{n: a1[k] for k, n in zip(k1, n1)}, **{n: a2[k] for k, n in zip(k2, n2)}}
 
@@ -91,17 +91,17 @@ def min_cost_calls(case: Case, costs: dict[str, int],
                    composites: list[tuple[str, str, str, int]]) -> tuple[int, list[tuple[str, str]]]:
     """The cheapest valid plan as (tool, arguments JSON) calls; ``costs`` and the composites'
     halves are in tool names."""
-    cc = compiled(case)
-    schema = {tool: action.name for tool, action in cc.tool_action.items()}
+    prepared = prepare(case)
+    schema = {tool: action.name for tool, action in prepared.tool_action.items()}
     # a schema the case offers no tool for cannot be called: priced out of reach
-    unreachable = 1 + 2 * sum(costs.values()) * max(1, len(cc.gp.actions()))
-    action_costs = {a.name: unreachable for a in cc.problem.domain.actions}
+    unreachable = 1 + 2 * sum(costs.values()) * max(1, len(prepared.grounded.actions()))
+    action_costs = {a.name: unreachable for a in prepared.problem.domain.actions}
     for tool, c in costs.items():
         if tool in schema:
             action_costs[schema[tool]] = c
     comps = [CompositeAction(name, schema[a], schema[b], c) for name, a, b, c in composites]
     try:
-        plan = solve_costs(cc.gp, action_costs, comps, time_limit=None, node_limit=NODE_LIMIT)
+        plan = solve_costs(prepared.grounded, action_costs, comps, time_limit=None, node_limit=NODE_LIMIT)
     except PlannerTimeoutError:
         raise PlanprobeError(f"case {case.id}: the cheapest plan was not found within {NODE_LIMIT:,} expansions; "
                              "--transform cost needs smaller problems (fewer blocks or packages)") from None
@@ -113,11 +113,11 @@ def min_cost_calls(case: Case, costs: dict[str, int],
     calls: list[tuple[str, str]] = []
     for step in plan.steps:
         if step.name in by_name:
-            t1, a1 = cc.call_for(step.actions[0])
-            t2, a2 = cc.call_for(step.actions[1])
+            t1, a1 = prepared.call_for(step.actions[0])
+            t2, a2 = prepared.call_for(step.actions[1])
             calls.append((step.name, json.dumps(joined_args(case, t1, t2, a1, a2))))
         else:
-            tool, args = cc.call_for(step.actions[0])
+            tool, args = prepared.call_for(step.actions[0])
             calls.append((tool, json.dumps(args)))
     return plan.cost, calls
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...errors import PlanprobeError
-from ...pddl.model import Atom, Literal, Problem
+from ...pddl.model import Atom, PDDLLiteral, Problem
 
 INSTRUCTIONS = (
     "You act in this world by calling tools, one action per call; each tool takes the ids of the objects the "
@@ -85,13 +85,13 @@ class Renderer:
             return self.tr.atoms(items) or "nothing"
         return " ".join(str(a) for a in items) or "nothing"
 
-    def literal(self, lit: Literal) -> str:
+    def literal(self, lit: PDDLLiteral) -> str:
         if self.tr is None or lit.is_equality:
             return str(lit)
         text = self.tr.atom(lit.atom)
         return text if lit.positive else f"it is not the case that {text}"
 
-    def literals(self, lits: Iterable[Literal]) -> str:
+    def literals(self, lits: Iterable[PDDLLiteral]) -> str:
         parts = [self.literal(x) for x in lits]
         if self.tr is None:
             return " ".join(parts)

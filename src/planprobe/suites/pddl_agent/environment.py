@@ -15,25 +15,25 @@ from typing import Any, Optional
 from ...environment import Environment, Limits
 from ...schema import Case, ToolCallError
 from ...pddl.errors import PlanStepError
-from .compiled import compiled
+from .prepared import prepare
 
 
 class PDDLEnvironment(Environment):
     def __init__(self, case: Case, limits: Limits = Limits(), trial: int = 0, agent: str = ""):
         super().__init__(case, limits, trial, agent)
-        self.compiled = compiled(case)
-        self.state = self.compiled.gp.init
+        self.prepared = prepare(case)
+        self.state = self.prepared.grounded.init
 
     def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
-        cc = self.compiled
-        if name not in cc.tool_action:  # a tool the case offers that is no action of the domain
+        prepared = self.prepared
+        if name not in prepared.tool_action:  # a tool the case offers that is no action of the domain
             return f"Error: '{name}' is not an action of this world; nothing changed.", \
                 ToolCallError.TOOL_FAILURE.value
         try:
-            action = cc.ground_call(name, args)
+            action = prepared.ground_call(name, args)
         except PlanStepError as exc:
             return f"Error: {exc.reason}; nothing changed.", ToolCallError.INVALID_ARGUMENTS.value
-        say = cc.renderer
+        say = prepared.renderer
         what = say.action(action.name, action.args)
         if not action.applicable(self.state):
             unmet = say.literals(action.unmet(self.state))
@@ -43,28 +43,28 @@ class PDDLEnvironment(Environment):
         return self._done(what, before)
 
     def _done(self, what: str, before: int) -> tuple[str, Optional[str]]:
-        cc, say, gp = self.compiled, self.compiled.renderer, self.compiled.gp
-        if cc.spec.observation == "changes":
-            now = gp.decode(self.state & ~before)
-            gone = gp.decode(before & ~self.state)
+        prepared, say, grounded = self.prepared, self.prepared.renderer, self.prepared.grounded
+        if prepared.spec.observation == "changes":
+            now = grounded.decode(self.state & ~before)
+            gone = grounded.decode(before & ~self.state)
             return (f"Done: {what}. Now true: {say.atoms(now)}. No longer true: {say.atoms(gone)}.", None)
-        return f"Done: {what}. The state is now: {say.atoms(gp.decode(self.state))}.", None
+        return f"Done: {what}. The state is now: {say.atoms(grounded.decode(self.state))}.", None
 
     def execute_composite(self, name: str, first: str, first_args: dict[str, Any], second: str,
                           second_args: dict[str, Any]) -> tuple[str, Optional[str]]:
         """A cost variant's composite (capability ``RunsComposites``): ``first`` then ``second``
         as one call; the second is checked in the state after the first, and if it cannot run
         the call is rolled back, so nothing changes (as a service's transaction would)."""
-        cc = self.compiled
+        prepared = self.prepared
         for tool in (first, second):
-            if tool not in cc.tool_action:
+            if tool not in prepared.tool_action:
                 return f"Error: '{tool}' is not an action of this world; nothing changed.", \
                     ToolCallError.TOOL_FAILURE.value
         try:
-            a1, a2 = cc.ground_call(first, first_args), cc.ground_call(second, second_args)
+            a1, a2 = prepared.ground_call(first, first_args), prepared.ground_call(second, second_args)
         except PlanStepError as exc:
             return f"Error: {exc.reason}; nothing changed.", ToolCallError.INVALID_ARGUMENTS.value
-        say = cc.renderer
+        say = prepared.renderer
         what1, what2 = say.action(a1.name, a1.args), say.action(a2.name, a2.args)
         if not a1.applicable(self.state):
             return (f"Not done: {name} starts with {what1}, which needs {say.literals(a1.unmet(self.state))}, "

@@ -9,26 +9,26 @@ from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec, Trace, Verdict
 from ..base import PlannedCall
-from . import oracle, plans
-from .compiled import compiled
+from . import oracle, reference_plans
+from .prepared import prepare
 from .environment import PDDLEnvironment
 from .spec import FAMILY
 
 
 class PDDLAgentFamily:
     name = FAMILY
-    faults = plans.FAULTS
+    faults = reference_plans.FAULTS
 
     def validate(self, case: Case) -> None:
         """Parse the spec's PDDL and check that every tool is an action of the domain
         with the action's parameters (errors name the field)."""
-        cc = compiled(case)
+        prepared = prepare(case)
         if not case.tools:
             raise PlanprobeError("field 'tools': a pddl case needs at least one tool (an action of the domain)")
         for i, tool in enumerate(case.tools):
-            keys = cc.keys.get(tool.name)
+            keys = prepared.keys.get(tool.name)
             if keys is None:
-                known = ", ".join(cc.tool_action)
+                known = ", ".join(prepared.tool_action)
                 raise PlanprobeError(f"field 'tools.{i}.name': {tool.name!r} is not an action of the domain in "
                                      f"'spec.domain' (actions: {known})")
             props = list((tool.parameters.get("properties") or {}))
@@ -43,17 +43,17 @@ class PDDLAgentFamily:
         return oracle.check(case, trace)
 
     def reference_plan(self, case: Case) -> list[PlannedCall]:
-        return plans.reference_plan(case)
+        return reference_plans.reference_plan(case)
 
     def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
-        return plans.random_plan(case, rng)
+        return reference_plans.random_plan(case, rng)
 
     def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
-        return plans.faulty_plan(case, fault, rng)
+        return reference_plans.faulty_plan(case, fault, rng)
 
     def contradict(self, case: Case, rng: random.Random) -> tuple[Case, str]:
         """For --transform unsolvable:contradiction: a contradictory goal, proven unsolvable."""
-        from .contradict import contradict_case
+        from .contradiction_hook import contradict_case
 
         return contradict_case(case, rng)
 
@@ -66,7 +66,7 @@ class PDDLAgentFamily:
 
     def restate(self, case: Case, rng: random.Random) -> Case:
         """The contradiction's solvable control: one more goal fact, one the reference plan reaches."""
-        from .contradict import restate_case
+        from .contradiction_hook import restate_case
 
         return restate_case(case, rng)
 

@@ -17,7 +17,7 @@ from typing import Iterator, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta
-from ..parallel import auto_workers, ordered_chunks
+from ..parallel import indexed_cases, suite_lines
 from ...pddl.constructive import constructive_plan
 from ...pddl.generators import (
     BLOCKSWORLD_GOALS,
@@ -187,16 +187,10 @@ def generate_case(index: int, opts: PDDLSuiteOptions) -> Case:
 
 def generate_cases(opts: PDDLSuiteOptions, start: int = 0) -> Iterator[Case]:
     opts.check()
-    for i in range(start, start + opts.n):
-        yield generate_case(i, opts)
-
-
-def case_lines(opts: PDDLSuiteOptions, start: int, stop: int) -> list[str]:
-    """Cases start..stop-1 as suite lines (JSON); what worker processes produce."""
-    return [generate_case(i, opts).model_dump_json() for i in range(start, stop)]
+    return indexed_cases(partial(generate_case, opts=opts), opts.n, start)
 
 
 def generate_lines(opts: PDDLSuiteOptions, workers: Optional[int] = None) -> Iterator[str]:
     """The suite as JSON lines, in index order, byte-identical for any number of workers."""
     opts.check()
-    return ordered_chunks(partial(case_lines, opts), opts.n, auto_workers(opts.n, workers))
+    return suite_lines(partial(generate_case, opts=opts), opts.n, workers)

@@ -29,24 +29,16 @@ call failed.
 
 from __future__ import annotations
 
-from ...schema import Case, ErrorClass, OracleKind, ToolCall, ToolSpec, Trace, TraceStatus, Verdict, sort_errors
+from ...schema import Case, ErrorClass, OracleKind, ToolCall, ToolSpec, Trace, Verdict, sort_errors
 from ...tool_args import parse_arguments, validate_arguments
 from ..registry import restart_tool_of
+from ..unfinished import unfinished_verdict
 from ...pddl.errors import PlanStepError
 from ...pddl.grounding import GroundAction
-from .compiled import CompiledCase, compiled
+from .prepared import PreparedCase, prepare
 
 CHECKER = "pddl-agent/1"
 E = ErrorClass
-_STATUS = {
-    TraceStatus.INFRA_ERROR: (E.INFRA, "The model service failed; this is not a planning failure."),
-    TraceStatus.AGENT_ERROR: (E.AGENT_CRASH, "The agent raised an error."),
-    TraceStatus.TIMEOUT: (E.TIMEOUT, "The agent ran out of time before finishing."),
-    TraceStatus.ITERATION_LIMIT: (E.TIMEOUT, "The agent used up its iterations before finishing."),
-    TraceStatus.CONTEXT_LIMIT: (E.TIMEOUT, "The conversation outgrew the model's context window before finishing."),
-}
-
-
 def _atomic_groups(calls: list[ToolCall]) -> list[list[ToolCall]]:
     """Calls that share an index are one call: a cost variant's composite tool, rewritten
     by the robust oracle into its two actions. It runs whole or not at all."""
@@ -59,11 +51,11 @@ def _atomic_groups(calls: list[ToolCall]) -> list[list[ToolCall]]:
     return groups
 
 
-def _ground(cc: CompiledCase, tools: dict[str, ToolSpec], call: ToolCall, problems: list[dict]) -> GroundAction | None:
+def _ground(prepared: PreparedCase, tools: dict[str, ToolSpec], call: ToolCall, problems: list[dict]) -> GroundAction | None:
     """The ground action a call names, or None with the act error recorded."""
     k = call.index
     tool = tools.get(call.name)
-    if tool is None or call.name not in cc.tool_action:
+    if tool is None or call.name not in prepared.tool_action:
         problems.append(dict(error=E.ACT_ERROR.value, kind="unknown_tool", step=k,
                              symbolic=f"step {k}: {call.name} not in tools",
                              text=f'Step {k}: called "{call.name}", which is not one of the actions.'))
@@ -82,7 +74,7 @@ def _ground(cc: CompiledCase, tools: dict[str, ToolSpec], call: ToolCall, proble
                              text=f'Step {k}: invalid arguments for "{call.name}": {why}.'))
         return None
     try:
-        return cc.ground_call(call.name, args)
+        return prepared.ground_call(call.name, args)
     except PlanStepError as exc:
         problems.append(dict(error=E.ACT_ERROR.value, kind="invalid_arguments", step=k,
                              symbolic=f"step {k}: {call.name}: {exc.reason}",
@@ -91,23 +83,20 @@ def _ground(cc: CompiledCase, tools: dict[str, ToolSpec], call: ToolCall, proble
 
 
 def check(case: Case, trace: Trace) -> Verdict:
-    if trace.status != TraceStatus.COMPLETED:
-        error, text = _STATUS[trace.status]
-        detail = "; ".join(e.message for e in trace.errors[-1:])
-        return Verdict(case_id=case.id, trial=trace.trial, passed=False, errors=[error.value], checker=CHECKER,
-                       evidence=[dict(error=error.value, kind=trace.status.value, symbolic=trace.status.value,
-                                      text=text + (f" ({detail})" if detail else ""))])
-    cc = compiled(case)
+    unfinished = unfinished_verdict(case, trace, CHECKER)
+    if unfinished is not None:
+        return unfinished
+    prepared = prepare(case)
     tools = {t.name: t for t in case.tools}
-    strict = cc.spec.failed_calls == "error"
-    static = cc.problem.domain.static_predicates
-    state = cc.gp.init
+    strict = prepared.spec.failed_calls == "error"
+    static = prepared.problem.domain.static_predicates
+    state = prepared.grounded.init
     problems: list[dict] = []
     executed = 0
     for group in _atomic_groups(trace.judged_calls(restart_tool_of(case))):
         actions = []
         for call in group:
-            action = _ground(cc, tools, call, problems)
+            action = _ground(prepared, tools, call, problems)
             if action is not None:
                 actions.append((call.index, action))
         if len(actions) != len(group):
@@ -119,7 +108,7 @@ def check(case: Case, trace: Trace) -> Verdict:
                 continue
             unmet = action.unmet(after)
             never = [lit for lit in unmet if lit.is_equality or lit.atom.predicate in static]
-            say = cc.renderer
+            say = prepared.renderer
             within = (f", right after {say.action(actions[0][1].name, actions[0][1].args)} in the same call "
                       "(so neither was done)") if i else ""
             if never:
@@ -140,9 +129,9 @@ def check(case: Case, trace: Trace) -> Verdict:
         else:
             state = after
             executed += len(actions)
-    unmet_goals = cc.gp.unmet_goals(state)
+    unmet_goals = prepared.grounded.unmet_goals(state)
     if unmet_goals:
-        say = cc.renderer
+        say = prepared.renderer
         problems.append(dict(
             error=E.ACTION_LOST.value, kind="unmet_goal",
             symbolic="goal not reached: " + " ".join(map(str, unmet_goals)),

@@ -24,7 +24,7 @@ from typing import Sequence
 from ...schema import Case, ErrorClass, Evidence, ToolCall, Trace
 from ..base import PlannedCall
 from . import oracle
-from .compiled import compiled
+from .prepared import prepare
 
 SEARCH_NODES = 200_000
 DEAD_END = "dead_end"
@@ -54,23 +54,23 @@ def _relaxed_reached(actions, state: int) -> int:
     return reached
 
 
-def _relaxed_reachable(gp, actions, state) -> bool:
-    return _relaxed_reached(actions, state) & gp.goal_pos == gp.goal_pos
+def _relaxed_reachable(grounded, actions, state) -> bool:
+    return _relaxed_reached(actions, state) & grounded.goal_pos == grounded.goal_pos
 
 
 def goal_reachable(case: Case, state: int, node_limit: int = SEARCH_NODES) -> bool | None:
     """True/False when decided, None when the search ran out of nodes."""
-    gp = compiled(case).gp
-    if gp.goal_reached(state):
+    grounded = prepare(case).grounded
+    if grounded.goal_reached(state):
         return True
-    if gp.goal_impossible:
+    if grounded.goal_impossible:
         return False
-    actions = gp.actions()
-    if not _relaxed_reachable(gp, actions, state):
+    actions = grounded.actions()
+    if not _relaxed_reachable(grounded, actions, state):
         return False
 
     def h(s: int) -> int:
-        return (gp.goal_pos & ~s).bit_count() + (gp.goal_neg & s).bit_count()
+        return (grounded.goal_pos & ~s).bit_count() + (grounded.goal_neg & s).bit_count()
 
     seen = {state}
     frontier = [(h(state), 0, state)]
@@ -85,7 +85,7 @@ def goal_reachable(case: Case, state: int, node_limit: int = SEARCH_NODES) -> bo
             nxt = a.apply(s)
             if nxt in seen:
                 continue
-            if gp.goal_reached(nxt):
+            if grounded.goal_reached(nxt):
                 return True
             seen.add(nxt)
             counter += 1
@@ -99,20 +99,20 @@ def prefix_problems(case: Case, calls: Sequence[PlannedCall]) -> list[dict]:
     problems = [e.model_dump() for e in verdict.evidence if e.kind != "unmet_goal"]
     if problems:
         return problems
-    cc = compiled(case)
-    state = cc.gp.init
+    prepared = prepare(case)
+    state = prepared.grounded.init
     for call in calls:  # all valid and applicable now (checked above)
-        state = cc.ground_call(call.name, json.loads(call.arguments or "{}") or {}).apply(state)
+        state = prepared.ground_call(call.name, json.loads(call.arguments or "{}") or {}).apply(state)
     if goal_reachable(case, state) is False:
-        gp = cc.gp
-        reached = _relaxed_reached(gp.actions(), state)
-        lost = [lit for lit, bit in gp.goal_conditions if bit and lit.positive and not reached & bit]
+        grounded = prepared.grounded
+        reached = _relaxed_reached(grounded.actions(), state)
+        lost = [lit for lit, bit in grounded.goal_conditions if bit and lit.positive and not reached & bit]
         if lost:  # these can never be made true again: name them
-            what = f"{cc.renderer.literals(lost)} can never be made true again"
+            what = f"{prepared.renderer.literals(lost)} can never be made true again"
         else:
-            what = f"the goal (still missing: {cc.renderer.literals(gp.unmet_goals(state))}) can no longer be reached"
+            what = f"the goal (still missing: {prepared.renderer.literals(grounded.unmet_goals(state))}) can no longer be reached"
         return [dict(error=ErrorClass.ORDER_ERROR.value, kind=DEAD_END, step=len(calls) - 1 if calls else None,
-                     symbolic="goal unreachable: " + " ".join(map(str, lost or gp.unmet_goals(state))),
+                     symbolic="goal unreachable: " + " ".join(map(str, lost or grounded.unmet_goals(state))),
                      text=f"After these steps {what}: no sequence of actions reaches the goal from there.")]
     return []
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from ...errors import PlanprobeError
 from ...schema import Case
+from ..spec_reading import read_spec
 
 SPEC_VERSION = 1
 FAMILY = "pddl"
@@ -43,11 +43,4 @@ class AgentSpec(BaseModel):
 
 
 def parse_spec(case: Case) -> AgentSpec:
-    if case.family != FAMILY:
-        raise PlanprobeError(f"family {case.family!r} is not {FAMILY!r}")
-    try:
-        return AgentSpec.model_validate(case.spec)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in ("spec",) + tuple(err.get("loc", ())))
-        raise PlanprobeError(f"field '{loc}': {err.get('msg', 'invalid')}") from None
+    return read_spec(case, AgentSpec, FAMILY)

@@ -2,7 +2,7 @@
 
 Text tasks: no tools, no environment state. The agent's final answer is the
 reply PlanBench would have read; the oracle (``oracle.py``) scores it. The
-reference agents answer in text (``answers.py``), so the tool-plan methods
+reference agents answer in text (``reference_answers.py``), so the tool-plan methods
 return nothing.
 """
 
@@ -14,10 +14,10 @@ from typing import Any, Optional
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, Trace, Verdict
-from ..base import PlannedCall
+from ..base import NoToolPlans
 from ...pddl.validator import Outcome, validate
-from . import answers, oracle
-from .compiled import compiled
+from . import oracle, reference_answers
+from .prepared import prepare
 from .spec import FAMILY
 
 
@@ -28,14 +28,14 @@ class TextEnvironment(Environment):
         raise AssertionError("a planbench case has no tools to execute")
 
 
-class PlanBenchFamily:
+class PlanBenchFamily(NoToolPlans):
     name = FAMILY
-    faults = answers.FAULTS
+    faults = reference_answers.FAULTS
 
     def validate(self, case: Case) -> None:
         """Parse the spec and its PDDL, and check what the task needs is there (errors name the field)."""
-        cc = compiled(case)
-        spec = cc.spec
+        prepared = prepare(case)
+        spec = prepared.spec
         if case.tools:
             raise PlanprobeError(f"case {case.id}: field 'tools': a planbench case is a text task and has no tools")
         if spec.task in ("t3", "t7") and spec.plan is None:
@@ -46,7 +46,7 @@ class PlanBenchFamily:
             steps = getattr(spec, name)
             if steps is None:
                 continue
-            result = validate(cc.gp, steps)
+            result = validate(prepared.grounded, steps)
             if result.outcome is Outcome.UNPARSEABLE_STEP:
                 raise PlanprobeError(f"case {case.id}: field 'spec.{name}': step {result.step} "
                                      f"{result.action!r}: {result.error.reason if result.error else 'unreadable'}")
@@ -63,19 +63,11 @@ class PlanBenchFamily:
     # -- reference agents (they answer in text) --------------------------------
 
     def reference_answer(self, case: Case) -> str:
-        return answers.reference_answer(case)
+        return reference_answers.reference_answer(case)
 
     def random_answer(self, case: Case, rng: random.Random) -> str:
-        return answers.random_answer(case, rng)
+        return reference_answers.random_answer(case, rng)
 
     def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]:
-        return answers.faulty_answer(case, fault, rng)
+        return reference_answers.faulty_answer(case, fault, rng)
 
-    def reference_plan(self, case: Case) -> list[PlannedCall]:
-        return []
-
-    def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
-        return []
-
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
-        return None

@@ -20,7 +20,7 @@ from typing import Iterator, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta
-from ..parallel import auto_workers, ordered_chunks
+from ..parallel import indexed_cases, suite_lines
 from ...pddl.contradiction import contradict_goal
 from ...pddl.generators import LogisticsSize, blocksworld_problem, logistics_problem
 from ...pddl.model import Problem
@@ -31,7 +31,7 @@ from .spec import FAMILY, SPEC_VERSION, TASKS, VERIFY_LEVELS
 from .tasks import Block, Built, build
 from .worlds import Shown, show, variant
 
-__all__ = ["DEFAULT_SHOTS", "SYSTEM", "PlanBenchOptions", "case_lines", "generate_case", "generate_cases",
+__all__ = ["DEFAULT_SHOTS", "SYSTEM", "PlanBenchOptions", "generate_case", "generate_cases",
            "generate_lines"]
 
 Range = tuple[int, int]
@@ -200,17 +200,11 @@ def _meta(opts: PlanBenchOptions, var, index: int, built: Built, unsolvable: boo
 
 def generate_cases(opts: PlanBenchOptions, start: int = 0) -> Iterator[Case]:
     opts.check()
-    for i in range(start, start + opts.n):
-        yield generate_case(i, opts)
-
-
-def case_lines(opts: PlanBenchOptions, start: int, stop: int) -> list[str]:
-    """Cases start..stop-1 as suite lines (JSON); what worker processes produce."""
-    return [generate_case(i, opts).model_dump_json() for i in range(start, stop)]
+    return indexed_cases(partial(generate_case, opts=opts), opts.n, start)
 
 
 def generate_lines(opts: PlanBenchOptions, workers: Optional[int] = None) -> Iterator[str]:
     """The suite as JSON lines, in index order, byte-identical for any number of workers."""
     opts.check()
-    return ordered_chunks(partial(case_lines, opts), opts.n, auto_workers(opts.n, workers))
+    return suite_lines(partial(generate_case, opts=opts), opts.n, workers)
 

@@ -38,15 +38,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...schema import Case, ErrorClass, Evidence, OracleKind, Trace, TraceStatus, Verdict, sort_errors
+from ...schema import Case, ErrorClass, Evidence, OracleKind, Trace, Verdict, sort_errors
 from ..registry import restart_tool_of
-from .layout import verification_message
-from ...pddl.model import Literal
-from ...pddl.responses import parse_plan
+from ..unfinished import unfinished_verdict
+from .prompt_blocks import verification_message
+from ...pddl.model import PDDLLiteral
+from ...pddl.reply_parser import parse_plan
 from .scoring import UNMET_GOAL, UNMET_PRECONDITION, failure_kind, score_plan, score_state, score_verification
 from ...pddl.translation import join_items
 from ...pddl.validator import Outcome
-from .compiled import CompiledCase, compiled
+from .prepared import PreparedCase, prepare
 from .spec import PLAN_TASKS
 
 CHECKER = "planbench/1"
@@ -58,13 +59,6 @@ NO_PLAN = re.compile(
     r"|\b(?:goal|goals) (?:is|are) (?:unreachable|unachievable|impossible|contradictory|unsatisfiable)\b"
     r"|\b(?:cannot|can ?not|can't) (?:be )?(?:achieved?|reached?|satisfied|solved)\b"
     r"|\bimpossible to (?:achieve|reach|satisfy)\b", re.I)
-_STATUS = {
-    TraceStatus.INFRA_ERROR: (E.INFRA, "The model service failed; this is not a planning failure."),
-    TraceStatus.AGENT_ERROR: (E.AGENT_CRASH, "The agent raised an error."),
-    TraceStatus.TIMEOUT: (E.TIMEOUT, "The agent ran out of time before answering."),
-    TraceStatus.ITERATION_LIMIT: (E.TIMEOUT, "The agent used up its iterations before answering."),
-    TraceStatus.CONTEXT_LIMIT: (E.TIMEOUT, "The conversation outgrew the model's context window before answering."),
-}
 
 
 def refused(reply: str, plan_steps: int | None) -> bool:
@@ -76,14 +70,11 @@ def refused(reply: str, plan_steps: int | None) -> bool:
 
 
 def check(case: Case, trace: Trace) -> Verdict:
-    if trace.status != TraceStatus.COMPLETED:
-        error, text = _STATUS[trace.status]
-        detail = "; ".join(e.message for e in trace.errors[-1:])
-        return Verdict(case_id=case.id, trial=trace.trial, passed=False, errors=[error.value], checker=CHECKER,
-                       evidence=[Evidence(error=error.value, kind=trace.status.value, symbolic=trace.status.value,
-                                          text=text + (f" ({detail})" if detail else ""))])
-    cc = compiled(case)
-    spec = cc.spec
+    unfinished = unfinished_verdict(case, trace, CHECKER, doing="answering")
+    if unfinished is not None:
+        return unfinished
+    prepared = prepare(case)
+    spec = prepared.spec
     reply = trace.final_answer or ""
     labels: dict[str, Any] = {"task": spec.task}
     evidence: list[Evidence] = []
@@ -91,7 +82,7 @@ def check(case: Case, trace: Trace) -> Verdict:
         evidence.append(Evidence(error=E.ACT_ERROR.value, kind="tool_call", step=call.index,
                                  symbolic=f"step {call.index}: called {call.name}",
                                  text=f'Called a tool "{call.name}"; this task has no tools: answer in text.'))
-    steps = len(parse_plan(reply, cc.tr)) if spec.task in PLAN_TASKS else None
+    steps = len(parse_plan(reply, prepared.tr)) if spec.task in PLAN_TASKS else None
     labels["refused"] = refused(reply, steps)
     if spec.unsolvable is not None:
         if not labels["refused"]:
@@ -106,11 +97,11 @@ def check(case: Case, trace: Trace) -> Verdict:
         return _verdict(case, trace, evidence, labels)
     score: float | None
     if spec.task == "t3":
-        score = _verification(cc, reply, labels, evidence)
+        score = _verification(prepared, reply, labels, evidence)
     elif spec.task == "t7":
-        score = _execution(cc, reply, labels, evidence)
+        score = _execution(prepared, reply, labels, evidence)
     else:
-        score = _plan(cc, reply, labels, evidence)
+        score = _plan(prepared, reply, labels, evidence)
     return _verdict(case, trace, evidence, labels, score)
 
 
@@ -126,8 +117,8 @@ def _quote(text: str, limit: int = 200) -> str:
     return repr(flat if len(flat) <= limit else flat[:limit] + "…")
 
 
-def _literals(cc: CompiledCase, lits) -> str:
-    tr = cc.tr
+def _literals(prepared: PreparedCase, lits) -> str:
+    tr = prepared.tr
     parts = []
     for lit in lits:
         if lit.is_equality:
@@ -140,9 +131,9 @@ def _literals(cc: CompiledCase, lits) -> str:
 
 # -- plans ---------------------------------------------------------------------
 
-def _plan(cc: CompiledCase, reply: str, labels: dict, evidence: list[Evidence]) -> float | None:
-    spec = cc.spec
-    score = score_plan(cc.gp, cc.tr, reply, spec.optimal_length)
+def _plan(prepared: PreparedCase, reply: str, labels: dict, evidence: list[Evidence]) -> float | None:
+    spec = prepared.spec
+    score = score_plan(prepared.grounded, prepared.tr, reply, spec.optimal_length)
     result = score.result
     unparsed = score.unparsed()
     labels.update(plan_length=score.length, outcome=result.outcome.value, unparsed=unparsed)
@@ -167,15 +158,15 @@ def _plan(cc: CompiledCase, reply: str, labels: dict, evidence: list[Evidence]) 
         evidence.append(Evidence(
             error=E.ORDER_ERROR.value, kind="unmet_precondition", step=result.step,
             symbolic=f"step {result.step} {result.action}: " + " ".join(map(str, unmet)) + " does not hold",
-            text=f"Step {result.step}: {cc.tr.action(result.action)} is not possible: it needs "
-                 f"{_literals(cc, unmet)}, which does not hold at that point.{not_read}"))
+            text=f"Step {result.step}: {prepared.tr.action(result.action)} is not possible: it needs "
+                 f"{_literals(prepared, unmet)}, which does not hold at that point.{not_read}"))
     elif result.outcome is Outcome.GOAL_NOT_REACHED:
         unmet = result.unmet_goals
         evidence.append(Evidence(
             error=E.ACTION_LOST.value, kind="unmet_goal",
             symbolic="goal not reached: " + " ".join(map(str, unmet)),
             text=f"All {score.length} step{'s' if score.length != 1 else ''} run, but the goal is not reached: "
-                 f"{_literals(cc, unmet)} {'does' if len(unmet) == 1 else 'do'} not hold.{not_read}"))
+                 f"{_literals(prepared, unmet)} {'does' if len(unmet) == 1 else 'do'} not hold.{not_read}"))
     elif score.suboptimal and spec.optimal_length is not None:  # only a known optimum makes a plan suboptimal
         evidence.append(Evidence(
             error=E.SUBOPTIMAL_COST.value, kind="suboptimal_length",
@@ -191,17 +182,17 @@ def _class_for(kind: str | None) -> str:
     return (E.ACTION_LOST if kind == UNMET_GOAL else E.ORDER_ERROR).value
 
 
-def _verification(cc: CompiledCase, reply: str, labels: dict, evidence: list[Evidence]) -> float:
-    truth = cc.truth
-    assert truth is not None  # a verification case's plan is validated when the case is compiled
-    score = score_verification(truth, cc.tr, reply)
+def _verification(prepared: PreparedCase, reply: str, labels: dict, evidence: list[Evidence]) -> float:
+    truth = prepared.truth
+    assert truth is not None  # a verification case's plan is validated when the case is prepared
+    score = score_verification(truth, prepared.tr, reply)
     answer = score.answer
     labels.update(binary=score.binary, type=score.type, explanation=score.explanation, truth=truth.outcome.value,
-                  answer_valid=answer.valid, answer_kind=answer.kind, verify=cc.spec.verify)
-    level = cc.spec.verify
+                  answer_valid=answer.valid, answer_kind=answer.kind, verify=prepared.spec.verify)
+    level = prepared.spec.verify
     if score.passed(level):
         return score.levels / 3
-    right = " ".join(verification_message(cc.tr, truth).split())
+    right = " ".join(verification_message(prepared.tr, truth).split())
     kind = failure_kind(truth)
     if answer.valid is None:
         evidence.append(Evidence(error=E.ACT_ERROR.value, kind="no_verdict", symbolic="no verdict",
@@ -229,8 +220,8 @@ def _verification(cc: CompiledCase, reply: str, labels: dict, evidence: list[Evi
 
 # -- resulting state (t7) --------------------------------------------------------
 
-def _execution(cc: CompiledCase, reply: str, labels: dict, evidence: list[Evidence]) -> float:
-    score = score_state(cc.resulting_state, cc.tr, reply, cc.spec.rules)
+def _execution(prepared: PreparedCase, reply: str, labels: dict, evidence: list[Evidence]) -> float:
+    score = score_state(prepared.resulting_state, prepared.tr, reply, prepared.spec.rules)
     labels.update(planbench_rules=score.planbench_correct, planprobe_rules=score.own_correct,
                   unparsed=[u.text for u in score.stated.unparsed], facts=len(score.stated.atoms))
     if score.correct:
@@ -244,11 +235,11 @@ def _execution(cc: CompiledCase, reply: str, labels: dict, evidence: list[Eviden
         evidence.append(Evidence(error=E.ACTION_LOST.value, kind="missing_fact",
                                  symbolic="missing: " + " ".join(map(str, missing)),
                                  text=f"The reply leaves out what is true after the actions: "
-                                      f"{_literals(cc, [Literal(a) for a in missing])}."))
+                                      f"{_literals(prepared, [PDDLLiteral(a) for a in missing])}."))
     if score.extra:
         extra = sorted(score.extra)
         evidence.append(Evidence(error=E.ORDER_ERROR.value, kind="extra_fact",
                                  symbolic="false: " + " ".join(map(str, extra)),
                                  text=f"The reply states what is false after the actions: "
-                                      f"{_literals(cc, [Literal(a) for a in extra])}."))
+                                      f"{_literals(prepared, [PDDLLiteral(a) for a in extra])}."))
     return score.overlap

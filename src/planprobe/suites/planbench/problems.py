@@ -27,7 +27,7 @@ from ...pddl.constructive import constructive_plan
 from ...pddl.errors import PlannerTimeoutError
 from ...pddl.generators import standard_domain
 from ...pddl.grounding import ground
-from ...pddl.model import Atom, Literal, Problem, TypedName
+from ...pddl.model import Atom, PDDLLiteral, Problem, TypedName
 from ...pddl.planner import solve
 from ...pddl.validator import validate
 
@@ -80,13 +80,13 @@ def plan_for(problem: Problem, optimal: bool = False) -> tuple[list[str], bool]:
 
 def states_along(problem: Problem, plan: list[str]) -> list[frozenset[Atom]]:
     """The states before and after each step (len(plan) + 1 of them)."""
-    gp = ground(problem)
-    state = gp.init
-    out = [gp.decode(state)]
+    grounded = ground(problem)
+    state = grounded.init
+    out = [grounded.decode(state)]
     for step in plan:
         name, *args = step.strip("()").split()
-        state = gp.ground(name, args).apply(state)
-        out.append(gp.decode(state))
+        state = grounded.ground(name, args).apply(state)
+        out.append(grounded.decode(state))
     return out
 
 
@@ -116,7 +116,7 @@ def _tower(n: int, rng: random.Random) -> tuple[Problem, list[str]]:
         plan += [f"(pick-up {order[i]})", f"(stack {order[i]} {order[i - 1]})"]
     problem = Problem(name=f"bw-generalized-{n}", domain=standard_domain("blocksworld"),
                       objects=tuple(TypedName(b) for b in blocks), init=tuple(init),
-                      goal=tuple(Literal(a) for a in goal))
+                      goal=tuple(PDDLLiteral(a) for a in goal))
     return problem, plan
 
 
@@ -144,7 +144,7 @@ def _chain(k: int, rng: random.Random) -> tuple[Problem, list[str]]:
     plan += [f"(load-airplane {last} a0 l0-0)", "(fly-airplane a0 l0-0 l1-0)", f"(unload-airplane {last} a0 l1-0)"]
     problem = Problem(name=f"logistics-generalized-{k}", domain=standard_domain("logistics"),
                       objects=tuple(TypedName(o) for o in ["a0", *cities, "t0", "t1", *locations, *packages]),
-                      init=tuple(init), goal=tuple(Literal(a) for a in goal))
+                      init=tuple(init), goal=tuple(PDDLLiteral(a) for a in goal))
     assert validate(problem, plan).valid, "the chain program must solve its problem"
     return problem, plan
 

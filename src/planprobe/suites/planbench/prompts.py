@@ -1,6 +1,6 @@
 """A task's blocks as PlanBench's prompt text, in the domain's words.
 
-The text is ``layout``'s (PlanBench's exact ``[STATEMENT]`` blocks, checked
+The text is ``prompt_blocks``'s (PlanBench's exact ``[STATEMENT]`` blocks, checked
 against its recorded prompts in ``tests/pddl/test_translation.py``) after the
 domain description of the translation config: ``plan_generation`` for t1,
 ``cost`` for t2 (a config without a cost description gets its default one
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import layout
+from . import prompt_blocks
 from .scoring import resulting_state
 from ...pddl.validator import validate
 from .tasks import Block, Built
@@ -47,26 +47,26 @@ def render(block: Block, shown: Shown) -> str:
     goal = None
     if block.goal is not None:
         atoms = shown.atoms(block.goal)
-        goal = layout.fact_list(tr, atoms) if block.ordered else atoms
+        goal = prompt_blocks.fact_list(tr, atoms) if block.ordered else atoms
     kind, worked = block.kind, block.worked
     if kind == "plan":
-        return layout.plan_statement(tr, plan if worked else None, goal=goal)
+        return prompt_blocks.plan_statement(tr, plan if worked else None, goal=goal)
     if kind == "optimality":
-        return layout.optimality_statement(tr, plan if worked else None, goal=goal)
+        return prompt_blocks.optimality_statement(tr, plan if worked else None, goal=goal)
     if kind == "reuse":
-        return layout.reuse_statement(tr, plan if worked else None, goal=goal)
+        return prompt_blocks.reuse_statement(tr, plan if worked else None, goal=goal)
     assert plan is not None, f"a {kind} block shows a plan"  # verification, execution, replanning
     if kind == "verification":
-        answer = layout.verification_message(tr, validate(shown.problem, plan)) if worked else None
-        return layout.verification_statement(tr, plan, answer)
+        answer = prompt_blocks.verification_message(tr, validate(shown.problem, plan)) if worked else None
+        return prompt_blocks.verification_statement(tr, plan, answer)
     if kind == "execution":
         state = resulting_state(shown.problem, plan, tr) if worked else None
-        return layout.execution_statement(tr, plan, state)
+        return prompt_blocks.execution_statement(tr, plan, state)
     if kind == "replanning":
         e = block.event
         assert e is not None  # a replanning block has its event
         new_plan = steps(block.new_plan) if worked and block.new_plan is not None else None
-        return layout.replanning_statement(tr, plan, e.step, shown.atoms(e.became_true), shown.atoms(e.became_false),
+        return prompt_blocks.replanning_statement(tr, plan, e.step, shown.atoms(e.became_true), shown.atoms(e.became_false),
                                            new_plan)
     raise ValueError(f"unknown block kind {kind!r}")  # pragma: no cover
 

@@ -40,7 +40,7 @@ from typing import Iterable
 
 from ...pddl.grounding import GroundProblem, ground
 from ...pddl.model import Atom, Problem
-from ...pddl.responses import (
+from ...pddl.reply_parser import (
     NEGATION,
     PLANBENCH_NEGATION,
     ParsedPlan,

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from ...errors import PlanprobeError
 from ...schema import Case
+from ..spec_reading import read_spec
 
 FAMILY = "planbench"
 SPEC_VERSION = 1
@@ -72,11 +72,4 @@ class PlanBenchSpec(BaseModel):
 
 
 def parse_spec(case: Case) -> PlanBenchSpec:
-    if case.family != FAMILY:
-        raise PlanprobeError(f"family {case.family!r} is not {FAMILY!r}")
-    try:
-        return PlanBenchSpec.model_validate(case.spec)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in ("spec",) + tuple(err.get("loc", ())))
-        raise PlanprobeError(f"case {case.id}: field '{loc}': {err.get('msg', 'invalid')}") from None
+    return read_spec(case, PlanBenchSpec, FAMILY)

@@ -35,7 +35,7 @@ from typing import Callable, Optional
 
 from ...errors import PlanprobeError
 from ...pddl.grounding import ground
-from ...pddl.model import Atom, Literal, Problem
+from ...pddl.model import Atom, PDDLLiteral, Problem
 from ...pddl.validator import Outcome, validate
 from .problems import Event, plan_for, states_along, unexpected_event
 
@@ -126,7 +126,7 @@ def verification_plan(problem: Problem, plan: list[str], kind: str, rng: random.
         return list(plan)
     if kind == "goal_not_reached":
         return list(plan[:-1])
-    gp = ground(problem)
+    grounded = ground(problem)
     for _ in range(12):
         cand = list(plan)
         if len(cand) > 2:
@@ -134,12 +134,12 @@ def verification_plan(problem: Problem, plan: list[str], kind: str, rng: random.
         elif len(cand) == 2:
             del cand[1]
         rng.shuffle(cand)
-        if validate(gp, cand).outcome is Outcome.INEXECUTABLE:
+        if validate(grounded, cand).outcome is Outcome.INEXECUTABLE:
             return cand
     states = states_along(problem, plan)
     at = rng.randrange(len(plan) + 1)
-    state = gp.mask(states[at])
-    blocked = [a for a in gp.actions() if not a.applicable(state)]
+    state = grounded.mask(states[at])
+    blocked = [a for a in grounded.actions() if not a.applicable(state)]
     if not blocked:  # pragma: no cover - some action is always inapplicable in the standard domains
         raise PlanprobeError(f"problem {problem.name!r}: no inexecutable plan can be made")
     return list(plan[:at]) + [str(rng.choice(blocked))] + list(plan[at:])
@@ -198,11 +198,11 @@ def _reuse(key: str, draw: Draw, general: General, shots: int) -> Built:
     reached = states_along(problem, plan)[k]
     init = set(problem.init)
     new = tuple(sorted(reached - init))  # PlanBench's new instance: the facts the prefix made true
-    judged = replace(problem, goal=tuple(Literal(a) for a in new))
+    judged = replace(problem, goal=tuple(PDDLLiteral(a) for a in new))
     if shots:
         examples.append(Block("reuse", problem, plan))
     query = Block("reuse", problem, goal=tuple(sorted(reached)), worked=False)
-    stated = replace(problem, goal=tuple(Literal(a) for a in sorted(reached)))
+    stated = replace(problem, goal=tuple(PDDLLiteral(a) for a in sorted(reached)))
     return Built(examples, query, judged, plan[:k], False, stated=stated, notes={"prefix": k})
 
 

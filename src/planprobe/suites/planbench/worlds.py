@@ -17,7 +17,7 @@ from typing import Iterable, Optional
 
 from ...errors import PlanprobeError
 from ...pddl.generators import standard_domain
-from ...pddl.model import Atom, Domain, Literal, Problem
+from ...pddl.model import Atom, Domain, PDDLLiteral, Problem
 from ...pddl.obfuscate import Renaming, obfuscate_domain, obfuscate_problem
 from ...pddl.translation import Translator, load_translation, translator
 
@@ -88,7 +88,7 @@ class Shown:
         under this problem's renaming."""
         return Problem(name=self.problem.name, domain=self.problem.domain, objects=self.problem.objects,
                        init=tuple(self.atoms(plain.init)),
-                       goal=tuple(Literal(self.atom(g.atom), g.positive) for g in plain.goal),
+                       goal=tuple(PDDLLiteral(self.atom(g.atom), g.positive) for g in plain.goal),
                        filename=self.problem.filename)
 
 

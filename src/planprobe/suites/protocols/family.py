@@ -12,12 +12,11 @@ base family's error classes and evidence, re-addressed to the wrapped case;
 
 from __future__ import annotations
 
-import random
 from typing import Any, ClassVar, Optional, Sequence
 
 from ...environment import Environment, Limits
 from ...schema import Case, ErrorClass, Evidence, Trace, TraceStatus, Verdict, sort_errors
-from ..base import AnswersInText, HighlightsEvidence, PlannedCall, ShapesConstraints
+from ..base import AnswersInText, HighlightsEvidence, NoToolPlans, PlannedCall, ShapesConstraints
 from ..registry import families, get_family, restart_tool_of
 from .parse import ParsedPlan, parse_plan, quote
 from .spec import base_case, spec_of
@@ -33,7 +32,7 @@ class PlanningEnvironment(Environment):
         raise AssertionError("a planning case has no tools to execute")
 
 
-class ProtocolFamily:
+class ProtocolFamily(NoToolPlans):
     name = ""
     version = 1
     answer_keys: tuple[str, ...] = ()
@@ -66,15 +65,6 @@ class ProtocolFamily:
             return self._relabel(case, trace, None, executed + [_unparsed(trace.final_answer, parsed)])
         verdict, extra = self._judge(case, base, parsed.calls, trace)
         return self._relabel(case, trace, verdict, executed + extra)
-
-    def reference_plan(self, case: Case) -> list[PlannedCall]:
-        return []  # the reference agents answer in text (reference_answer): nothing is executed
-
-    def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
-        return []
-
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
-        return None
 
     # -- what reports ask the base family ------------------------------------
 

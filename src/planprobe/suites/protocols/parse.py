@@ -16,21 +16,17 @@ them as the Act Errors they are, at the step where they occur.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
+from ...lenient_json import find_json
 from ..base import PlannedCall
 
-MAX_CHARS = 100_000  # longer answers are cut: no model reply that big is a plan
-MAX_STARTS = 400  # '{' / '[' positions tried when the JSON is buried in prose
 QUOTE_CHARS = 200
 
 TOOL_KEYS = ("tool", "name", "tool_name", "function", "action")
 ARG_KEYS = ("parameters", "arguments", "args", "params", "parameter_description", "input")
 
-_FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\n?(.*?)(?:```|\Z)", re.S)
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
 
 @dataclass(frozen=True)
@@ -55,53 +51,7 @@ def _acceptable(value: Any, keys: Sequence[str]) -> bool:
 def extract_json(text: str, keys: Sequence[str]) -> tuple[Any, Optional[str]]:
     """The JSON value in ``text`` that looks like the answer (an object with one of
     ``keys``, or a list of step objects), and None; or None and why not."""
-    text = (text or "")[:MAX_CHARS]
-    first_error: Optional[str] = None
-    candidates = [text.strip()] + [m.group(1).strip() for m in _FENCE.finditer(text)]
-    for candidate in candidates:
-        for attempt in (candidate, _TRAILING_COMMA.sub(r"\1", candidate)):
-            try:
-                value = json.loads(attempt)
-            except (ValueError, RecursionError) as exc:
-                if first_error is None and attempt.lstrip().startswith(("{", "[")):
-                    first_error = _describe(exc)
-                continue
-            if _acceptable(value, keys):
-                return value, None
-            break
-    decoder = json.JSONDecoder()
-    fallback = None
-    sources: tuple = (text, None) if _TRAILING_COMMA.search(text) else (text,)
-    for k, m in enumerate(re.finditer(r"[{\[]", text)):
-        if k >= MAX_STARTS:
-            break
-        for source in sources:
-            try:
-                if source is None:  # the same position, with trailing commas dropped
-                    tail = _TRAILING_COMMA.sub(r"\1", text[m.start():])
-                    value, _ = decoder.raw_decode(tail)
-                else:
-                    value, _ = decoder.raw_decode(source, m.start())
-            except (ValueError, RecursionError) as exc:
-                if first_error is None and source is not None and m.group() == "{":
-                    first_error = _describe(exc)
-                continue
-            if _acceptable(value, keys):
-                return value, None
-            if fallback is None and isinstance(value, dict) and value:
-                fallback = value
-            break
-    if fallback is not None:
-        return fallback, None  # an object, but not the expected one: the caller says what is missing
-    if first_error:
-        return None, f"the JSON in it is not valid ({first_error})"
-    return None, "it contains no JSON object"
-
-
-def _describe(exc: Exception) -> str:
-    if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
-    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+    return find_json(text, lambda value: _acceptable(value, keys))
 
 
 def _steps_of(value: Any, keys: Sequence[str]) -> tuple[Optional[list], Optional[str]]:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
 from ...errors import PlanprobeError
 from ...schema import Case
 from ..base import PlannedCall
+from ..spec_reading import StrictModel, read_spec
 
 HOLISTIC = "holistic"
 STEPWISE = "stepwise"
@@ -24,11 +25,7 @@ SPEC_VERSION = 1
 MAX_STEPS = 3
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class GoldCall(_Strict):
+class GoldCall(StrictModel):
     tool: str
     arguments: str  # exactly as the reference plan sends it
     result: str = ""  # what the tool answered (prefix steps only)
@@ -37,12 +34,12 @@ class GoldCall(_Strict):
         return PlannedCall(self.tool, self.arguments)
 
 
-class HolisticSpec(_Strict):
+class HolisticSpec(StrictModel):
     version: int = SPEC_VERSION
     base: dict[str, Any]
 
 
-class StepwiseSpec(_Strict):
+class StepwiseSpec(StrictModel):
     version: int = SPEC_VERSION
     base: dict[str, Any]
     k: int = Field(ge=1, le=MAX_STEPS)  # steps asked for
@@ -53,7 +50,7 @@ class StepwiseSpec(_Strict):
         return [g.call() for g in self.prefix]
 
 
-def _model(case: Case) -> type[_Strict]:
+def _model(case: Case) -> type[StrictModel]:
     if case.family == HOLISTIC:
         return HolisticSpec
     if case.family == STEPWISE:
@@ -64,12 +61,7 @@ def _model(case: Case) -> type[_Strict]:
 def spec_of(case: Case):
     """The wrapper's spec, parsed once per case object."""
     def build(c: Case):
-        try:
-            return _model(c).model_validate(c.spec)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in ("spec",) + tuple(err.get("loc", ())))
-            raise PlanprobeError(f"case {c.id}: field '{loc}': {err.get('msg', 'invalid')}") from None
+        return read_spec(c, _model(c))
     return case.derived("protocols.spec", build)
 
 
@@ -77,12 +69,7 @@ def base_case(case: Case) -> Case:
     """The wrapped base case, parsed once per case object (its own derived data, e.g.
     the constraint family's compiled form, then lives as long as the wrapper's)."""
     def build(c: Case) -> Case:
-        try:
-            base = Case.model_validate(spec_of(c).base)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in ("spec", "base") + tuple(err.get("loc", ())))
-            raise PlanprobeError(f"case {c.id}: field '{loc}': {err.get('msg', 'invalid')}") from None
+        base = read_spec(c, Case, data=spec_of(c).base, prefix=("spec", "base"))
         if base.family in PROTOCOLS:
             raise PlanprobeError(f"case {c.id}: field 'spec.base.family': a protocol cannot wrap another "
                                  f"protocol ({base.family!r})")

@@ -140,4 +140,4 @@ def _extendability(family: JudgesPrefixes, base: Case, calls: list[PlannedCall])
                           f"The steps so far cannot be completed into a valid plan: {why}")]
     core = next((e.constraint_ids for e in found if e.constraint_ids), [])
     return Verdict(case_id=base.id, passed=False, errors=sort_errors({e.error for e in found}), evidence=found,
-                   core=list(core), checker=checker)
+                   unsat_core=list(core), checker=checker)

@@ -92,7 +92,7 @@ def check(case: Case, trace: Trace) -> Verdict:
     if not errors:
         return Verdict(case_id=case.id, trial=trace.trial, passed=True, checker=CHECKER, labels=labels)
     return Verdict(case_id=case.id, trial=trace.trial, passed=False, errors=sort_errors(errors), evidence=evidence,
-                   core=verdict.core, oracle=OracleKind.FORMAL, checker=CHECKER, labels=labels)
+                   unsat_core=verdict.unsat_core, oracle=OracleKind.FORMAL, checker=CHECKER, labels=labels)
 
 
 def _failed(case: Case, trace: Trace, labels: dict[str, Any], evidence: list[Evidence]) -> Verdict:

@@ -10,27 +10,23 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
-from ...errors import PlanprobeError
 from ...schema import Case
+from ..spec_reading import StrictModel, read_spec
 
 FAMILY = "robust"
 SPEC_VERSION = 2  # 2: aliases (renamed tools), given parameter values, symmetric broken pairs
 REFUSE_TOOL = "refuse"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Broken(_Strict):
+class Broken(StrictModel):
     tool: str  # the needed tool that fails
     replacement: str  # the designated replacement, which works
     error: str  # the realistic error the broken tool returns
 
 
-class Given(_Strict):
+class Given(StrictModel):
     """A required parameter of a tool whose value the task states (missing-info's controls)."""
 
     tool: str
@@ -38,7 +34,7 @@ class Given(_Strict):
     value: str
 
 
-class Unsolvable(_Strict):
+class Unsolvable(StrictModel):
     kind: Literal["removal", "contradiction", "missing-info"]
     proof: str  # why no plan exists, for the evidence
     removed_tool: Optional[str] = None
@@ -46,14 +42,14 @@ class Unsolvable(_Strict):
     missing_param: Optional[str] = None
 
 
-class Composite(_Strict):
+class Composite(StrictModel):
     tool: str
     first: str
     second: str
     cost: int
 
 
-class RobustSpec(_Strict):
+class RobustSpec(StrictModel):
     version: int = SPEC_VERSION
     base: dict[str, Any]  # the base case (with a contradiction added, for that kind)
     transforms: list[str]
@@ -85,23 +81,13 @@ class RobustSpec(_Strict):
 
 
 def parse_spec(case: Case) -> RobustSpec:
-    if case.family != FAMILY:
-        raise PlanprobeError(f"family {case.family!r} is not {FAMILY!r}")
-    try:
-        return RobustSpec.model_validate(case.spec)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in ("spec",) + tuple(err.get("loc", ())))
-        raise PlanprobeError(f"case {case.id}: field '{loc}': {err.get('msg', 'invalid')}") from None
+    return read_spec(case, RobustSpec, FAMILY)
 
 
 def base_case(case: Case) -> Case:
     """The base case of a variant, parsed once per case object."""
     def build(c: Case) -> Case:
-        try:
-            return Case.model_validate(spec_of(c).base)
-        except ValidationError as exc:
-            raise PlanprobeError(f"case {case.id}: field 'spec.base': {exc.errors()[0].get('msg')}") from None
+        return read_spec(c, Case, data=spec_of(c).base, prefix=("spec", "base"))
     return case.derived("robust.base", build)
 
 

@@ -118,7 +118,7 @@ class Compiled:
         return sandbox_for(*self.sandbox_ref)
 
 
-def compiled(case: Case) -> Compiled:
+def prepare(case: Case) -> Compiled:
     return case.derived("travelplanner", Compiled)
 
 

@@ -22,44 +22,38 @@ from typing import Any, ClassVar, Optional
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence, Trace, TraceStatus, Verdict, sort_errors
-from ..base import PlannedCall
-from . import answers
-from .cases import FAMILY, TOOLS, compiled
+from ..base import NoToolPlans
+from ..unfinished import status_verdict
+from . import reference_answers
+from .cases import FAMILY, TOOLS, prepare
 from .evaluate import PAPER_NAMES, Evaluator, PlanEvaluation
 from .plan import format_problem, read_answer
 from .tools import run_tool
 
 CHECKER = "travelplanner/1"
 E = ErrorClass
-_STATUS = {
-    TraceStatus.INFRA_ERROR: (E.INFRA, "The model service failed; this is not a planning failure."),
-    TraceStatus.AGENT_ERROR: (E.AGENT_CRASH, "The agent raised an error."),
-    TraceStatus.TIMEOUT: (E.TIMEOUT, "The agent ran out of time before answering."),
-    TraceStatus.ITERATION_LIMIT: (E.TIMEOUT, "The agent used up its iterations before answering."),
-    TraceStatus.CONTEXT_LIMIT: (E.TIMEOUT, "The conversation outgrew the model's context window before answering."),
-}
 _CLASS = {"is_valid_information_in_sandbox": E.ACT_ERROR, "is_not_absent": E.ACTION_LOST}
 
 
 class TravelEnvironment(Environment):
     def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
-        return run_tool(compiled(self.case).sandbox, name, args)
+        return run_tool(prepare(self.case).sandbox, name, args)
 
 
 def evaluate_answer(case: Case, answer: Optional[str]) -> tuple[dict[str, Any], Optional[PlanEvaluation],
                                                                  Optional[PlanEvaluation], str]:
     """(labels, official evaluation, strict evaluation, why not delivered)."""
-    cc = compiled(case)
-    q = cc.fields
+    prepared = prepare(case)
+    q = prepared.fields
     labels: dict[str, Any] = {"delivered": False, "hard_total": q.hard_total(), "level": q.level,
-                              "strict_decides": cc.strict}
+                              "strict_decides": prepared.strict}
     plan, how = read_answer(answer)
     if plan is None:
         return labels, None, None, how
     problem = format_problem(plan, q.days)
     if problem is not None:
         return labels, None, None, f"the plan is not in TravelPlanner's format: {problem}"
-    box = cc.sandbox
+    box = prepared.sandbox
     official = Evaluator(q, box).evaluate(plan)
     strict = Evaluator(q, box, strict=True).evaluate(plan)
     labels.update(delivered=True, read_as=how, official=official.to_json(), strict=strict.to_json())
@@ -68,14 +62,11 @@ def evaluate_answer(case: Case, answer: Optional[str]) -> tuple[dict[str, Any], 
 
 def check(case: Case, trace: Trace) -> Verdict:
     if trace.status != TraceStatus.COMPLETED:
-        error, text = _STATUS[trace.status]
-        q = compiled(case).fields
-        return Verdict(case_id=case.id, trial=trace.trial, passed=False, errors=[error.value], checker=CHECKER,
-                       evidence=[Evidence(error=error.value, kind=trace.status.value, symbolic=trace.status.value,
-                                          text=text)],
-                       labels={FAMILY: {"delivered": False, "hard_total": q.hard_total(), "level": q.level}})
+        q = prepare(case).fields
+        labels = {FAMILY: {"delivered": False, "hard_total": q.hard_total(), "level": q.level}}
+        return status_verdict(case, trace, CHECKER, doing="answering", detail=False, labels=labels)
     labels, official, strict, why = evaluate_answer(case, trace.final_answer)
-    ev = strict if compiled(case).strict else official
+    ev = strict if prepare(case).strict else official
     evidence: list[Evidence] = []
     if ev is None:
         evidence.append(Evidence(error=E.ACT_ERROR.value, kind="not_delivered", symbolic="not_delivered",
@@ -90,20 +81,20 @@ def check(case: Case, trace: Trace) -> Verdict:
     passed = ev is not None and ev.final_pass
     errors = sort_errors([e.error for e in evidence]) if not passed else []
     return Verdict(case_id=case.id, trial=trace.trial, passed=passed, errors=errors, evidence=evidence,
-                   checker=CHECKER + ("/strict" if compiled(case).strict else ""), labels={FAMILY: labels})
+                   checker=CHECKER + ("/strict" if prepare(case).strict else ""), labels={FAMILY: labels})
 
 
-class TravelPlannerFamily:
+class TravelPlannerFamily(NoToolPlans):
     name = FAMILY
-    faults: ClassVar[dict[str, str]] = {k: v[1] for k, v in answers.MUTATIONS.items()}
+    faults: ClassVar[dict[str, str]] = {k: v[1] for k, v in reference_answers.MUTATIONS.items()}
 
     def validate(self, case: Case) -> None:
         """The spec's fields, mode and sandbox directory (its tables are read at the first check)."""
-        cc = compiled(case)
-        if cc.mode == "sole-planning" and case.tools:
+        prepared = prepare(case)
+        if prepared.mode == "sole-planning" and case.tools:
             raise PlanprobeError(f"case {case.id}: field 'tools': a sole-planning case has no tools")
-        if not Path(cc.sandbox_ref[1]).is_dir():
-            raise PlanprobeError(f"case {case.id}: field 'spec.sandbox.dir': {cc.sandbox_ref[1]} is not a directory "
+        if not Path(prepared.sandbox_ref[1]).is_dir():
+            raise PlanprobeError(f"case {case.id}: field 'spec.sandbox.dir': {prepared.sandbox_ref[1]} is not a directory "
                                  "(the sandbox is read from there)")
 
     def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = "") -> Environment:
@@ -115,27 +106,18 @@ class TravelPlannerFamily:
     # -- reference agents (they answer with a plan) ------------------------
 
     def reference_answer(self, case: Case) -> str:
-        return answers.dump(compiled(case).plan)
+        return reference_answers.dump(prepare(case).plan)
 
     def random_answer(self, case: Case, rng: random.Random) -> str:
-        cc = compiled(case)
-        return answers.dump(answers.random_plan(cc.fields, cc.sandbox, rng))
+        prepared = prepare(case)
+        return reference_answers.dump(reference_answers.random_plan(prepared.fields, prepared.sandbox, rng))
 
     def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]:
-        cc = compiled(case)
-        if fault not in answers.MUTATIONS or not cc.plan:
+        prepared = prepare(case)
+        if fault not in reference_answers.MUTATIONS or not prepared.plan:
             return None
-        plan = answers.mutate(fault, cc.plan, cc.fields, cc.sandbox, rng)
-        return None if plan is None else answers.dump(plan)
-
-    def reference_plan(self, case: Case) -> list[PlannedCall]:
-        return []
-
-    def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
-        return []
-
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
-        return None
+        plan = reference_answers.mutate(fault, prepared.plan, prepared.fields, prepared.sandbox, rng)
+        return None if plan is None else reference_answers.dump(plan)
 
 
 __all__ = ["TOOLS", "TravelPlannerFamily", "check", "evaluate_answer"]

@@ -18,9 +18,10 @@ import random
 from typing import Optional
 
 from ...schema import Case, ErrorClass
-from .layout import verification_message
+from .prompt_blocks import verification_message
+from ...pddl.simulator import random_walk
 from ...pddl.validator import Outcome, validate
-from .compiled import CompiledCase, compiled
+from .prepared import PreparedCase, prepare
 from .spec import PLAN_TASKS
 
 __all__ = ["FAULTS", "faulty_answer", "random_answer", "reference_answer"]
@@ -35,70 +36,60 @@ FAULTS: dict[str, str] = {
 PLAN_END = "[PLAN END]"
 
 
-def _plan_text(cc: CompiledCase, steps: list[str]) -> str:
-    text = "\n".join([*cc.tr.plan(steps), PLAN_END])
-    if cc.spec.task == "t2":
+def _plan_text(prepared: PreparedCase, steps: list[str]) -> str:
+    text = "\n".join([*prepared.tr.plan(steps), PLAN_END])
+    if prepared.spec.task == "t2":
         n = len(steps)
         text += f"\nThe total time to execute the plan is {n} minute{'s' if n != 1 else ''}."
     return text
 
 
-def _reference_steps(cc: CompiledCase) -> list[str]:
-    if cc.spec.reference is not None:
-        return list(cc.spec.reference)
+def _reference_steps(prepared: PreparedCase) -> list[str]:
+    if prepared.spec.reference is not None:
+        return list(prepared.spec.reference)
     from ...pddl.planner import solve  # a hand-written case without a reference: plan it
 
-    return list(solve(cc.gp, time_limit=None).steps)
+    return list(solve(prepared.grounded, time_limit=None).steps)
 
 
 def reference_answer(case: Case) -> str:
-    cc = compiled(case)
-    spec = cc.spec
+    prepared = prepare(case)
+    spec = prepared.spec
     if spec.unsolvable is not None:
         return f"REFUSE: no plan can achieve the goal: {spec.unsolvable}"
     if spec.task == "t3":
-        return verification_message(cc.tr, cc.truth).rstrip("\n")
+        return verification_message(prepared.tr, prepared.truth).rstrip("\n")
     if spec.task == "t7":
-        return cc.tr.atoms(cc.resulting_state)
-    return _plan_text(cc, _reference_steps(cc))
+        return prepared.tr.atoms(prepared.resulting_state)
+    return _plan_text(prepared, _reference_steps(prepared))
 
 
-def _walk(cc: CompiledCase, rng: random.Random, length: int) -> tuple[list[str], int]:
-    gp = cc.gp
-    actions = gp.actions()
-    state, steps = gp.init, []
-    for _ in range(length):
-        options = [a for a in actions if a.applicable(state)]
-        if not options:
-            break
-        a = rng.choice(options)
-        state = a.apply(state)
-        steps.append(str(a))
-    return steps, state
+def _walk(prepared: PreparedCase, rng: random.Random, length: int) -> tuple[list[str], int]:
+    return random_walk(prepared.grounded, rng, length)
 
 
 def random_answer(case: Case, rng: random.Random) -> str:
-    cc = compiled(case)
-    task = cc.spec.task
+    prepared = prepare(case)
+    task = prepared.spec.task
     if task == "t3":
-        return _random_verdict(cc, rng)
+        return _random_verdict(prepared, rng)
     if task == "t7":
-        _, state = _walk(cc, rng, len(cc.spec.plan or []))
-        return cc.tr.atoms(a for a in cc.gp.decode(state) if cc.tr.visible(a))
-    steps, _ = _walk(cc, rng, rng.randint(1, 2 * max(1, len(cc.problem.objects))))
-    return _plan_text(cc, steps)
+        _, state = _walk(prepared, rng, len(prepared.spec.plan or []))
+        return prepared.tr.atoms(a for a in prepared.grounded.decode(state) if prepared.tr.visible(a))
+    steps, _ = _walk(prepared, rng, rng.randint(1, 2 * max(1, len(prepared.problem.objects))))
+    return _plan_text(prepared, steps)
 
 
-def _random_verdict(cc: CompiledCase, rng: random.Random) -> str:
-    tr = cc.tr
+def _random_verdict(prepared: PreparedCase, rng: random.Random) -> str:
+    tr = prepared.tr
     choice = rng.randrange(3)
     if choice == 0:
         return "The above plan is valid."
     if choice == 1:
-        goal = [lit.atom for lit in cc.problem.goal if lit.positive and tr.visible(lit.atom)]
+        goal = [lit.atom for lit in prepared.problem.goal if lit.positive and tr.visible(lit.atom)]
         return f"The above plan is invalid. This is the unmet goal condition:\n{tr.atom(rng.choice(goal))}"
-    plan = cc.spec.plan or []
-    facts = sorted(a for a in cc.problem.init if tr.visible(a))
+    plan = prepared.spec.plan or []
+    facts = sorted(a for a in prepared.problem.init if tr.visible(a))
     if not plan or not facts:
         return "The above plan is invalid."
     k = rng.randrange(len(plan))
@@ -107,8 +98,8 @@ def _random_verdict(cc: CompiledCase, rng: random.Random) -> str:
 
 
 def faulty_answer(case: Case, fault: str, rng: random.Random) -> Optional[str]:
-    cc = compiled(case)
-    spec = cc.spec
+    prepared = prepare(case)
+    spec = prepared.spec
     if spec.unsolvable is not None or fault not in FAULTS:
         return None
     if fault == "refuse":
@@ -116,41 +107,41 @@ def faulty_answer(case: Case, fault: str, rng: random.Random) -> Optional[str]:
     if fault == "garble":
         return "I am not sure."
     if spec.task == "t7":
-        if fault != "truncate" or len(cc.resulting_state) < 2:
+        if fault != "truncate" or len(prepared.resulting_state) < 2:
             return None
-        kept = sorted(cc.resulting_state)
+        kept = sorted(prepared.resulting_state)
         kept.pop(rng.randrange(len(kept)))
-        return cc.tr.atoms(kept)
+        return prepared.tr.atoms(kept)
     if spec.task not in PLAN_TASKS:
         return None
-    steps = _reference_steps(cc)
+    steps = _reference_steps(prepared)
     if fault == "truncate":
         cut = steps[:-1]
-        if len(steps) < 2 or validate(cc.gp, cut).outcome is not Outcome.GOAL_NOT_REACHED:
+        if len(steps) < 2 or validate(prepared.grounded, cut).outcome is not Outcome.GOAL_NOT_REACHED:
             return None
-        return _plan_text(cc, cut)
+        return _plan_text(prepared, cut)
     if fault == "swap":
         order = list(range(len(steps) - 1))
         rng.shuffle(order)
         for i in order:
             swapped = steps[:i] + [steps[i + 1], steps[i]] + steps[i + 2:]
-            if validate(cc.gp, swapped).outcome is Outcome.INEXECUTABLE:
-                return _plan_text(cc, swapped)
+            if validate(prepared.grounded, swapped).outcome is Outcome.INEXECUTABLE:
+                return _plan_text(prepared, swapped)
         return None
     if spec.task != "t2":  # pad: only cost-optimal planning counts the length
         return None
-    padded = _detour(cc, steps, rng)
-    return None if padded is None else _plan_text(cc, padded)
+    padded = _detour(prepared, steps, rng)
+    return None if padded is None else _plan_text(prepared, padded)
 
 
-def _detour(cc: CompiledCase, steps: list[str], rng: random.Random) -> Optional[list[str]]:
+def _detour(prepared: PreparedCase, steps: list[str], rng: random.Random) -> Optional[list[str]]:
     """``steps`` with an action and its undoing inserted somewhere (still valid, longer)."""
-    gp = cc.gp
-    states = [gp.init]
+    grounded = prepared.grounded
+    states = [grounded.init]
     for step in steps:
         name, *args = step.strip("()").split()
-        states.append(gp.ground(name, args).apply(states[-1]))
-    actions = gp.actions()
+        states.append(grounded.ground(name, args).apply(states[-1]))
+    actions = grounded.actions()
     positions = list(range(len(steps) + 1))
     rng.shuffle(positions)
     for i in positions:

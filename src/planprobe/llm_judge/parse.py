@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..lenient_json import braced_spans, fenced_blocks, load_lenient
 from .rubric import BY_CODE, CODES, ERROR_CODES, implied_grade
 
 MAX_INPUT = 50_000  # characters of a reply that are read at all
@@ -77,7 +78,7 @@ def _parse(text: Any) -> ParsedJudgement:
         problems.append(f"reply longer than {MAX_INPUT} characters: only the start was read")
     best: tuple[int, dict, list[str]] | None = None
     for candidate in _candidates(text):
-        obj, repairs = _load_lenient(candidate)
+        obj, repairs = load_lenient(candidate)
         if isinstance(obj, dict):
             obj = _unwrap(obj)
             known = _known_fields(obj)
@@ -88,46 +89,11 @@ def _parse(text: Any) -> ParsedJudgement:
     return _from_prose(text, problems)
 
 
-_FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js|python)?[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
-
-
 def _candidates(text: str) -> list[str]:
     """Fenced blocks first, then every balanced (or truncated) top-level {...}."""
-    out = [m.group(1) for m in _FENCE.finditer(text) if "{" in m.group(1)]
-    out += _braced(text)
+    out = [block for block in fenced_blocks(text) if "{" in block]
+    out += braced_spans(text)
     return out
-
-
-def _braced(text: str) -> list[str]:
-    found: list[str] = []
-    i, n = 0, len(text)
-    while i < n and len(found) < 20:
-        start = text.find("{", i)
-        if start < 0:
-            break
-        depth, quote, j = 0, None, start
-        while j < n:
-            ch = text[j]
-            if quote:
-                if ch == "\\":
-                    j += 1
-                elif ch == quote:
-                    quote = None
-                elif ch == "\n" and quote == "'":
-                    quote = None  # an apostrophe in prose, not a string
-            elif ch in "\"'":
-                quote = ch
-            elif ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    break
-            j += 1
-        found.append(text[start:j + 1])
-        # a truncated object may have started at a stray brace: look inside it too
-        i = j + 1 if j < n else start + 1
-    return found
 
 
 def _unwrap(obj: dict) -> dict:
@@ -138,132 +104,6 @@ def _unwrap(obj: dict) -> dict:
         if isinstance(value, dict) and _known_fields(value, nested=False):
             return value
     return obj
-
-
-# ---------------------------------------------------------------------------
-# Lenient JSON: single quotes, Python literals, bare keys, trailing commas, truncation
-# ---------------------------------------------------------------------------
-
-_LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null", "nan": "null"}
-_DANGLING_KEY = re.compile(r'[{,]\s*"(?:[^"\\]|\\.)*"$')
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
-
-
-def _load_lenient(text: str) -> tuple[Any, list[str]]:
-    try:
-        return json.loads(text, parse_constant=lambda _: None), []
-    except (ValueError, RecursionError):
-        pass
-    fixed, repairs = _normalize(text)
-    try:
-        return json.loads(fixed, parse_constant=lambda _: None), repairs
-    except (ValueError, RecursionError):
-        return None, repairs
-
-
-def _normalize(text: str) -> tuple[str, list[str]]:
-    """Rewrite JSON-like text into JSON, noting each kind of repair made."""
-    out: list[str] = []
-    repairs: set[str] = set()
-    stack: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch in "\"'":
-            if ch == "'":
-                repairs.add("single quotes")
-            j, buf = i + 1, []
-            closed = False
-            while j < n:
-                c = text[j]
-                if c == "\\" and j + 1 < n:
-                    nxt = text[j + 1]
-                    buf.append("'" if nxt == "'" else c + nxt)
-                    j += 2
-                    continue
-                if c == ch:
-                    closed = True
-                    break
-                if c == '"':
-                    buf.append('\\"')
-                elif c == "\n":
-                    buf.append("\\n")
-                elif c == "\t":
-                    buf.append("\\t")
-                elif ord(c) < 0x20:
-                    buf.append(" ")
-                else:
-                    buf.append(c)
-                j += 1
-            if not closed:
-                repairs.add("unterminated string")
-            out.append('"' + "".join(buf) + '"')
-            i = j + 1
-            continue
-        if ch in "{[":
-            stack.append("}" if ch == "{" else "]")
-            out.append(ch)
-        elif ch in "}]":
-            _drop_trailing_comma(out, repairs)
-            if stack:
-                stack.pop()
-            out.append(ch)
-        elif ch.isalpha() or ch == "_":
-            j = i
-            while j < n and (text[j].isalnum() or text[j] in "_-"):
-                j += 1
-            word = text[i:j]
-            k = j
-            while k < n and text[k] in " \t\r\n":
-                k += 1
-            if k < n and text[k] == ":":
-                out.append(json.dumps(word))
-                repairs.add("unquoted keys")
-            elif word.lower() in _LITERALS:
-                literal = _LITERALS[word.lower()]
-                if word != literal:
-                    repairs.add("Python literals")
-                out.append(literal)
-            else:
-                out.append(json.dumps(word))
-                repairs.add("unquoted values")
-            i = j
-            continue
-        elif ch in "-+.0123456789":
-            m = _NUMBER.match(text, i)
-            if m:
-                j = m.end()
-                if j < n and text[j] == "%":
-                    out.append(json.dumps(m.group(0) + "%"))
-                    repairs.add("percent values")
-                    j += 1
-                else:
-                    out.append(m.group(0).lstrip("+"))
-                i = j
-                continue
-            out.append(ch)
-        else:
-            out.append(ch)
-        i += 1
-    if stack:
-        repairs.add("truncated object")
-        _drop_trailing_comma(out, repairs)
-        tail = "".join(out).rstrip()
-        if tail.endswith(":"):
-            out.append(" null")
-        elif stack[-1] == "}" and _DANGLING_KEY.search(tail):
-            out.append(": null")
-        out.extend(reversed(stack))
-    return "".join(out), sorted(repairs)
-
-
-def _drop_trailing_comma(out: list[str], repairs: set[str]) -> None:
-    k = len(out) - 1
-    while k >= 0 and out[k].isspace():
-        k -= 1
-    if k >= 0 and out[k] == ",":
-        del out[k]
-        repairs.add("trailing commas")
 
 
 # ---------------------------------------------------------------------------

@@ -39,7 +39,7 @@ def parse_atom(text: str) -> Atom:
     return Atom(name, tuple(args))
 
 
-class CompiledCase:
+class PreparedCase:
     def __init__(self, case: Case):
         self.case = case
         self.spec: PlanBenchSpec = parse_spec(case)
@@ -49,20 +49,20 @@ class CompiledCase:
             raise PlanprobeError(f"field 'spec.domain': line {exc.line}, column {exc.column}: {exc.detail}") from None
         self.problem = _problem(self.spec.problem, domain, "problem")
         self.stated = _problem(self.spec.stated, domain, "stated") if self.spec.stated else None
-        self.gp: GroundProblem = ground(self.problem)
+        self.grounded: GroundProblem = ground(self.problem)
         config = load_translation(self.spec.translation) if self.spec.translation else None
         self.tr: Translator = translator(self.problem, config)
 
     @cached_property
     def truth(self) -> Optional[ValidationResult]:
         """t3: the validator's verdict on the plan to verify."""
-        return validate(self.gp, self.spec.plan) if self.spec.plan is not None else None
+        return validate(self.grounded, self.spec.plan) if self.spec.plan is not None else None
 
     @cached_property
     def resulting_state(self) -> frozenset[Atom]:
         """t7: the visible facts after the executed sequence."""
-        return resulting_state(self.gp, self.spec.plan or [], self.tr)
+        return resulting_state(self.grounded, self.spec.plan or [], self.tr)
 
 
-def compiled(case: Case) -> CompiledCase:
-    return case.derived("planbench", CompiledCase)
+def prepare(case: Case) -> PreparedCase:
+    return case.derived("planbench", PreparedCase)

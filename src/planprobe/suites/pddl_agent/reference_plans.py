@@ -23,8 +23,9 @@ from ..base import PlannedCall
 from ...pddl.errors import PlannerTimeoutError, PlanStepError
 from ...pddl.planner import solve
 from ...pddl.satisficing import greedy_plan
+from ...pddl.simulator import random_walk
 from ...pddl.validator import validate
-from .compiled import CompiledCase, compiled
+from .prepared import PreparedCase, prepare
 
 REFERENCE_NODE_LIMIT = 20_000
 REFERENCE_WORK = 50_000_000
@@ -45,58 +46,48 @@ def reference_steps(case: Case) -> list[str]:
 
 
 def _reference(case: Case) -> list[str]:
-    cc = compiled(case)
-    spec_plan = list(cc.spec.plan) if cc.spec.plan is not None else None
-    if spec_plan is not None and not validate(cc.gp, spec_plan).valid:
+    prepared = prepare(case)
+    spec_plan = list(prepared.spec.plan) if prepared.spec.plan is not None else None
+    if spec_plan is not None and not validate(prepared.grounded, spec_plan).valid:
         spec_plan = None
-    if spec_plan is not None and cc.spec.plan_optimal:
+    if spec_plan is not None and prepared.spec.plan_optimal:
         return spec_plan
     try:
-        budget = min(REFERENCE_NODE_LIMIT, REFERENCE_WORK // max(1, len(cc.gp.actions())) ** 2)
-        return list(solve(cc.gp, node_limit=max(1, budget), time_limit=None).steps)
+        budget = min(REFERENCE_NODE_LIMIT, REFERENCE_WORK // max(1, len(prepared.grounded.actions())) ** 2)
+        return list(solve(prepared.grounded, node_limit=max(1, budget), time_limit=None).steps)
     except PlannerTimeoutError:
         pass
     if spec_plan is not None:
         return spec_plan
-    return list(greedy_plan(cc.gp, time_limit=600).steps)
+    return list(greedy_plan(prepared.grounded, time_limit=600).steps)
 
 
-def to_calls(cc: CompiledCase, steps: list[str]) -> list[PlannedCall]:
+def to_calls(prepared: PreparedCase, steps: list[str]) -> list[PlannedCall]:
     out = []
     for step in steps:
-        tool, args = cc.call_for(step)
+        tool, args = prepared.call_for(step)
         out.append(PlannedCall(tool, json.dumps(args)))
     return out
 
 
 def reference_plan(case: Case) -> list[PlannedCall]:
-    return to_calls(compiled(case), reference_steps(case))
+    return to_calls(prepare(case), reference_steps(case))
 
 
 def random_plan(case: Case, rng: random.Random) -> list[PlannedCall]:
     """A random walk of executable actions (at most two per object), stopping early if
     it stumbles on the goal: the floor a planning agent should beat."""
-    cc = compiled(case)
-    gp = cc.gp
-    actions = gp.actions()
-    state, steps = gp.init, []
-    for _ in range(rng.randint(1, 2 * max(1, len(cc.problem.all_objects)))):
-        if gp.goal_reached(state):
-            break
-        options = [a for a in actions if a.applicable(state)]
-        if not options:
-            break
-        a = rng.choice(options)
-        state = a.apply(state)
-        steps.append(str(a))
-    return to_calls(cc, steps)
+    prepared = prepare(case)
+    length = rng.randint(1, 2 * max(1, len(prepared.problem.all_objects)))
+    steps, _ = random_walk(prepared.grounded, rng, length, stop_at_goal=True)
+    return to_calls(prepared, steps)
 
 
-def _run(cc: CompiledCase, steps: list[str]) -> Optional[int]:
+def _run(prepared: PreparedCase, steps: list[str]) -> Optional[int]:
     """The final state if every step executes, else None."""
-    state = cc.gp.init
+    state = prepared.grounded.init
     for s in steps:
-        a = cc.gp.ground(*_split(s))
+        a = prepared.grounded.ground(*_split(s))
         if not a.applicable(state):
             return None
         state = a.apply(state)
@@ -109,7 +100,7 @@ def _split(step: str) -> tuple[str, list[str]]:
 
 
 def faulty_plan(case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
-    cc = compiled(case)
+    prepared = prepare(case)
     base = reference_steps(case)
     n = len(base)
     if fault not in FAULTS or fault == "stall" or n == 0:
@@ -119,27 +110,27 @@ def faulty_plan(case: Case, fault: str, rng: random.Random) -> Optional[list[Pla
         rng.shuffle(ks)
         for k in ks:
             rest = base[:k] + base[k + 1:]
-            end = _run(cc, rest)
-            if end is not None and not cc.gp.goal_reached(end):
-                return to_calls(cc, rest)
+            end = _run(prepared, rest)
+            if end is not None and not prepared.grounded.goal_reached(end):
+                return to_calls(prepared, rest)
         return None
     if fault == "swap":
-        if cc.spec.failed_calls != "error":
+        if prepared.spec.failed_calls != "error":
             return None  # failed calls are not errors in this case: no room for the fault
-        states = [cc.gp.init]
+        states = [prepared.grounded.init]
         for s in base:
-            states.append(cc.gp.ground(*_split(s)).apply(states[-1]))
-        ks = [i for i in range(n - 1) if not cc.gp.ground(*_split(base[i + 1])).applicable(states[i])]
+            states.append(prepared.grounded.ground(*_split(s)).apply(states[-1]))
+        ks = [i for i in range(n - 1) if not prepared.grounded.ground(*_split(base[i + 1])).applicable(states[i])]
         if not ks:
             return None
         i = rng.choice(ks)
-        return to_calls(cc, base[:i] + [base[i + 1]] + base[i:])
-    calls = to_calls(cc, base)
+        return to_calls(prepared, base[:i] + [base[i + 1]] + base[i:])
+    calls = to_calls(prepared, base)
     k = rng.randrange(n + 1)
     template = calls[min(k, n - 1)]
     if fault == "unknown-tool":
         ghost = template.name + "_v2"
-        while ghost in cc.tool_action or ghost in {t.name for t in case.tools}:
+        while ghost in prepared.tool_action or ghost in {t.name for t in case.tools}:
             ghost += "_v2"
         calls.insert(k, PlannedCall(ghost, template.arguments))
     elif fault == "malformed-args":
@@ -152,27 +143,27 @@ def faulty_plan(case: Case, fault: str, rng: random.Random) -> Optional[list[Pla
             args["object"] = "no-such-object"
         calls.insert(k, PlannedCall(template.name, json.dumps(args)))
     else:  # impossible-action
-        bad = _impossible_call(cc, case)
+        bad = _impossible_call(prepared, case)
         if bad is None:
             return None
         calls.insert(k, bad)
     return calls
 
 
-def _impossible_call(cc: CompiledCase, case: Case, limit: int = 5000) -> Optional[PlannedCall]:
+def _impossible_call(prepared: PreparedCase, case: Case, limit: int = 5000) -> Optional[PlannedCall]:
     """A schema-valid call whose static preconditions (or equalities) are false."""
-    static = cc.problem.domain.static_predicates
+    static = prepared.problem.domain.static_predicates
     for tool in case.tools:
-        if tool.name not in cc.tool_action:
+        if tool.name not in prepared.tool_action:
             continue
-        keys = cc.keys[tool.name]
+        keys = prepared.keys[tool.name]
         enums = [tool.parameters["properties"][k]["enum"] for k in keys]
         for combo in itertools.islice(itertools.product(*enums), limit):
             try:
-                a = cc.gp.ground(cc.tool_action[tool.name].name, list(combo))
+                a = prepared.grounded.ground(prepared.tool_action[tool.name].name, list(combo))
             except PlanStepError:
                 continue
-            unmet = a.unmet(cc.gp.init)
+            unmet = a.unmet(prepared.grounded.init)
             if any(lit.is_equality or lit.atom.predicate in static for lit in unmet):
                 return PlannedCall(tool.name, json.dumps(dict(zip(keys, combo))))
     return None

@@ -38,12 +38,12 @@ def parse_case_problem(spec: AgentSpec) -> Problem:
         raise PlanprobeError(f"field 'spec.problem': line {exc.line}, column {exc.column}: {exc.detail}") from None
 
 
-class CompiledCase:
+class PreparedCase:
     def __init__(self, case: Case):
         self.case = case
         self.spec = parse_spec(case)
         self.problem = parse_case_problem(self.spec)
-        self.gp: GroundProblem = ground(self.problem)
+        self.grounded: GroundProblem = ground(self.problem)
         names = tool_names(self.problem.domain)
         self.tool_action: dict[str, Action] = {names[a.name]: a for a in self.problem.domain.actions}
         self.keys: dict[str, list[str]] = {t: parameter_keys(a) for t, a in self.tool_action.items()}
@@ -57,7 +57,7 @@ class CompiledCase:
     def ground_call(self, tool: str, args: dict[str, Any]) -> GroundAction:
         """The ground action a schema-valid call names (``PlanStepError`` if it names none)."""
         action = self.tool_action[tool]
-        return self.gp.ground(action.name, [str(args[k]) for k in self.keys[tool]])
+        return self.grounded.ground(action.name, [str(args[k]) for k in self.keys[tool]])
 
     def call_for(self, step: str) -> tuple[str, dict[str, str]]:
         """A PDDL step ``(stack a b)`` → (tool name, arguments)."""
@@ -71,5 +71,5 @@ class CompiledCase:
         return tool, dict(zip(self.keys[tool], args))
 
 
-def compiled(case: Case) -> CompiledCase:
-    return case.derived("pddl_agent", CompiledCase)
+def prepare(case: Case) -> PreparedCase:
+    return case.derived("pddl_agent", PreparedCase)

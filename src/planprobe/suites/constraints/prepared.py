@@ -1,6 +1,6 @@
 """A constraint case in the form the environment, oracle and planners work on.
 
-Built once per ``Case`` instance (``compiled(case)`` caches it on the case):
+Built once per ``Case`` instance (``prepare(case)`` caches it on the case):
 action indices instead of ids, constraints as tuples, and the words each
 constraint came from, ready to quote in evidence.
 """
@@ -16,7 +16,7 @@ from .spec import RESTART_TOOL, ConstraintSpec, parse_spec
 from .vocabulary import format_hour
 
 
-class CompiledCase:
+class PreparedCase:
     def __init__(self, spec: ConstraintSpec, tool_params: Optional[dict[str, dict]] = None, task: str = ""):
         self.spec = spec
         self.task = task
@@ -114,13 +114,13 @@ class CompiledCase:
         return " / ".join(f'"{self.clause_text(k)}"' for k in self.by_id[cid].clauses if 0 <= k < n)
 
 
-def compiled(case: Case) -> CompiledCase:
-    return case.derived("constraints.compiled", _compile)
+def prepare(case: Case) -> PreparedCase:
+    return case.derived("constraints.prepared", _compile)
 
 
-def _compile(case: Case) -> CompiledCase:
+def _compile(case: Case) -> PreparedCase:
     try:
         spec = parse_spec(case)
     except PlanprobeError as exc:
         raise PlanprobeError(f"case {case.id!r}: {exc}") from None
-    return CompiledCase(spec, {t.name: t.parameters for t in case.tools}, case.task)
+    return PreparedCase(spec, {t.name: t.parameters for t in case.tools}, case.task)

@@ -17,10 +17,10 @@ from dataclasses import replace
 from ...schema import Case
 from ...pddl.contradiction import _alike, _kinds, contradict_goal
 from ...pddl.errors import PlannerTimeoutError, UnsolvableError
-from ...pddl.model import Atom, Literal
+from ...pddl.model import Atom, PDDLLiteral
 from ...pddl.planner import solve
 from ...pddl.obfuscate import Renaming
-from .compiled import compiled
+from .prepared import prepare
 from .generator import build_case
 
 MAX_TRIES = 24  # candidate facts the planner tries for a control
@@ -37,9 +37,9 @@ def _twin_of_goal(atom: Atom, goal: set[Atom]) -> bool:
 
 def contradict_case(case: Case, rng: random.Random) -> tuple[Case, str]:
     """(the case with the contradictory goal, the proof that no plan exists)."""
-    cc = compiled(case)
-    spec = cc.spec
-    c = contradict_goal(cc.problem, rng)
+    prepared = prepare(case)
+    spec = prepared.spec
+    c = contradict_goal(prepared.problem, rng)
     changed = build_case(case.id, c.problem, language=spec.language, observation=spec.observation,
                          failed_calls=spec.failed_calls,
                          renaming=Renaming.from_json(spec.renaming) if spec.renaming else None,
@@ -52,9 +52,9 @@ def restate_case(case: Case, rng: random.Random) -> Case:
     contradiction's twin — a goal fact with one argument swapped for an object of the same
     kind — but one the planner proves reachable together with the goal. The goal grows by one
     fact of the same predicate in both classes; only planning tells which can be reached."""
-    cc = compiled(case)
-    spec = cc.spec
-    problem = cc.problem
+    prepared = prepare(case)
+    spec = prepared.spec
+    problem = prepared.problem
     kinds = _kinds(problem)
     goal = {lit.atom for lit in problem.goal}
     candidates = set()
@@ -72,7 +72,7 @@ def restate_case(case: Case, rng: random.Random) -> Case:
     rng.shuffle(pool)
     pool.sort(key=lambda a: not set(a.args) & named)  # facts naming a goal object first, as a twin does
     for added in pool[:MAX_TRIES]:
-        changed = replace(problem, goal=(*problem.goal, Literal(added)))
+        changed = replace(problem, goal=(*problem.goal, PDDLLiteral(added)))
         try:
             steps = list(solve(changed, time_limit=None, node_limit=CONTROL_NODE_LIMIT).steps)
         except (UnsolvableError, PlannerTimeoutError):

@@ -16,13 +16,16 @@ import socket
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Union
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 @dataclass
 class Reply:
     status: int = 200
-    body: Union[bytes, str, dict, None] = None
+    body: bytes | str | dict | None = None
     headers: dict[str, str] = field(default_factory=dict)
 
 
@@ -40,7 +43,7 @@ class Drop:
     pass
 
 
-Action = Union[Reply, Drip, Hang, Drop]
+Action = Reply | Drip | Hang | Drop
 
 
 def chat_reply(content: str = "done", usage: Any = None, **message: Any) -> Reply:
@@ -126,7 +129,7 @@ class ScriptedServer:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
-    def __enter__(self) -> "ScriptedServer":
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 
-import pytest
 
 from helpers import cases
 from planprobe.environment import Limits
@@ -127,7 +126,7 @@ def test_protocol_pddl_and_planbench_oracles_ignore_forged_restarts():
         v = judged_alike(case, trace)
         assert family.check(case, lie).model_dump() == v and v["errors"][0] == "act_error"
 
-    pb = list(planbench_cases(PlanBenchOptions(task="t1", domain="blocksworld", n=2, seed=4)))[0]
+    pb = next(iter(planbench_cases(PlanBenchOptions(task="t1", domain="blocksworld", n=2, seed=4))))
     trace = play(pb, [("stack", "{}")])
     trace.final_answer = get_family(pb.family).reference_answer(pb) if hasattr(get_family(pb.family),
                                                                                "reference_answer") else ""

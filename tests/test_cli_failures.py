@@ -209,7 +209,11 @@ def test_atomic_files_have_ordinary_permissions_and_pipes_are_written_into(tmp_p
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     got = []
-    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    def read() -> None:
+        with open(fifo) as f:
+            got.append(f.read())
+
+    reader = threading.Thread(target=read)
     reader.start()
     write_lines_atomic(fifo, ["one", "two"])
     reader.join(timeout=60)

@@ -14,7 +14,6 @@ from http_faults import ScriptedServer, chat_reply
 
 from planprobe.agents import make_agent
 from planprobe.agents.pmc_plan import PLAN_ERRORS, PlanDefect, levels, parse_plan
-from planprobe.environment import Limits
 from planprobe.models import ModelOptions, make_model
 from planprobe.models.base import ChatParams
 from planprobe.suites.registry import get_family
@@ -294,7 +293,7 @@ def test_pmc_with_the_embedded_model_end_to_end(tmp_path):
     assert r.returncode in (0, 1), r.stderr
     store = RunStore(tmp_path / "r")
     try:
-        (trace, verdict), = list(store.results())
+        (trace, _verdict), = list(store.results())
     finally:
         store.close()
     assert trace.status.value in ("completed", "iteration_limit"), trace.errors

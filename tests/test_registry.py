@@ -10,6 +10,7 @@ import asyncio
 import subprocess
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -32,7 +33,7 @@ class Tiny:
     """A complete family in a few lines: one tool, called once."""
 
     name = "tiny"
-    faults = {"drop": "action_lost"}
+    faults: ClassVar[dict[str, str]] = {"drop": "action_lost"}
 
     def validate(self, case):
         pass
@@ -91,7 +92,7 @@ def test_a_name_is_taken_once(tiny):
 def test_a_family_is_checked_against_the_protocol():
     class Half:
         name = "half"
-        faults: dict[str, str] = {}
+        faults: ClassVar[dict[str, str]] = {}
 
         def check(self, case, trace): ...
 

@@ -7,7 +7,7 @@ scripts and notebooks.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence
 
 from .agents import make_agent
 from .agents.base import Agent
@@ -26,8 +26,8 @@ def check(case: Case, trace: Trace) -> Verdict:
 
 def run_suite(
     cases: Sequence[Case],
-    agent: Union[str, Agent],
-    out: Union[str, Path],
+    agent: str | Agent,
+    out: str | Path,
     *,
     trials: int = 1,
     concurrency: int = 8,

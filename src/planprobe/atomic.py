@@ -17,7 +17,7 @@ import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Iterable, Iterator, Optional
+from typing import IO, Any, Iterable, Iterator
 
 from .errors import PlanprobeError
 
@@ -48,10 +48,17 @@ def _is_stream(path: Path) -> bool:
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISBLK(mode)
 
 
+def _text_or_binary(file: Path | int, binary: bool) -> IO[Any]:
+    """Open ``file`` (a path or a descriptor to own) for writing: bytes, or UTF-8 text with ``\\n`` newlines."""
+    if binary:
+        return open(file, "wb")  # the callers close it (a with block or _discard)
+    return open(file, "w", encoding="utf-8", newline="\n")
+
+
 @contextmanager
-def _stream_writer(path: Path, binary: bool) -> Iterator[IO]:
+def _stream_writer(path: Path, binary: bool) -> Iterator[IO[Any]]:
     try:
-        handle = open(path, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"}))
+        handle = _text_or_binary(path, binary)
     except OSError as exc:
         raise PlanprobeError(describe_os_error(path, exc)) from None
     try:
@@ -62,7 +69,7 @@ def _stream_writer(path: Path, binary: bool) -> Iterator[IO]:
 
 
 @contextmanager
-def atomic_writer(path: Path | str, binary: bool = False) -> Iterator[IO]:
+def atomic_writer(path: Path | str, binary: bool = False) -> Iterator[IO[Any]]:
     """``with atomic_writer(p) as f: f.write(...)`` — ``p`` appears complete or not at all.
     A symlink at ``p`` is replaced, not written through; a device or pipe is written
     into directly (there is nothing to replace atomically)."""
@@ -71,8 +78,8 @@ def atomic_writer(path: Path | str, binary: bool = False) -> Iterator[IO]:
     if path.is_dir():
         raise PlanprobeError(f"cannot write {path}: it is a directory")
     if _is_stream(path):
-        with _stream_writer(path, binary) as handle:
-            yield handle
+        with _stream_writer(path, binary) as stream:
+            yield stream
         return
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -80,10 +87,10 @@ def atomic_writer(path: Path | str, binary: bool = False) -> Iterator[IO]:
     except OSError as exc:
         raise PlanprobeError(describe_os_error(parent if not parent.is_dir() else path, exc)) from None
     tmp = Path(tmp_name)
-    handle: Optional[IO] = None
+    handle: IO[Any] | None = None
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; the result is an ordinary file
-        handle = os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"}))
+        handle = _text_or_binary(fd, binary)
         fd = -1  # the handle owns it now
         yield handle
         handle.flush()
@@ -98,7 +105,7 @@ def atomic_writer(path: Path | str, binary: bool = False) -> Iterator[IO]:
         raise
 
 
-def _discard(fd: int, handle: Optional[IO], tmp: Path) -> None:
+def _discard(fd: int, handle: IO[Any] | None, tmp: Path) -> None:
     """Close what is still open (never a descriptor twice) and remove the temporary file."""
     try:
         if handle is not None:

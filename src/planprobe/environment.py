@@ -13,7 +13,7 @@ import json
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 from .schema import DEFAULT_ROLE, Case, Message, SubEpisode, ToolCall, ToolCallError, ToolSpec, Trace, Usage
 from .tool_args import parse_arguments, validate_arguments
@@ -67,11 +67,11 @@ class Environment:
         if self.trace.iterations > self.limits.max_iterations:
             raise IterationLimitExceeded(f"more than {self.limits.max_iterations} iterations")
 
-    def call(self, name: str, arguments: Union[str, dict, None] = None, call_id: Optional[str] = None) -> str:
+    def call(self, name: str, arguments: str | dict | None = None, call_id: Optional[str] = None) -> str:
         """Run one tool call and record it; always returns the text the agent sees."""
         return self._call(name, arguments, call_id, self.role, self.episode)
 
-    def _call(self, name: str, arguments: Union[str, dict, None], call_id: Optional[str], role: str,
+    def _call(self, name: str, arguments: str | dict | None, call_id: Optional[str], role: str,
               episode: Optional[str]) -> str:
         t_start = self.elapsed()
         raw = arguments if isinstance(arguments, str) else _dump(arguments)
@@ -189,7 +189,7 @@ class AgentView(Environment):
     def step(self) -> None:
         self._env.step()
 
-    def call(self, name: str, arguments: Union[str, dict, None] = None, call_id: Optional[str] = None) -> str:
+    def call(self, name: str, arguments: str | dict | None = None, call_id: Optional[str] = None) -> str:
         return self._env._call(name, arguments, call_id, self.role, self.episode)
 
     def log(self, message: Message) -> None:

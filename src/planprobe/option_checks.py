@@ -9,11 +9,11 @@ before anything runs, and a bad one is refused with one line naming it.
 from __future__ import annotations
 
 import math
-from typing import Optional, Union
+from typing import Optional
 
 from .errors import PlanprobeError
 
-Number = Union[int, float]
+Number = int | float
 
 
 def _show(value: Number) -> str:

@@ -119,7 +119,7 @@ class Registry(Generic[T]):
                 continue  # already loaded (by name, before the whole group was)
             try:
                 obj = ep.load()
-            except Exception as exc:  # a broken plug-in is named, never a traceback
+            except Exception as exc:  # noqa: BLE001 -- a broken plug-in is named, never a traceback
                 raise PlanprobeError(f"{self.kind} plug-in {ep.name!r} ({origin}, entry-point group {self.group}): "
                                      f"cannot be loaded: {type(exc).__name__}: {exc}") from None
             self.register(ep.name, obj, origin)

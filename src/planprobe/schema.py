@@ -132,11 +132,15 @@ class Case(_Model):
 
     def forget_derived(self) -> None:
         """Drop derived data (a long run calls this when a case is finished)."""
-        self.__pydantic_private__["_derived"] = {}
+        private = self.__pydantic_private__
+        assert private is not None  # the model declares a private attribute, so pydantic made the dict
+        private["_derived"] = {}
 
     def derived(self, key: str, build):
         # straight to pydantic's private-attribute dict: this runs once per verdict
-        cache = self.__pydantic_private__["_derived"]
+        private = self.__pydantic_private__
+        assert private is not None  # as in forget_derived
+        cache = private["_derived"]
         value = cache.get(key)
         if value is None:
             value = cache[key] = build(self)
@@ -355,7 +359,9 @@ class Evidence(_Model):
 
 
 class Verdict(_Model):
-    model_config = ConfigDict(extra="forbid", serialize_by_alias=True)
+    # validate_by_name: "unsat_core" is read either way (it is one of the alias choices); saying so keeps the
+    # pydantic mypy plugin from treating the field as reachable only through a dynamic alias
+    model_config = ConfigDict(extra="forbid", serialize_by_alias=True, validate_by_name=True)
 
     schema_version: int = SCHEMA_VERSION
     case_id: str

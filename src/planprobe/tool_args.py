@@ -11,7 +11,7 @@ required, additionalProperties: false), which keeps the check fast.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 _TYPES = {
     "string": (str,),
@@ -23,7 +23,7 @@ _TYPES = {
 }
 
 
-def parse_arguments(raw: Union[str, dict, None]) -> Optional[dict[str, Any]]:
+def parse_arguments(raw: str | dict | None) -> Optional[dict[str, Any]]:
     """The arguments as a dict, or None when they are not a JSON object.
     An empty string means no arguments (some servers send "" for {})."""
     if isinstance(raw, dict):

@@ -58,7 +58,7 @@ def _history(text: Any) -> Any:
     for pattern in ("%Y-%m-%d", "%m-%d"):
         try:
             return datetime.datetime.strptime(text, pattern).strftime("%m-%d")
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001, S112 -- as API-Bank's own code: try the next pattern
             continue
     return ValueError(text)
 

@@ -98,9 +98,9 @@ def test_order_cycle_core_is_a_minimum_explanation():
             (a, b) for a in range(n) for b in range(n) if (closure.after[a] >> b) & 1 and rng.random() < 0.6)]
         executed = rng.sample(range(n), rng.randint(1, n - 1))
         core = order_cycle_core(n, constraints, executed)
-        chain = list(zip(executed, executed[1:]))
+        chain = list(itertools.pairwise(executed))
 
-        def unsat(subset):
+        def unsat(subset, n=n, chain=chain):
             return not basic_satisfiable(n, chain + [(a, b) for _, a, b in subset])
 
         assert (core is not None) == unsat(constraints)

@@ -4,7 +4,6 @@ on every family; and the module-level labels read from its words."""
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 

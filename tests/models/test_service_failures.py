@@ -127,7 +127,7 @@ def test_a_dripping_server_is_cut_at_the_request_deadline_and_becomes_infra():
 
 def test_a_hang_and_a_dropped_connection_become_infra():
     for action in (Hang(), Drop()):
-        with ScriptedServer(always(lambda: action)) as server:
+        with ScriptedServer(always(lambda action=action: action)) as server:
             trace, verdict = episode(model(server.url, request_timeout=0.5))
         assert trace.status == TraceStatus.INFRA_ERROR and verdict.infra, (action, trace.errors)
 
@@ -139,7 +139,7 @@ def test_after_every_kind_of_fault_a_retried_call_recovers():
               Reply(200, json.dumps(chat_reply().body)[:30]), Hang(), Drop()]
     with ScriptedServer(lambda i, body, headers: faults[i] if i < len(faults) else chat_reply("recovered")) as server:
         # the deadline must let the final, instant reply through even on a stalled machine: 5 s
-        trace, verdict = episode(model(server.url, request_timeout=5,
+        trace, _verdict = episode(model(server.url, request_timeout=5,
                                        retry=RetryPolicy(max_attempts=6, base_s=0.001, cap_s=0.001)))
     assert trace.status == TraceStatus.COMPLETED and trace.final_answer == "recovered"
     retries = [e.message for e in trace.errors if e.kind == "infra_retry"]
@@ -179,7 +179,7 @@ def test_lenient_but_valid_shapes_are_accepted():
     replies = [chat_reply(content=[{"type": "text", "text": "do"}, {"type": "text", "text": "ne"}]),
                Reply(200, {"choices": [{"message": {"role": "assistant", "content": "done"}}]})]
     for reply in replies:
-        with ScriptedServer(always(lambda: reply)) as server:
+        with ScriptedServer(always(lambda reply=reply: reply)) as server:
             assert chat(model(server.url)).message.content == "done"
     call = chat_reply(content=None, tool_calls=[{"id": "c1", "function": {"name": "f", "arguments": {"a": 1}}}])
     with ScriptedServer(always(lambda: call)) as server:

@@ -10,6 +10,7 @@ from pathlib import Path
 from helpers import shared_path
 
 from planprobe.pddl import Domain, Problem, load_domain, load_problem
+import itertools
 
 HERE = Path(__file__).resolve().parent
 IPC_STYLE = HERE / "data" / "ipc_style"
@@ -55,7 +56,7 @@ def freecell_deal(suits: int = 4, values: int = 13, columns: int = 8) -> str:
     init = [f"(home {s}0)" for s in names] + ["(cellspace n4)", "(colspace n0)"]
     for col in cols:
         init.append(f"(bottomcol {col[0]})")
-        init += [f"(on {upper} {lower})" for lower, upper in zip(col, col[1:])]
+        init += [f"(on {upper} {lower})" for lower, upper in itertools.pairwise(col)]
         init.append(f"(clear {col[-1]})")
     init += [f"(successor n{i + 1} n{i})" for i in range(values)]
     for s in names:

@@ -129,7 +129,7 @@ def _shape(domain):
     out = {}
     for a in domain.actions:
         pos = {p.name: i for i, p in enumerate(a.parameters)}
-        norm = lambda atom: (atom.predicate, tuple(pos.get(x, x) for x in atom.args))  # noqa: E731
+        norm = lambda atom, pos=pos: (atom.predicate, tuple(pos.get(x, x) for x in atom.args))  # noqa: E731
         out[a.name] = (frozenset((norm(lit.atom), lit.positive) for lit in a.precondition),
                        frozenset(map(norm, a.add_effects)), frozenset(map(norm, a.del_effects)))
     return out

@@ -85,7 +85,7 @@ def _naive_actions(gp: GroundProblem) -> list[str]:
                 return (args[0] == args[1]) == lit.positive
             return (type(lit.atom)(lit.atom.predicate, args) in init) == lit.positive
 
-        def extend(i: int, binding: dict) -> None:
+        def extend(i: int, binding: dict, params=params, schema=schema, pools=pools, due=due) -> None:
             if i == len(params):
                 candidates.append(gp.ground(schema.name, [binding[p] for p in params]))
                 return

@@ -107,8 +107,8 @@ def test_a_wrong_answer_is_caught(pb):
     broken = dict(row, llm_raw_response="\n".join(lines[1:]))
     r = rescore_record(broken, pb, "t1")
     assert not r.planprobe and "not executable" in r.reason
-    verification = next(r for r in (json.loads(x) for x in gzip.open(responses(
-        "blocksworld/task_3_plan_verification"), "rt")) if r["llm_correct_binary"])
+    with gzip.open(responses("blocksworld/task_3_plan_verification"), "rt") as f:
+        verification = next(r for r in map(json.loads, f) if r["llm_correct_binary"])
     flipped = verification["llm_raw_response"].replace("plan is valid", "plan is XX").replace(
         "plan is invalid", "plan is valid").replace("plan is XX", "plan is invalid")
     assert not rescore_record(dict(verification, llm_raw_response=flipped), pb, "t3").planprobe

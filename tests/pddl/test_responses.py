@@ -124,7 +124,7 @@ def test_unparsed_lines_are_reported_with_line_and_reason(bw):
     assert reasons[3] == reasons[5] == "names objects but no action"
     assert "unknown object 'z'" in reasons[6]
     assert parsed.ignored == ("The total time is 4 minutes.",)
-    assert [u.text for u in parsed.unparsed][0] == "unstack the yellow block from the table"
+    assert next(u.text for u in parsed.unparsed) == "unstack the yellow block from the table"
 
 
 def test_missing_arguments_are_inferred_only_from_static_facts():

@@ -69,7 +69,7 @@ def test_an_inapplicable_step_fails_even_where_failed_calls_are_allowed():
     family = get_family("pddl")
     tool = next(t for t in base.tools if t.name == "stack")  # nothing is held at the start
     args = {k: v["enum"][0] for k, v in tool.parameters["properties"].items()}
-    ok, why = family.extendable(base, [])
+    ok, _why = family.extendable(base, [])
     assert ok
     v = answer_verdict(case, json.dumps({"next_steps": [{"tool": "stack", "parameters": args}]}))
     assert not v.passed and v.errors[0] in ("order_error", "act_error")

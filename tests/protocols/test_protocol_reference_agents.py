@@ -112,5 +112,5 @@ def test_stepwise_faults_are_their_class(mode, fault):
 @pytest.mark.parametrize("family", ["holistic", "stepwise"])
 def test_stall_is_a_timeout(family):
     case = wrap_holistic(BASIC[0]) if family == "holistic" else stepwise(BASIC[:1], 1)[0]
-    [(_, trace, v)] = verdicts("faulty:stall", [case], Limits(max_iterations=5))
+    [(_, _trace, v)] = verdicts("faulty:stall", [case], Limits(max_iterations=5))
     assert v.errors == ["timeout"] and v.checker.startswith(f"{family}/1+")

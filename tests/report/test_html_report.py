@@ -233,7 +233,7 @@ def test_older_format_and_missing_runs_get_one_line_errors(two_runs, tmp_path):
 
 
 def test_comparing_runs_of_disjoint_suites_says_why(two_runs, tmp_path):
-    tmp, a, _ = two_runs
+    _tmp, a, _ = two_runs
     other = tmp_path / "o.jsonl"
     write_suite(cases(5, seed=99, actions=(6, 6)), other)
     b = make_run(tmp_path, "oracle", other, "other")

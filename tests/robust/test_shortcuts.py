@@ -143,7 +143,6 @@ def _shuffled_cheapest_passes(variants) -> int:
     import random
 
     from planprobe.environment import Limits
-    from planprobe.suites.base import PlannedCall
 
     passed = 0
     for case in variants:

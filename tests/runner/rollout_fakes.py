@@ -4,7 +4,7 @@ until the guidance appears in its context, then another, and remembers every req
 from __future__ import annotations
 
 import random
-from typing import Optional, Union
+from typing import Optional
 
 from planprobe.models.base import ChatResult, tool_call
 from planprobe.schema import Case, Message, Usage
@@ -13,7 +13,7 @@ from planprobe.suites.registry import get_family
 
 GUIDANCE = "Feedback on your earlier attempt: the step you took here broke the task's rules; redo it correctly."
 
-Plan = Union[list[PlannedCall], str]  # tool calls, or a text answer
+Plan = list[PlannedCall] | str  # tool calls, or a text answer
 
 
 class GuidedModel:

@@ -1,5 +1,4 @@
 import asyncio
-import os
 import signal
 import sqlite3
 import subprocess

@@ -42,7 +42,7 @@ def stored(out):
 
 
 def test_infra_results_are_rerun_on_resume_and_the_run_exits_3_until_they_pass(suite, tmp_path):
-    suite_path, suite_cases = suite
+    suite_path, _suite_cases = suite
     state = {"down": True}
 
     def outage(i, body, headers):  # two cases answered, then the service fails

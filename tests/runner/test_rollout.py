@@ -106,7 +106,7 @@ def _agent(kind: str, model: GuidedModel):
 
 
 def _original(case: Case, kind: str):
-    bad, good, fault = plans(case)
+    bad, good, _fault = plans(case)
     model = GuidedModel(bad, good, react=kind == "react")
     trace = asyncio.run(run_episode(case, _agent(kind, model), Limits(), model=model.name))
     return model, trace, bad, good
@@ -213,7 +213,7 @@ def test_an_agent_that_cannot_resume_is_refused_by_name():
 def test_a_python_agent_resumes_from_the_prefix_it_is_given():
     case = cases(1, seed=25)[0]
     family = get_family(case.family)
-    model, original, bad, good = _original(case, "tools")
+    _model, original, bad, good = _original(case, "tools")
     steps = divergence(bad, good)
     seen = {}
 

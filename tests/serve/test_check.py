@@ -53,7 +53,7 @@ def _recorded(tmp_path):
 
 
 def test_replayed_traces_get_the_original_verdicts_in_both_formats(tmp_path):
-    cases, suite, originals = _recorded(tmp_path)
+    _cases, suite, originals = _recorded(tmp_path)
     kinds = {}
     for fmt in ("planprobe", "openai"):
         for i, original in enumerate(originals):

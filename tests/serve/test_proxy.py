@@ -161,7 +161,7 @@ def test_streaming_is_relayed_and_assembled(tmp_path):
         sent = upstream.requests[0]
     assert sent["stream_options"] == {"include_usage": True}  # asked for, to count tokens
     assert relayed == _sse(*chunks[:-1])  # the usage chunk the client did not ask for is not passed on
-    (request, reply), = recorder.calls
+    (_request, reply), = recorder.calls
     message = reply["choices"][0]["message"]
     assert message["content"] == "I will " and message["reasoning_content"] == "think more"
     assert message["tool_calls"] == [{"id": "c1", "type": "function", "function": {"name": "book",

@@ -49,7 +49,7 @@ class Visible:
 
     @cached_property
     def requirement(self) -> str:
-        head, marker, rest = self.task.partition(REQUIREMENT_MARKER)
+        _head, marker, rest = self.task.partition(REQUIREMENT_MARKER)
         return rest if marker else self.task
 
     @cached_property

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 from ..lenient_json import outermost_object
 
@@ -98,7 +98,7 @@ def parse_plan(reply: str, tools: Sequence[str], executors: Sequence[str] = EXEC
         if not isinstance(desc, str) or not desc.strip():
             raise PlanDefect("bad_shape", f"{where}.description is missing")
         executor = raw.get("executor")
-        if executor not in executors:
+        if not isinstance(executor, str) or executor not in executors:
             raise PlanDefect("unknown_executor", f"{where}.executor {executor!r} is not one of {', '.join(executors)}")
         names = _strings(raw.get("tools"), f"{where}.tools")
         unknown = [t for t in names if t not in tools]

@@ -60,7 +60,8 @@ class CallableAgent:
     async def _run(self, case: Case, env: Environment, prefix: Any) -> Optional[str]:
         values = {"models": self.models, "params": self.params, "prefix": prefix}
         kwargs = {k: values[k] for k in self.declared}
-        if inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(getattr(self.fn, "__call__", None)):
+        # an object with an async __call__ is awaited too (the bound method itself is inspected)
+        if inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(getattr(self.fn, "__call__", None)):  # noqa: B004
             return await self.fn(case, env, **kwargs)
         result = await asyncio.to_thread(self.fn, case, env, **kwargs)
         if inspect.isawaitable(result):
@@ -84,7 +85,7 @@ def load_attribute(spec: str, kind: str = "python", shape: str = "<module or fil
         module = importlib.util.module_from_spec(mod_spec)
         try:
             mod_spec.loader.exec_module(module)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- whatever the user's file raises becomes one line
             raise PlanprobeError(f"--agent {kind}:{spec}: importing {path} failed: {exc}") from None
     else:
         try:

@@ -133,7 +133,7 @@ class ReactAgent:
             if step.final is not None:
                 env.finish(step.final)
                 return step.final
-            if step.problem:
+            if step.problem or step.action is None:  # parse_react gives an action, a final answer or a problem
                 observation = env.call(UNPARSED, json.dumps({"reply": reply[:500]}))
                 observation += (f" Your reply could not be used ({step.problem}). Reply with two lines, "
                                 "'Action: <tool>' and 'Action Input: <JSON object>', or with 'Final Answer: <text>'.")

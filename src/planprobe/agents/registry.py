@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ..errors import PlanprobeError
 from ..plugins import Registry, checked_entry
@@ -90,7 +90,7 @@ BUILTIN_AGENTS = {
 _REGISTRY: Registry[AgentEntry] = Registry("agent", GROUP, BUILTIN_AGENTS, _as_entry)
 
 
-def register_agent(name: Union[str, AgentEntry], factory: Optional[AgentFactory] = None, *,
+def register_agent(name: str | AgentEntry, factory: Optional[AgentFactory] = None, *,
                    needs_model: bool = False, argument: Optional[str] = None, help: str = "",
                    accepts_model: bool = False, roles: Optional[tuple[str, ...]] = None) -> Any:
     """Add an ``--agent`` name: ``register_agent(AgentEntry(...))``, ``register_agent("x", factory, …)``,
@@ -117,7 +117,7 @@ def unregister_agent(name: str) -> None:
 def agent_entry(spec: str) -> AgentEntry:
     """The entry for an ``--agent`` value, checking that it takes an argument exactly
     when its entry says so."""
-    name, sep, arg = spec.partition(":")
+    name, sep, _arg = spec.partition(":")
     entry = _REGISTRY.get(name)
     if entry is None:
         raise PlanprobeError(f"unknown agent {spec!r}: choose {agent_choices()}")
@@ -144,7 +144,7 @@ def agent_choices(separator: str = ", ", described: bool = False) -> str:
 
 def build_agent(entry: AgentEntry, request: AgentRequest) -> Agent:
     agent = entry.factory(request)
-    call = getattr(agent, "__call__", None)
+    call = getattr(agent, "__call__", None)  # noqa: B004 -- the bound method is inspected: is it async?
     if not isinstance(getattr(agent, "name", None), str) or call is None or not (
             inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(agent)):
         raise PlanprobeError(f"agent {entry.name!r}: its factory returned {type(agent).__name__}, not an Agent "

@@ -291,7 +291,7 @@ def dissect_run(path: Path, agent, config: RunConfig, k: int = 3, sample: int = 
                              workers, chunk=1, what="dissection")
     for run, case in chosen:
         done = usable(existing[run].get(case.id))
-        if settled(done):
+        if done is not None and settled(done):
             report.rows.append(done)
             continue
         if remote is not None:

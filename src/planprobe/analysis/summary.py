@@ -66,7 +66,7 @@ class RunSummary:
     pending: int
     by_actions: dict[int, Tally]
     by_topic: dict[str, Tally]
-    usage: dict[str, float] = field(default_factory=dict)
+    usage: dict[str, float | None] = field(default_factory=dict)  # cost_usd is None when no call had a price
     # per action count, the mean of each other difficulty measure over the suite's cases
     # (constraints, restatements, unconstrained actions, words …)
     difficulty: dict[int, dict[str, float]] = field(default_factory=dict)
@@ -99,11 +99,11 @@ def summarize(store: RunStore) -> RunSummary:
     by_actions: dict[int, Tally] = defaultdict(Tally)
     by_topic: dict[str, Tally] = defaultdict(Tally)
     infra = done = 0
-    usage = {"model_calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None}
+    usage: dict[str, float | None] = {"model_calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None}
     for row, meta_json in store.rows_with_meta():
         done += 1
         for key in ("model_calls", "cached_calls", "prompt_tokens", "completion_tokens"):
-            usage[key] += getattr(row, key)
+            usage[key] = (usage[key] or 0) + getattr(row, key)
         if row.cost_usd is not None:
             usage["cost_usd"] = (usage["cost_usd"] or 0.0) + row.cost_usd
         if row.infra:
@@ -129,7 +129,7 @@ def summarize(store: RunStore) -> RunSummary:
 def _difficulty_means(difficulties) -> dict[int, dict[str, float]]:
     """Per action count, the mean of each other difficulty measure; ``difficulties`` is
     streamed (one dict per case), so a large suite is never held."""
-    sums: dict[int, Counter] = defaultdict(Counter)
+    sums: dict[int, defaultdict[str, float]] = defaultdict(lambda: defaultdict(float))
     counts: Counter = Counter()
     for d in difficulties:
         if not isinstance(d, dict) or not isinstance(d.get("actions"), (int, float)):

@@ -51,7 +51,7 @@ def generate_pddl(
     transform: Annotated[list[str], typer.Option("--transform", help="Robustness variant: extraneous:K | broken | "
                                                                      "unsolvable[:removal|contradiction|missing-"
                                                                      "info] | cost. Repeatable; they compose (see "
-                                                                     "docs/robustness.md).")] = [],
+                                                                     "docs/robustness.md).")] = [],  # noqa: B006 -- typer passes a new list
     protocol: Annotated[str, typer.Option(help="execute (run the tools) | holistic (answer the whole plan as "
                                                "JSON) | stepwise (predict the next steps after a gold prefix); "
                                                "see docs/protocols.md.")] = "execute",

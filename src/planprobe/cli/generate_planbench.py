@@ -64,7 +64,7 @@ def generate_planbench(
     transform: Annotated[list[str], typer.Option("--transform", help="unsolvable:contradiction (t1): half the "
                                                                      "cases get a goal proven unsolvable and must "
                                                                      "be refused. The tool transforms do not "
-                                                                     "apply to text tasks.")] = [],
+                                                                     "apply to text tasks.")] = [],  # noqa: B006 -- typer passes a new list
     workers: Annotated[Optional[int], typer.Option(help="Processes (default: all cores for 2000+ cases); the "
                                                         "output is the same for any number.")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress bar.")] = False,

@@ -52,7 +52,7 @@ class Pick:
     stage1: list[dict[str, Any]] = field(default_factory=list)  # agentdebug's per step/module findings
 
     def to_json(self) -> dict[str, Any]:
-        out = {"critical_step": self.step, "critical_module": self.module, "error_type": self.type,
+        out: dict[str, Any] = {"critical_step": self.step, "critical_module": self.module, "error_type": self.type,
                "root_cause": self.root_cause, "evidence": self.evidence, "correction_guidance": self.guidance,
                "model_calls": self.calls, "tokens": self.tokens}
         if self.stage1:

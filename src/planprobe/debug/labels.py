@@ -230,7 +230,8 @@ def module_texts(trace: Trace) -> list[dict[str, str]]:
         if m.role != "assistant":
             continue
         text = m.content or ""
-        out.append({k: (p.search(text).group(1).strip() if p.search(text) else "") for k, p in _TAG.items()})
+        found = {k: p.search(text) for k, p in _TAG.items()}
+        out.append({k: (m.group(1).strip() if m else "") for k, m in found.items()})
     return out
 
 

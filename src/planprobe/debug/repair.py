@@ -89,7 +89,7 @@ def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detec
             first_attempt = 1 + len(store.rerollouts(case_id, trial))
 
     restart = detector in ("none", "self-refine") or pick is None or pick.step is None
-    keep = 0 if restart else max(0, (pick.step or 1) - 1)
+    keep = 0 if restart or pick is None else max(0, (pick.step or 1) - 1)
     out = CaseRepair(case_id, trial, detector, pick.to_json() if pick else {}, keep)
     guidance: Optional[str] = None
     if detector == "self-refine":

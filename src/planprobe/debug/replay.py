@@ -162,12 +162,12 @@ class PDDLReplay:
 
     def earliest(self, calls: Sequence[ToolCall], explain: bool = True) -> Optional[tuple[int, dict]]:
         states, problems = self.states(calls)
-        first = next((k for k, p in enumerate(problems) if p is not None), None)
+        first, problem = next(((k, p) for k, p in enumerate(problems) if p is not None), (None, None))
         dead = _first_true(len(calls), lambda k: self.is_dead(states[k]))  # k calls -> dead
         if dead is not None and (first is None or dead - 1 < first):
             return dead - 1, dict(kind="dead_end", text="after this step the goal can no longer be reached")
-        if first is not None:
-            return first, problems[first]
+        if first is not None and problem is not None:
+            return first, problem
         return None
 
     def dead(self, calls: Sequence[ToolCall]) -> bool | None:
@@ -180,9 +180,6 @@ class PDDLReplay:
 
     def h_star(self, state: int) -> Optional[int]:
         """The length of a shortest plan from ``state``; None when unsolvable or undecided."""
-        from ..pddl.errors import PlannerTimeoutError, UnsolvableError
-        from ..pddl.planner import solve
-
         self.calls += 1
         if state not in self._h:
             self._h[state] = self._solve(state)

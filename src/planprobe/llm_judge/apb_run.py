@@ -80,8 +80,8 @@ class Source:
         other = sorted(h[:12] for h in self.prompts_sha256 if h != judge.sha256)
         if not other:
             return []
-        return [f"the tested model's prompts came from a prompts.py with sha256 {', '.join(other)}, the judge's "
-                f"from {judge.path} (sha256 {judge.sha256[:12]}): two versions of APB's prompts"]
+        return [(f"the tested model's prompts came from a prompts.py with sha256 {', '.join(other)}, the judge's "
+                 f"from {judge.path} (sha256 {judge.sha256[:12]}): two versions of APB's prompts")]
 
 
 def key(record: Record) -> tuple[str, str, int, str]:

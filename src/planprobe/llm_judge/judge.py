@@ -39,7 +39,8 @@ from ..schema import (
     TraceStatus,
     Verdict,
 )
-from .context import build_context, clip
+from ..suites.judged.render import clip
+from .context import build_context
 from .parse import ParsedJudgement, parse_judgement, unparseable
 from .rubric import BY_CODE, CODES, PROMPT_VERSION, judgement_tool_schema, render_prompt
 
@@ -180,7 +181,7 @@ def aggregate(case: Case, trace: Trace, samples: list[SampleRecord], threshold: 
         verdict = Verdict(case_id=case.id, trial=trace.trial, passed=False, errors=[UNPARSEABLE_ERROR],
                           evidence=evidence, oracle=OracleKind.JUDGED, checker=checker, score=None)
         return Judgement(verdict, samples, 0, 0)
-    grades = [p.grade for p in usable]
+    grades = [p.grade for p in usable if p.grade is not None]  # usable means graded
     score = float(statistics.median(grades))
     passed = score >= threshold - EPS
     votes = sum(g >= threshold - EPS for g in grades)

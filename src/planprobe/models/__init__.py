@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from .base import ChatParams, ChatResult, Model, Prices
 from .cache import CachedModel, default_cache_path
@@ -17,17 +16,17 @@ __all__ = ["ChatParams", "ChatResult", "Model", "ModelEntry", "ModelOptions", "P
 
 @dataclass(frozen=True)
 class ModelOptions:
-    base_url: Optional[str] = None
+    base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     request_timeout: float = 60.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    prices: Optional[Prices] = None
+    prices: Prices | None = None
     tool_result_role: str = "tool"
-    model_path: Optional[Path] = None  # local: a GGUF file (default: the embedded SmolLM2-135M)
-    threads: Optional[int] = None
+    model_path: Path | None = None  # local: a GGUF file (default: the embedded SmolLM2-135M)
+    threads: int | None = None
     n_ctx: int = 4096
     cache: bool = True
-    cache_path: Optional[Path] = None
+    cache_path: Path | None = None
 
 
 def make_model(spec: str, options: ModelOptions = ModelOptions()) -> Model:

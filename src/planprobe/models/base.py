@@ -41,7 +41,8 @@ class ChatResult:
 
 
 class Model(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: a plain attribute or a property both qualify
 
     async def chat(self, messages: list[Message], tools: Optional[list[ToolSpec]], params: ChatParams) -> ChatResult: ...
 

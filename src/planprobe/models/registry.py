@@ -7,7 +7,7 @@ call at a time) is part of its entry, not a check of its name.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ..errors import PlanprobeError
 from ..plugins import Registry, checked_entry
@@ -50,7 +50,7 @@ BUILTIN_MODELS = {
 _REGISTRY: Registry[ModelEntry] = Registry("model", GROUP, BUILTIN_MODELS, _as_entry)
 
 
-def register_model(kind: Union[str, ModelEntry], factory: Optional[ModelFactory] = None, *, takes_name: bool = True,
+def register_model(kind: str | ModelEntry, factory: Optional[ModelFactory] = None, *, takes_name: bool = True,
                    serial: bool = False, help: str = "") -> Any:
     """Add a ``--model`` kind: ``register_model(ModelEntry(...))``, ``register_model("x", factory, …)``
     or ``@register_model("x")`` on the factory. The kind must be new (built-ins always stay)."""

@@ -58,7 +58,7 @@ def _tool_calls(value: Any, source: str) -> Optional[list[dict[str, Any]]]:
     for i, tc in enumerate(value):
         fn = tc.get("function") if isinstance(tc, dict) else None
         name = fn.get("name") if isinstance(fn, dict) else None
-        if not isinstance(name, str) or not name:
+        if not isinstance(fn, dict) or not isinstance(name, str) or not name:
             raise _fail(source, f"tool_calls[{i}] has no function name")
         args = fn.get("arguments")
         if isinstance(args, (dict, list)):

@@ -103,7 +103,7 @@ def _logistics(problem: Problem) -> list[str] | None:
 
     def by_truck(pkg: str, to: str) -> bool:
         city = city_of.get(at[pkg])
-        truck = truck_of.get(city)
+        truck = truck_of.get(city) if city is not None else None
         if truck is None or city_of.get(to) != city:
             return False
         if at[pkg] == to:

@@ -66,7 +66,7 @@ def standard_domain_text(name: str) -> str:
     """The PDDL text of a shipped domain (``blocksworld`` or ``logistics``)."""
     if name not in STANDARD_DOMAINS:
         raise PlanprobeError(f"unknown domain {name!r}: expected one of {', '.join(STANDARD_DOMAINS)}")
-    return resources.files(__package__).joinpath("domains", f"{name}.pddl").read_text(encoding="utf-8")
+    return resources.files(__package__).joinpath("domains").joinpath(f"{name}.pddl").read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=None)

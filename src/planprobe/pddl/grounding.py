@@ -107,7 +107,7 @@ class GroundProblem:
     def __init__(self, problem: Problem):
         self.problem, self.domain = problem, problem.domain
         self.atoms: list[Atom] = []
-        self._ids: dict[Atom, int] = {}
+        self._ids: dict[tuple[str, tuple[str, ...]], int] = {}  # Atom keys; a plain tuple finds them too
         self._lock = threading.Lock()
         self._types = {o.name: o.type for o in problem.all_objects}
         self._ground: dict[tuple[str, tuple[str, ...]], GroundAction] = {}

@@ -202,21 +202,21 @@ class LMCut:
             members = [goal_fact]
             walk = [iter(eff_of[goal_fact])]
             while walk:
-                o = next(walk[-1], None)
-                if o is None:
+                op = next(walk[-1], None)
+                if op is None:
                     walk.pop()
                     continue
-                if cost[o]:
+                if cost[op]:
                     continue
-                g = supp[o]
+                g = supp[op]
                 if g < 0:
                     continue
                 g_cost = hc[g]
-                for q in pre[o]:
+                for q in pre[op]:
                     if hc[q] == g_cost and (zone[q] == rnd or not free[q]):
                         if q != g:
-                            supp[o] = g = q
-                            supported[q].append(o)
+                            supp[op] = g = q
+                            supported[q].append(op)
                         break
                 if zone[g] != rnd:
                     zone[g] = rnd
@@ -236,7 +236,7 @@ class LMCut:
             if record is not None:
                 record.append(cut)
             # the cut's actions are free now; h_max decreases only downstream of their effects
-            buckets: dict[int, list[int]] = {}
+            buckets: dict[float, list[int]] = {}  # finite h_max values (ints) as hc holds them
             for o in cut:
                 v = hc[supp[o]]
                 for e in eff[o]:

@@ -39,7 +39,8 @@ class Atom(NamedTuple):
     def __str__(self) -> str:
         return f"({' '.join((self.predicate, *self.args))})"
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return self.__str__()
 
 
 class PDDLLiteral(NamedTuple):
@@ -58,7 +59,8 @@ class PDDLLiteral(NamedTuple):
     def __str__(self) -> str:
         return str(self.atom) if self.positive else f"(not {self.atom})"
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return self.__str__()
 
 
 class TypedName(NamedTuple):

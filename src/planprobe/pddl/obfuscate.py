@@ -231,7 +231,8 @@ def obfuscate_domain(domain: Domain, style: str = "mystery", seed: int | str = 0
 
 
 def _rename_domain(domain: Domain, r: Renaming) -> Domain:
-    ty = lambda t: r.types.get(t, t)  # noqa: E731
+    def ty(t: str) -> str:
+        return r.types.get(t, t)
 
     def lit(x: PDDLLiteral, variables: dict[str, str]) -> PDDLLiteral:
         return PDDLLiteral(atom(x.atom, variables), x.positive)
@@ -288,7 +289,8 @@ def obfuscate_problem(problem: Problem, domain: Domain, renaming: Renaming, obje
         names = {o.name: namer.fresh(6) for o in own}
     full = Renaming(renaming.style, renaming.domain, renaming.actions, renaming.predicates, renaming.types,
                     {**renaming.objects, **names})
-    ty = lambda t: full.types.get(t, t)  # noqa: E731
+    def ty(t: str) -> str:
+        return full.types.get(t, t)
     ren = lambda a: Atom(full.predicates[a.predicate] if a.predicate != EQUALITY else EQUALITY,  # noqa: E731
                          tuple(full.objects.get(x, x) for x in a.args))
     new_objects = [TypedName(names[o.name], ty(o.type)) for o in own]

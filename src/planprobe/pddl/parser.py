@@ -62,10 +62,12 @@ class Sym:
         return self.text
 
 
-class SList(list):
-    """A parenthesised list; ``pos`` is the offset of its '('."""
+class SList(list["Sym | SList"]):
+    """A parenthesised list; ``pos`` is the offset of its '(' and ``end`` that of its ')'."""
 
     __slots__ = ("end", "pos")
+    pos: int
+    end: int
 
 
 Node = Sym | SList
@@ -386,14 +388,14 @@ def parse_domain(text: str, filename: str = "domain.pddl") -> Domain:
         else:
             action_nodes.append(sec)
     # types: every parent must be declared (or 'object'), no cycles
-    for t, parent in types.items():
-        if parent != ROOT_TYPE and parent not in types:
-            raise p.error(type_pos[t], f"unknown type {parent!r} (declare it in :types)")
-    for t, first_parent in types.items():
-        seen, cur = {t}, first_parent
+    for type_name, parent_name in types.items():
+        if parent_name != ROOT_TYPE and parent_name not in types:
+            raise p.error(type_pos[type_name], f"unknown type {parent_name!r} (declare it in :types)")
+    for type_name, first_parent in types.items():
+        seen, cur = {type_name}, first_parent
         while cur in types:
             if cur in seen:
-                raise p.error(type_pos[t], f"type {t!r} is its own ancestor")
+                raise p.error(type_pos[type_name], f"type {type_name!r} is its own ancestor")
             seen.add(cur)
             cur = types[cur]
     known_types = set(types) | {ROOT_TYPE}

@@ -166,13 +166,15 @@ class _Search:
 
     def __init__(self, task: SearchTask, h: Callable[[State], float], budget: Budget, inherit: bool = True):
         self.task, self.h, self.budget = task, h, budget
-        self.inherit = inherit and getattr(h, "landmarks", None) is not None
+        # landmarks are inherited from a heuristic that reports them: LM-cut
+        self.lm: LMCut | None = h if inherit and isinstance(h, LMCut) else None
+        self.inherit = self.lm is not None
         self.expanded = self.generated = self.requeued = 0
         self.mode = "stored" if self.inherit else "plain"
 
     def run(self, node_limit: int | None) -> tuple[State, dict[State, tuple[State, int]]] | None:
         """The goal state reached and the parent links, or None when the space is exhausted."""
-        task, h, tick, inherit = self.task, self.h, self.budget.tick, self.inherit
+        task, h, tick, lm = self.task, self.h, self.budget.tick, self.lm
         keep, add, applicable, goal_reached = task.keep, task.add, task.applicable, task.goal_reached
         init = task.init
         best_g: dict[State, int] = {init: 0}
@@ -182,8 +184,9 @@ class _Search:
         requeued: dict[State, tuple[float, list[list[int]]]] = {}  # fresh landmarks of re-queued states
         samples = stale = 0
         counter = 0
-        if inherit:
-            h0, stored[init] = h.landmarks(init)
+        cuts: list[list[int]] = []  # the landmarks of the state being expanded (when inheriting)
+        if lm is not None:
+            h0, stored[init] = lm.landmarks(init)
         else:
             h0 = h(init)
         if h0 == INF:
@@ -200,18 +203,20 @@ class _Search:
             if node_limit is not None and self.expanded >= node_limit:
                 raise _NodeLimit
             tick(64)
-            if inherit:
+            if lm is not None:
                 h_state = h_cache[state]
-                cuts = stored.pop(state, None)
-                if cuts is not None and self.expanded % self.SAMPLE_EVERY == 0:  # how stale are stored ones?
+                kept = stored.pop(state, None)
+                if kept is not None and self.expanded % self.SAMPLE_EVERY == 0:  # how stale are stored ones?
                     samples += 1
-                    stale += h.landmarks(state)[0] >= h_state + self.STALE
+                    stale += lm.landmarks(state)[0] >= h_state + self.STALE
                     if samples >= self.SAMPLES and stale * self.SWITCH_SHARE[1] >= samples * self.SWITCH_SHARE[0]:
                         self.mode = "fresh"
                         stored.clear()
-                if cuts is None:
+                if kept is not None:
+                    cuts = kept
+                else:
                     fresh = requeued.pop(state, None)
-                    h_fresh, cuts = fresh if fresh is not None else h.landmarks(state)
+                    h_fresh, cuts = fresh if fresh is not None else lm.landmarks(state)
                     if g + h_fresh > f:  # better informed now: back to the queue
                         h_cache[state] = h_fresh
                         requeued[state] = (h_fresh, cuts)
@@ -232,16 +237,16 @@ class _Search:
                     continue
                 hn = h_cache.get(nxt)
                 if hn is None:
-                    if inherit:
+                    if lm is not None:
                         k = cut_of.get(n)
                         new: list[list[int]] | None = [] if keep_stored else None
                         if k is None:  # every landmark of the parent is one of the child
-                            hn = h.run(nxt, all_free, len(cuts), record=new)
+                            hn = lm.run(nxt, all_free, len(cuts), record=new)
                         else:  # all but the one holding the action
-                            hn = h.run(nxt, [o for o in all_free if cut_of[o] != k], len(cuts) - 1, record=new)
+                            hn = lm.run(nxt, [o for o in all_free if cut_of[o] != k], len(cuts) - 1, record=new)
                         if hn < floor:
                             hn = floor
-                        if keep_stored and hn != INF:
+                        if new is not None and hn != INF:  # new is a list exactly when keep_stored
                             stored[nxt] = (cuts if k is None else [c for j, c in enumerate(cuts) if j != k]) + new
                     else:
                         hn = h(nxt)

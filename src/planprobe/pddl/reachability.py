@@ -22,6 +22,7 @@ list), so plans found over it do not depend on how it was computed.
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from .budget import Budget
 from .model import Action, Problem
@@ -71,8 +72,8 @@ class _Compiled:
         self.index, self.schema, self.arity, self.allowed = i, schema, len(schema.parameters), allowed
         self.domains = domains  # each parameter's objects, in object-list order
         self.adds = tuple((a.predicate, _slots(a.args, index)) for a in schema.add_effects)
-        self.positive = []  # (pred, slots)
-        self.checks = []    # (vars, check): ("eq", a, b, positive) or ("nstatic", pred, slots)
+        self.positive: list[tuple[str, tuple[Any, ...]]] = []  # (pred, slots)
+        self.checks: list[tuple[set[int], tuple[Any, ...]]] = []  # (vars, check): ("eq", a, b, positive) or ("nstatic", pred, slots)
         for lit in schema.precondition:
             slots = _slots(lit.atom.args, index)
             if lit.is_equality:
@@ -100,10 +101,10 @@ class _Compiled:
 
         trigger_checks = due()
         rest = [k for k in range(len(self.positive)) if k != trigger]
-        steps = []
+        steps: list[tuple[Any, ...]] = []  # (kind, ...) of six fields; see _CHECK, _EXTEND, _FREE
         while rest:
             # most bound arguments first; then a static predicate (its relation never grows); then file order
-            def score(k: int) -> tuple:
+            def score(k: int, bound: set[int] = bound) -> tuple:
                 pred, slots = self.positive[k]
                 free = _vars(slots) - bound
                 n_bound = sum(1 for s in slots if s.__class__ is not int or s in bound)
@@ -140,7 +141,7 @@ def reachable_bindings(problem: Problem, budget: Budget | None = None,
     position = {name: n for n, name in enumerate(objects)}
     obj_type = {o.name: o.type for o in problem.all_objects}
     static = domain.static_predicates
-    init = set((a.predicate, a.args) for a in problem.init)
+    init = {(a.predicate, a.args) for a in problem.init}
 
     type_domains: dict[str, tuple[frozenset[str] | None, list[str]]] = {}
 
@@ -214,7 +215,7 @@ def reachable_bindings(problem: Problem, budget: Budget | None = None,
         if i == len(steps):
             emit(c, binding)
             return
-        kind, a, keyslots, keypos, newpos, checks = steps[i]
+        kind, a, keyslots, _keypos, newpos, checks = steps[i]
         if kind == _CHECK:
             work[0] += 1
             if (a, tuple(binding[s] if s.__class__ is int else s for s in keyslots)) in reached \

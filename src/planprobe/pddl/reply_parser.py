@@ -189,7 +189,9 @@ class _Lexicon:
         for name, main in tr.config.predicates.items():
             if name in tr.config.hidden_predicates:
                 continue
-            arity = domain.predicate(name).arity
+            predicate = domain.predicate(name)
+            assert predicate is not None  # the translation was checked against the domain
+            arity = predicate.arity
             for t in (main, *tr.config.predicate_aliases.get(name, ())):
                 if len(set(t.slots)) != arity:
                     continue  # a template that leaves out a parameter can be said but not read back
@@ -366,6 +368,7 @@ def _static_ok(lex: _Lexicon, action: str, args: tuple[str, ...]) -> bool:
 def _complete(lex: _Lexicon, form: _ActionForm, objects: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
     """Fill the slots the text left out when static facts allow exactly one completion."""
     schema = lex.tr.domain.action(form.action)
+    assert schema is not None  # the lexicon's action forms come from the domain's actions
     order = _slot_order(form)
     named = dict(zip(order, objects))
     missing = [i for i in range(form.arity) if i not in named]
@@ -421,7 +424,8 @@ def parse_state(text: str, tr: Translator, negation: re.Pattern = NEGATION) -> P
             atom, why = _read_fact(clause, lex)
             if atom is None:
                 objects = lex.mentions(clause)
-                if why and len(objects) == 1 and not set(_WORD.findall(lex.objects.sub(" ", clause))) - _SUBJECT:
+                if (why and len(objects) == 1 and lex.objects is not None
+                        and not set(_WORD.findall(lex.objects.sub(" ", clause))) - _SUBJECT):
                     waiting.append((clause, objects))
                 elif why:
                     unparsed.append(Unparsed(lineno, clause, why))

@@ -62,7 +62,7 @@ def greedy_plan(problem: Problem | GroundProblem, *, time_limit: float | None = 
             changed = False
             budget.tick(len(table))
             for pre, add in table:
-                c = 1
+                c: float = 1
                 for i in pre:
                     c += cost[i]
                 if c == INF:
@@ -71,7 +71,7 @@ def greedy_plan(problem: Problem | GroundProblem, *, time_limit: float | None = 
                     if c < cost[j]:
                         cost[j] = c
                         changed = True
-        total = 0
+        total: float = 0
         for g in goal_idx:
             total += cost[g]
         # negative goals are not estimated (0): the heuristic only guides, it need not be admissible
@@ -93,8 +93,8 @@ def greedy_plan(problem: Problem | GroundProblem, *, time_limit: float | None = 
         _, _, state = heapq.heappop(open_list)
         if reached(state):
             steps = []
-            while parent[state] is not None:
-                prev, a = parent[state]
+            while (link := parent[state]) is not None:
+                prev, a = link
                 steps.append(str(a))
                 state = prev
             return PlanResult(tuple(reversed(steps)), "builtin gbfs(hadd)", False, expanded, counter,

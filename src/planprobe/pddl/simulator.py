@@ -77,8 +77,8 @@ def ground_step(gp: GroundProblem, step: Step) -> GroundAction:
         return ga
     if not step:
         raise PlanStepError("syntax", "", "empty step: expected a step like '(action arg1 arg2)'")
-    name, *args = step
-    return gp.ground(name, args)
+    name, *rest = step
+    return gp.ground(name, rest)
 
 
 def applicable(state: State, action: GroundAction) -> bool:

@@ -359,7 +359,7 @@ def builtin_translations() -> tuple[str, ...]:
 
 def _builtin(name: str) -> DomainTranslation:
     if name not in _BUILTIN_CACHE:
-        res = resources.files(__package__).joinpath("domains", f"{name}.json")
+        res = resources.files(__package__).joinpath("domains").joinpath(f"{name}.json")
         _BUILTIN_CACHE[name] = _decode(res.read_text(encoding="utf-8"), f"planprobe:domains/{name}.json")
     return _BUILTIN_CACHE[name]
 

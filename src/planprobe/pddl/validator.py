@@ -96,7 +96,8 @@ class ValidationResult:
     def unmet_preconditions(self) -> tuple[PDDLLiteral, ...]:
         """Each false precondition literal of the failing step (computed on first access)."""
         if self._unmet_pre is None:
-            self._unmet_pre = self._failed.unmet(self.state) if self.outcome is Outcome.INEXECUTABLE else ()
+            failed = self._failed  # set exactly when the plan is inexecutable
+            self._unmet_pre = failed.unmet(self.state) if failed is not None and self.outcome is Outcome.INEXECUTABLE else ()
         return self._unmet_pre
 
     @property
@@ -199,7 +200,8 @@ def validate(problem: Problem | GroundProblem, plan: str | Iterable[Step],
             try:
                 a = ground_step(gp, step)
             except PlanStepError as exc:
-                text = step.strip() if isinstance(step, str) else f"({' '.join(map(str, step))})"
+                text = (step.strip() if isinstance(step, str) else str(step) if isinstance(step, GroundAction)
+                        else f"({' '.join(map(str, step))})")
                 return ValidationResult(gp, Outcome.UNPARSEABLE_STEP, relaxation, _length(plan, i), state, i,
                                         action=text, error=exc)
         if not ignore_pre and (state & a.pre_pos != a.pre_pos or state & a.pre_neg or a.impossible):

@@ -16,7 +16,9 @@ __all__ = ["domain_to_pddl", "problem_to_pddl"]
 def _typed(items: tuple[TypedName, ...], typed: bool) -> str:
     if not typed:
         return " ".join(i.name for i in items)
-    out, group, current = [], [], None
+    out: list[str] = []
+    group: list[str] = []
+    current: str | None = None
     for item in items:
         if group and item.type != current:
             out.append(f"{' '.join(group)} - {current}")

@@ -39,7 +39,7 @@ def packed_json(obj: Any) -> str:
 
 
 def _resource(name: str) -> str:
-    return files("planprobe.report").joinpath("templates", name).read_text(encoding="utf-8")
+    return files("planprobe.report").joinpath("templates").joinpath(name).read_text(encoding="utf-8")
 
 
 def _comparisons(runs: list[RunData]) -> tuple[list[dict], list[dict]]:

@@ -101,11 +101,11 @@ def figures(runs: list[RunData], fmt: str = "svg") -> dict[str, bytes]:
     for axis, series in sorted(axes.items()):
         out[f"pass-rate-by-{_slug(axis)}"] = curve_figure(axis, series, fmt)
     for key, title, attr in (("errors", "failures", "errors"), ("root-causes", "dissected failures", "root_causes")):
-        series = [(i, getattr(run, attr)) for i, run in enumerate(runs) if getattr(run, attr)]
+        counts = [(i, getattr(run, attr)) for i, run in enumerate(runs) if getattr(run, attr)]
         baselines = ({i: run.root_cause_baseline for i, run in enumerate(runs) if run.root_cause_baseline}
                      if attr == "root_causes" else {})
-        if series:
-            out[key] = bars_figure(title, series, fmt, legend=len(runs) > 1 or bool(baselines), baselines=baselines)
+        if counts:
+            out[key] = bars_figure(title, counts, fmt, legend=len(runs) > 1 or bool(baselines), baselines=baselines)
     return out
 
 

@@ -66,7 +66,7 @@ def summary_table(summary: RunSummary, title: Optional[str] = None) -> Table:
     notes = []
     u = summary.usage
     if u.get("model_calls") or u.get("cached_calls"):
-        tokens = u["prompt_tokens"] + u["completion_tokens"]
+        tokens = (u["prompt_tokens"] or 0) + (u["completion_tokens"] or 0)  # counts, never None
         notes.append(f"{u['model_calls']} model calls ({u['cached_calls']} replayed from cache), {tokens:,} tokens"
                      + (f", ${u['cost_usd']:.4f}" if u.get("cost_usd") is not None else ""))
     if summary.infra:

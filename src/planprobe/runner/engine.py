@@ -97,7 +97,7 @@ async def drive(env: Environment, start: Callable[[], Awaitable[Optional[str]]],
         trace.errors.append(TraceError(kind="infra", message=str(exc), t=env.elapsed()))
     except ServiceUnusableError:
         raise  # the whole run stops; nothing is recorded for this case
-    except Exception as exc:  # the agent's own bug: recorded, judged as a crash, never fatal
+    except Exception as exc:  # noqa: BLE001 -- the agent's own bug: recorded, judged as a crash, never fatal
         trace.status = TraceStatus.AGENT_ERROR
         tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
         trace.errors.append(TraceError(kind="agent_error", message=tb[:2000], t=env.elapsed()))

@@ -26,13 +26,12 @@ def _num(value: object) -> str:
 
 def check_same_settings(out: Path, meta: dict[str, str], identity: dict[str, object], limits: Limits) -> None:
     """Resuming must not mix results made under different settings: refuse, naming the first that differs."""
-    stored_limits: dict = {}
+    loaded: object = {}
     try:
-        stored_limits = json.loads(meta.get("limits") or "{}")
+        loaded = json.loads(meta.get("limits") or "{}")
     except ValueError:
         pass
-    if not isinstance(stored_limits, dict):
-        stored_limits = {}
+    stored_limits: dict[str, object] = loaded if isinstance(loaded, dict) else {}
     want_limits = {"max_iterations": limits.max_iterations, "timeout_s": limits.timeout_s}
     checks = [(k, meta.get(k), v if isinstance(v, str) else str(v)) for k, v in identity.items()]
     checks += [(k, None if stored_limits.get(k) is None else _num(stored_limits[k]), _num(v))

@@ -31,9 +31,12 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional, TextIO
 
 from ..errors import FormatVersionError, PlanprobeError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing.Self from Python 3.11 on
 from ..schema import Case, CaseMeta, Trace, Verdict
 
 # 2: traces of version 2 (who spoke, sub-episodes, re-rollout links) and the rerollouts
@@ -147,7 +150,7 @@ class RunStore:
         self.writable = create or write
         self.created = False  # this store made the database file (open_run removes it if it fails)
         self.made_directory = False
-        self._lock = None
+        self._lock: TextIO | None = None
         if self.directory.exists() and not self.directory.is_dir():
             raise PlanprobeError(f"{self.directory} is a file, not a run directory")
         if not self.path.exists():
@@ -283,7 +286,7 @@ class RunStore:
                     pass  # something else is in it now: leave it
 
     def close(self) -> None:
-        db, self.db = getattr(self, "db", None), None
+        db = self.__dict__.pop("db", None)  # closing twice (or after a failed open) is a no-op
         if db is not None:
             if self.writable:
                 try:  # leave one self-contained file behind (readable from read-only media)
@@ -294,7 +297,7 @@ class RunStore:
             db.close()
         self._release_lock()
 
-    def __enter__(self) -> "RunStore":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -19,8 +19,8 @@ from ..agents.base import Agent
 from ..environment import Environment, Limits
 from ..schema import Case, ToolCall, ToolCallError, ToolSpec, Trace, TraceError
 from ..tool_args import parse_arguments
-from .mcp_server import DONE, require_mcp
-from .session import FINISH_DESCRIPTION, OVER, TASK_URI
+from .mcp_server import require_mcp
+from .session import DONE, FINISH_DESCRIPTION, OVER, TASK_URI
 
 T = TypeVar("T")
 Forward = Callable[[str, dict[str, Any]], tuple[str, bool]]
@@ -116,7 +116,7 @@ async def run_mcp_client(server: Any, agent: Agent, limits: Limits = Limits(), m
                 env = ClientEnvironment(case, limits, forward, getattr(agent, "name", ""))
                 try:
                     answer = await agent_loop.run(agent(case, env))
-                except Exception as exc:  # a client-side limit or the agent's own failure: finish anyway
+                except Exception as exc:  # noqa: BLE001 -- a client-side limit or the agent's own failure: finish anyway
                     env.trace.errors.append(TraceError(kind="agent_error", message=str(exc)[:500]))
                     answer = None
                 finished = await client.call_tool(finish, {"answer": answer} if answer is not None else {})

@@ -109,7 +109,7 @@ class Proxy:
 
         try:
             up = await self._http().get(self.upstream + "/models", headers=self._headers(request))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- any failure to reach the upstream becomes a 502
             return _error(502, f"upstream {self.upstream} unreachable: {type(exc).__name__}")
         return Response(up.content, status_code=up.status_code, media_type=up.headers.get("content-type"))
 
@@ -122,7 +122,7 @@ class Proxy:
         try:
             body = json.loads(raw)
             if not isinstance(body, dict):
-                raise ValueError("not an object")
+                raise ValueError("not an object")  # noqa: TRY004 -- caught just below, with the JSON errors
         except ValueError as exc:
             return _error(400, f"the request body is not a JSON object ({exc})")
         if recorder is None:
@@ -135,7 +135,7 @@ class Proxy:
         try:
             up = await self._http().post(self.upstream + "/chat/completions", content=raw,
                                          headers=self._headers(request))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- any failure to reach the upstream becomes a 502
             cause = f"upstream {self.upstream} unreachable: {type(exc).__name__}"
             recorder.failed(cause)
             return _error(502, cause)
@@ -156,7 +156,7 @@ class Proxy:
             up_request = client.build_request("POST", self.upstream + "/chat/completions", json=sent,
                                               headers=self._headers(request))
             up = await client.send(up_request, stream=True)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- any failure to reach the upstream becomes a 502
             cause = f"upstream {self.upstream} unreachable: {type(exc).__name__}"
             recorder.failed(cause)
             return _error(502, cause)

@@ -87,7 +87,7 @@ def _read_cases(path: Path) -> Iterator[tuple[str, Case]]:
     """(``file:line``, case) one by one, with the file and line named in every error."""
     path = Path(path)
     try:
-        handle = open(path, encoding="utf-8")
+        handle = open(path, encoding="utf-8")  # noqa: SIM115 -- opened here to name each failure; closed below
     except FileNotFoundError:
         raise PlanprobeError(f"suite file not found: {path}") from None
     except IsADirectoryError:

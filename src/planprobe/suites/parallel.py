@@ -36,8 +36,8 @@ def ordered_chunks(fn: ChunkFn, n: int, workers: int, chunk: int = 1000, start: 
     bounds = iter(range(start, stop, chunk))
     with ProcessPoolExecutor(max_workers=workers) as pool:
         in_flight: deque = deque()
-        for lo in bounds:
-            in_flight.append(pool.submit(fn, lo, min(stop, lo + chunk)))
+        for first in bounds:
+            in_flight.append(pool.submit(fn, first, min(stop, first + chunk)))
             if len(in_flight) >= 2 * workers:
                 break
         while in_flight:

@@ -77,12 +77,16 @@ def _reduce(items: list[Any], budget: list[int]) -> Any:
     return items[0]
 
 
+class InvalidFormula(Exception):
+    """API-Bank's Calculator raises a bare Exception("invalid formula"); this keeps its text."""
+
+
 def calculate(formula: str) -> Any:
     """The value API-Bank's Calculator returns, or the exception it raises."""
     formula = formula.replace(" ", "")
     if not _valid(formula):
-        raise Exception("invalid formula")
+        raise InvalidFormula("invalid formula")
     try:
         return _reduce(_tokens(formula), [MAX_STEPS])
     except _Runaway:
-        raise Exception("invalid formula") from None
+        raise InvalidFormula("invalid formula") from None

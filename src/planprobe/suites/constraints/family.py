@@ -112,7 +112,7 @@ class ConstraintFamily:
         prepared = prepare(case)
         key_to_id = {}
         for c in prepared.spec.constraints:
-            b = prepared.index_of[c.b] if c.kind == "order" else c.hour
+            b = prepared.index_of[c.later()] if c.kind == "order" else c.hour
             key_to_id[(c.kind, prepared.index_of[c.a], b)] = c.id
         shapes: dict[str, list[str]] = {}
         for sentence in prepared.spec.skeleton:

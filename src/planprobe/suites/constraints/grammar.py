@@ -20,7 +20,7 @@ skeleton is a list of atoms (``derive``):
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Union
+from typing import NamedTuple, Optional
 
 Atom = tuple  # ("order", a, b) | ("start_ge", a, hour) | ("end_le", a, hour)
 
@@ -35,7 +35,7 @@ class Relative(NamedTuple):
     when before. The marker is "which", "both of which" or "all three of which" by group size."""
 
     before: bool
-    obj: Union[tuple[int, ...], Time]
+    obj: tuple[int, ...] | Time
     verb: int
     prep: Optional[int] = None
 
@@ -57,7 +57,7 @@ class Clause(NamedTuple):
     form: int
     before: bool
     subj: NounPhrase
-    obj: Union[NounPhrase, Time]
+    obj: NounPhrase | Time
     verb: int
     prep: Optional[int] = None
 
@@ -82,7 +82,7 @@ class MultiClause(NamedTuple):
     sc: int
 
 
-SubSentence = Union[Clause, MultiClause]
+SubSentence = Clause | MultiClause
 
 
 class Sentence(NamedTuple):
@@ -95,7 +95,7 @@ class Sentence(NamedTuple):
 # ---------------------------------------------------------------------------
 
 
-def _relate(group: tuple[int, ...], before: bool, obj: Union[tuple[int, ...], Time], out: list[Atom]) -> None:
+def _relate(group: tuple[int, ...], before: bool, obj: tuple[int, ...] | Time, out: list[Atom]) -> None:
     if isinstance(obj, Time):
         kind = "end_le" if before else "start_ge"
         for a in group:
@@ -140,11 +140,11 @@ def derive(sentence: Sentence) -> list[Atom]:
 # ---------------------------------------------------------------------------
 
 
-def _obj_json(obj: Union[tuple[int, ...], Time]):
+def _obj_json(obj: tuple[int, ...] | Time):
     return {"t": obj.hour} if isinstance(obj, Time) else list(obj)
 
 
-def _obj_from(data) -> Union[tuple[int, ...], Time]:
+def _obj_from(data) -> tuple[int, ...] | Time:
     return Time(data["t"]) if isinstance(data, dict) else tuple(data)
 
 

@@ -58,6 +58,7 @@ def _mirror(part: SubSentence) -> Optional[SubSentence]:
         if part.form == 1:
             verb = part.verb % len(V.order_verbs(flip))
             return Clause(1, flip, part.obj, part.subj, verb, None)
+        assert part.prep is not None  # forms 2 and 3 have a preposition
         prep = part.prep % len(V.preps(flip, False))
         if part.form == 2:
             return Clause(2, flip, part.obj, part.subj, part.verb, prep)

@@ -165,7 +165,7 @@ class _Cover:
             objs = [x for x in range(self.n) if x not in used and self._orders(group, before, (x,))]
             if objs:
                 obj = self._grow([rng.choice(objs)], 3,
-                                 lambda g: not set(g) & used and self._orders(group, before, g))
+                                 lambda g, before=before: not set(g) & used and self._orders(group, before, g))
                 if rng.random() < 0.5:
                     options.append(Relative(before, obj, rng.randrange(len(V.order_verbs(before)))))
                 else:
@@ -196,8 +196,8 @@ class _Cover:
             acts = self.windows[(kind, x)]
             group = self._grow([a], 3, lambda g: set(g) <= acts)
             used = set(group)
-            subj = self._np(group, used, allow_rel=True)
-            return Clause(rng.choice((2, 3)), before, subj, Time(x), rng.randrange(len(V.time_verbs(before))),
+            subj_np = self._np(group, used, allow_rel=True)
+            return Clause(rng.choice((2, 3)), before, subj_np, Time(x), rng.randrange(len(V.time_verbs(before))),
                           rng.randrange(len(V.preps(before, True))))
         before = rng.random() < 0.5  # "a before x", or equally "x after a"
         first, second = (a, x) if before else (x, a)

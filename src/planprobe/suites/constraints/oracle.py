@@ -86,7 +86,9 @@ def check(case: Case, trace: Trace) -> Verdict:
                 text=f'Step {call.index}: the arguments sent to "{call.name}" are not a JSON object: {raw[:120]}',
             ))
             continue
-        why = validate_arguments(restart.parameters if i is None else params.get(call.name, _NO_ARGS), args)
+        # a call of no action got this far only as the restart tool's
+        schema = params.get(call.name, _NO_ARGS) if i is not None or restart is None else restart.parameters
+        why = validate_arguments(schema, args)
         if why:
             if call.index in repaired:
                 continue

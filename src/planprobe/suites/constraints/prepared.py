@@ -37,9 +37,9 @@ class PreparedCase:
         for c in spec.constraints:
             self.by_id[c.id] = c
             if c.kind == "order":
-                self.orders.append((c.id, index[c.a], index[c.b]))
+                self.orders.append((c.id, index[c.a], index[c.later()]))
             else:
-                self.windows.append((c.id, c.kind, index[c.a], c.hour))
+                self.windows.append((c.id, c.kind, index[c.a], c.bound()))
         self.index_of = index
         self.restart_tool = RESTART_TOOL if self.extended else None
         self._words: dict[str, tuple[str, str, str]] = {}
@@ -63,11 +63,14 @@ class PreparedCase:
 
     def solution(self) -> list[tuple[int, Optional[int]]]:
         """A valid plan: [(action, start time or None), ...] in execution order."""
-        closure = self.closure()
         if not self.extended:
-            return [(a, None) for a in closure.linear_extension()]
+            return [(a, None) for a in self.closure().linear_extension()]
+        return list(self.timed_solution())
+
+    def timed_solution(self) -> list[tuple[int, int]]:
+        """A valid plan of an extended case: [(action, start time), ...] in execution order."""
         release, deadline = self.windows_arrays()
-        plan = schedule(predecessors(closure.after), release, deadline, self.durations)
+        plan = schedule(predecessors(self.closure().after), release, deadline, self.durations)
         if plan is None:
             raise ValueError("the case has no valid schedule")
         return plan
@@ -95,11 +98,11 @@ class PreparedCase:
         c = self.by_id[cid]
         a = self.names[self.index_of[c.a]]
         if c.kind == "order":
-            b = self.names[self.index_of[c.b]]
+            b = self.names[self.index_of[c.later()]]
             return f'"{a}" must come before "{b}"'
         if c.kind == "start_ge":
-            return f'"{a}" must start at {format_hour(c.hour)} or later'
-        return f'"{a}" must end by {format_hour(c.hour)}'
+            return f'"{a}" must start at {format_hour(c.bound())} or later'
+        return f'"{a}" must end by {format_hour(c.bound())}'
 
     def clause_text(self, k: int) -> str:
         start, end = self.spec.clauses[k]

@@ -32,10 +32,9 @@ those in a reading makes it differ from the case's constraints.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Optional, Union
+from typing import Iterable, Optional
 
 Atom = tuple
 Atoms = frozenset
@@ -236,7 +235,7 @@ def _task_atom(a: str, b: str, pa: str, op: str, pb: str) -> Atom:
     return ("order", a, b)
 
 
-def _relate(subj: tuple[str, ...], aspect: str, rel: str, obj: Union[int, float, tuple[str, ...]],
+def _relate(subj: tuple[str, ...], aspect: str, rel: str, obj: int | float | tuple[str, ...],
             other: Optional[str] = EVENT) -> list[Atoms]:
     """The readings of "subj <rel> obj": one atom set per reading."""
     if rel in (">>", "<<"):
@@ -392,11 +391,11 @@ class _Parse:
         f(subject, aspect) gives the readings of the relation with the main clause."""
         out = []
         for j, rel in self.rels(i):
-            for meaning in rel.meanings:  # type: ignore[attr-defined]
-                if rel.prep:  # type: ignore[attr-defined]
+            for meaning in rel.meanings:
+                if rel.prep:
                     for k, obj, obj_atoms in self.obj(j):
                         out.append((k, _fronted(meaning, obj, obj_atoms, EVENT)))
-                if rel.sc:  # type: ignore[attr-defined]
+                if rel.sc:
                     for k, sub, aspect, sub_atoms in self.sub_clause(j):
                         out.append((k, _fronted(meaning, sub, sub_atoms, aspect)))
         return out
@@ -410,24 +409,24 @@ class _Parse:
             return got
         out = set()
         for j, verb in self.verbs(i):
-            if not verb.number & number:  # type: ignore[attr-defined]
+            if not verb.number & number:
                 continue
-            if verb.relations:  # type: ignore[attr-defined]
+            if verb.relations:
                 for obj in self.np(j, False):
-                    for rel in verb.relations:  # type: ignore[attr-defined]
+                    for rel in verb.relations:
                         for meaning in _relate(subj, EVENT, rel, obj.members):
                             out.add((obj.end, EVENT, obj.rel | meaning))
                 continue
             rels = self.rels(j)
-            for aspect in verb.aspects:  # type: ignore[attr-defined]
+            for aspect in verb.aspects:
                 out.add((j, aspect, _EMPTY))
                 for k, rel in rels:
-                    for meaning in rel.meanings:  # type: ignore[attr-defined]
-                        if rel.prep:  # type: ignore[attr-defined]
+                    for meaning in rel.meanings:
+                        if rel.prep:
                             for m, obj, obj_atoms in self.obj(k):
                                 for reading in _relate(subj, aspect, meaning, obj):
                                     out.add((m, aspect, obj_atoms | reading))
-                        if rel.sc:  # type: ignore[attr-defined]
+                        if rel.sc:
                             for m, sub, sub_aspect, sub_atoms in self.sub_clause(k):
                                 for reading in _relate(subj, aspect, meaning, sub, sub_aspect):
                                     out.add((m, aspect, sub_atoms | reading))
@@ -442,8 +441,8 @@ class _Parse:
             got = []
             for np in self.np(i, True):
                 for j, verb in self.verbs(np.end):
-                    if verb.number & np.number and not verb.relations:  # type: ignore[attr-defined]
-                        for aspect in verb.aspects:  # type: ignore[attr-defined]
+                    if verb.number & np.number and not verb.relations:
+                        for aspect in verb.aspects:
                             got.append((j, np.members, aspect, np.rel))
             self.memo[key] = got
         return got

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Optional
+from typing import Iterator, Optional, Sequence
 
 from ...schema import ErrorClass
 from ..base import PlannedCall
 from .prepared import PreparedCase
 
 Schedule = list[tuple[int, Optional[int]]]  # (action, start time or None)
+Timed = list[tuple[int, int]]  # an extended case's schedule: (action, start time)
 
 FAULTS: dict[str, str] = {
     "drop": ErrorClass.ACTION_LOST.value,
@@ -26,7 +27,7 @@ FAULTS: dict[str, str] = {
 PAPER_FAULTS: dict[str, str] = {**FAULTS, "duplicate": ErrorClass.ORDER_ERROR.value}
 
 
-def to_calls(prepared: PreparedCase, plan: Schedule) -> list[PlannedCall]:
+def to_calls(prepared: PreparedCase, plan: Sequence[tuple[int, Optional[int]]]) -> list[PlannedCall]:
     if not prepared.extended:
         return [PlannedCall(prepared.tools[a], "{}") for a, _ in plan]
     return [PlannedCall(prepared.tools[a], json.dumps({"start_time": s})) for a, s in plan]
@@ -43,7 +44,8 @@ def random_plan(prepared: PreparedCase, rng: random.Random) -> list[PlannedCall]
     rng.shuffle(order)
     if not prepared.extended:
         return to_calls(prepared, [(a, None) for a in order])
-    plan, t = [], rng.randint(0, 3)
+    plan: Timed = []
+    t = rng.randint(0, 3)
     for a in order:
         start = min(t + rng.randint(0, 1), prepared.horizon - 1)
         plan.append((a, start))
@@ -51,11 +53,12 @@ def random_plan(prepared: PreparedCase, rng: random.Random) -> list[PlannedCall]
     return to_calls(prepared, plan)
 
 
-def _retime(prepared: PreparedCase, order: list[int], deadlines: bool = False) -> Optional[Schedule]:
+def _retime(prepared: PreparedCase, order: list[int], deadlines: bool = False) -> Optional[Timed]:
     """Earliest start times for this sequence, honouring release times; None if a task
     would run past the day, or (``deadlines``) if a first run misses its deadline."""
     release, deadline = prepared.windows_arrays()
-    plan, t, seen = [], 0, set()
+    plan: Timed = []
+    t, seen = 0, set()
     for a in order:
         start = max(t, release[a])
         t = start + prepared.durations[a]
@@ -66,10 +69,10 @@ def _retime(prepared: PreparedCase, order: list[int], deadlines: bool = False) -
     return plan
 
 
-def _valid_schedules(prepared: PreparedCase, limit: int = 200):
+def _valid_schedules(prepared: PreparedCase, limit: int = 200) -> Iterator[Timed]:
     """The solver's plan first, then other valid extended schedules (earliest start
     times in each order consistent with the precedences), up to ``limit``."""
-    first = prepared.solution()
+    first = prepared.timed_solution()
     yield first
     if prepared.n > 7:
         return
@@ -78,7 +81,7 @@ def _valid_schedules(prepared: PreparedCase, limit: int = 200):
         preds[b] |= 1 << a
     count = 0
 
-    def extend(order: list[int], done: int):
+    def extend(order: list[int], done: int) -> Iterator[Timed]:
         nonlocal count
         if count >= limit:
             return
@@ -135,7 +138,7 @@ def faulty_plan(prepared: PreparedCase, fault: str, rng: random.Random) -> Optio
     raise ValueError(f"unknown fault {fault!r}")
 
 
-def _duplicate(prepared: PreparedCase, base: Schedule, rng: random.Random) -> Optional[Schedule]:
+def _duplicate(prepared: PreparedCase, base: Timed, rng: random.Random) -> Optional[Timed]:
     """Run one task a second time: at the end of the day's plan if it fits, else
     right after its first run, with the later tasks moved back."""
     order = [a for a, _ in base]
@@ -168,7 +171,7 @@ def _swap(prepared: PreparedCase, base: Schedule, rng: random.Random) -> Optiona
     return None
 
 
-def _wrong_start(prepared: PreparedCase, base: Schedule, rng: random.Random) -> Optional[Schedule]:
+def _wrong_start(prepared: PreparedCase, base: Timed, rng: random.Random) -> Optional[Timed]:
     """Start a task an hour before its predecessor has ended (where no constraint
     links the two), or let the last task run past 24:00."""
     release, _ = prepared.windows_arrays()

@@ -9,7 +9,7 @@ with any comma that follows, and every sentence ends with a full stop.
 
 from __future__ import annotations
 
-from typing import Sequence, Union
+from typing import Sequence
 
 from . import vocabulary as V
 from .grammar import Clause, NounPhrase, Relative, Sentence, SubSentence, Time
@@ -22,7 +22,7 @@ def group_text(group: Sequence[int], names: Sequence[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _obj_text(obj: Union[tuple[int, ...], Time], names: Sequence[str]) -> str:
+def _obj_text(obj: tuple[int, ...] | Time, names: Sequence[str]) -> str:
     return V.format_hour(obj.hour) if isinstance(obj, Time) else group_text(obj, names)
 
 
@@ -52,7 +52,7 @@ def part_text(part: SubSentence, names: Sequence[str]) -> str:
         plural = int(len(part.subj.group) > 1)
         subj = _np_text(part.subj, names, closing_comma=True)
         time = isinstance(part.obj, Time)
-        if time:
+        if isinstance(part.obj, Time):
             obj = V.format_hour(part.obj.hour)
         else:
             obj = _np_text(part.obj, names, closing_comma=False)
@@ -61,6 +61,7 @@ def part_text(part: SubSentence, names: Sequence[str]) -> str:
             verb = V.order_verbs(part.before)[part.verb][plural]
             return f"{subj} {verb} {obj}"
         verb = (V.time_verbs(part.before) if time else V.VP_NONE)[part.verb][plural]
+        assert part.prep is not None  # forms 2 and 3 have a preposition
         if part.form == 2:
             return f"{subj} {verb} {preps[part.prep]} {obj}"
         return f"{preps[part.prep]} {obj}, {subj} {verb}"

@@ -173,25 +173,31 @@ def min_cost_plan(case: Case, costs: dict[str, int],
     choice: list[Optional[tuple[str, int]]] = [None] * (full + 1)
     best[0] = 0
     for s in range(full + 1):  # every transition adds actions, so increasing s is a topological order
-        if best[s] is None:
-            continue
         base = best[s]
+        if base is None:
+            continue
         for i in range(n):
             if not (s >> i) & 1 and not preds[i] & ~s:
                 t, c = s | 1 << i, base + costs[prepared.tools[i]]
-                if best[t] is None or c < best[t]:
+                held = best[t]
+                if held is None or c < held:
                     best[t], choice[t] = c, (prepared.tools[i], s)
         for name, a, b, c in combos:
             if (s >> a) & 1 or (s >> b) & 1 or preds[a] & ~s or preds[b] & ~(s | 1 << a):
                 continue
             t, total = s | 1 << a | 1 << b, base + c
-            if best[t] is None or total < best[t]:
+            held = best[t]
+            if held is None or total < held:
                 best[t], choice[t] = total, (name, s)
     plan, s = [], full
     while s:
-        name, s = choice[s]
+        step = choice[s]
+        assert step is not None  # every action set on the way back from the full one was reached
+        name, s = step
         plan.append(name)
-    return best[full], plan[::-1]
+    cost = best[full]
+    assert cost is not None  # the full set is reachable: the solver found a valid order
+    return cost, plan[::-1]
 
 
 def follow_on_args(case: Case, first: str, args: dict) -> dict:

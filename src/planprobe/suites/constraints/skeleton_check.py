@@ -38,7 +38,7 @@ def check_skeleton(case: Case, spec: ConstraintSpec) -> None:
             detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
             raise PlanprobeError(f"field 'spec.skeleton.{k}': malformed sentence ({detail[:160]})") from None
         texts.append(text)
-    wanted = {(c.kind, index_of[c.a], index_of[c.b] if c.kind == "order" else c.hour) for c in spec.constraints}
+    wanted = {(c.kind, index_of[c.a], index_of[c.later()] if c.kind == "order" else c.hour) for c in spec.constraints}
     if stated != wanted:
         raise PlanprobeError(
             f"field 'spec.skeleton': states {len(stated - wanted)} constraint(s) that 'spec.constraints' lacks and "

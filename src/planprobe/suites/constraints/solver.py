@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from typing import Iterable, Optional, Sequence
+import itertools
 
 HORIZON = 24  # the day: tasks start in [0, 23] and end by 24:00
 
@@ -197,10 +198,10 @@ def _edf_schedule(preds, release, deadline, durations):
 def _dp_schedule(preds, release, deadline, durations):
     n = len(preds)
     full = (1 << n) - 1
-    best = {0: (0, None, -1, 0)}  # mask -> (finish, parent mask, action, start)
+    best = {0: (0, 0, -1, 0)}  # mask -> (finish, parent mask, action, start); the empty set's parent is never read
     frontier = [0]
     for _ in range(n):
-        nxt: dict[int, tuple] = {}
+        nxt: dict[int, tuple[int, int, int, int]] = {}
         for mask in frontier:
             t = best[mask][0]
             for j in range(n):
@@ -247,7 +248,7 @@ def order_cycle_core(
     executed order can still be completed into a valid plan.
     """
     adj: list[list[tuple[int, int, Optional[str]]]] = [[] for _ in range(n)]
-    for a, b in zip(executed, executed[1:]):
+    for a, b in itertools.pairwise(executed):
         adj[a].append((b, 0, None))
     for cid, a, b in constraints:
         adj[a].append((b, 1, cid))
@@ -265,15 +266,18 @@ def order_cycle_core(
 
 
 def _cheapest_path(adj, src: int, dst: int, n: int) -> Optional[list[str]]:
-    dist = [None] * n
+    dist: list[Optional[int]] = [None] * n
     via: list[Optional[tuple[int, Optional[str]]]] = [None] * n
     dist[src] = 0
     dq = deque([src])
     while dq:
         u = dq.popleft()
+        du = dist[u]
+        assert du is not None  # only reached nodes are queued
         for v, w, cid in adj[u]:
-            nd = dist[u] + w
-            if dist[v] is None or nd < dist[v]:
+            nd = du + w
+            dv = dist[v]
+            if dv is None or nd < dv:
                 dist[v] = nd
                 via[v] = (u, cid)
                 if w == 0:
@@ -284,7 +288,9 @@ def _cheapest_path(adj, src: int, dst: int, n: int) -> Optional[list[str]]:
         return None
     ids, v = [], dst
     while v != src:
-        u, cid = via[v]
+        step = via[v]
+        assert step is not None  # dst was reached, so every node on the way back has a predecessor
+        u, cid = step
         if cid is not None:
             ids.append(cid)
         v = u

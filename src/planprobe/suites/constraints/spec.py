@@ -39,6 +39,18 @@ class ConstraintAtom(StrictModel):
     hour: Optional[int] = None
     clauses: list[int] = Field(default_factory=list)
 
+    def later(self) -> str:
+        """``b`` of an order constraint (check_spec has made sure it is there)."""
+        if self.b is None:
+            raise KeyError(f"constraint {self.id}: an order constraint needs 'b'")
+        return self.b
+
+    def bound(self) -> int:
+        """``hour`` of a time window (check_spec has made sure it is there)."""
+        if self.hour is None:
+            raise KeyError(f"constraint {self.id}: a time window needs 'hour'")
+        return self.hour
+
 
 class ConstraintSpec(StrictModel):
     version: int = SPEC_VERSION

@@ -200,6 +200,7 @@ def synthesize(
     without expanding the rest of a sentence that is already lost.
     """
     extended = durations is not None
+    durations = durations if durations is not None else []  # read only in extended mode; a list for the checker
     next_part = part_atoms_generator(rng, n, extended, opts)
     rnd = rng.random
     max_parts = opts.max_parts
@@ -244,7 +245,7 @@ def synthesize(
             if ok and extended and not _witness_holds(witness, durations, part_atoms):
                 found = schedule(predecessors(trial), trial_release, trial_deadline, durations)
                 ok = found is not None
-                if ok:
+                if found is not None:
                     for a, start in found:
                         witness[a] = start
             if not ok:

@@ -543,8 +543,8 @@ def _score_execution(ctx: _Context) -> _Verdict:
     own = score_state(resulting_state(problem, seq.pddl, tr), tr, response, "planprobe")
     simulated = _full_state(problem, seq.pddl)
     gt = record.get("ground_truth_plan")
-    recorded_truth = isinstance(gt, list) and all(isinstance(x, str) for x in gt)
-    exact = score_state_planbench(gt if recorded_truth else simulated, ctx.reader, response,
+    truth: list[str] | None = gt if isinstance(gt, list) and all(isinstance(x, str) for x in gt) else None
+    exact = score_state_planbench(simulated if truth is None else truth, ctx.reader, response,
                                   and_split=ctx.rules == "planbench-code")
     missing = sorted(map(str, own.truth - own.stated.atoms))
     extra = sorted(map(str, own.stated.atoms - own.truth))
@@ -574,7 +574,7 @@ def _score_execution(ctx: _Context) -> _Verdict:
         reason, plan = own_text, sorted(map(str, own.stated.atoms))
         if own.own_correct != exact.correct:
             reason += f"; under PlanBench's rules {_yes(exact.correct)}: {exact_text}"
-    if recorded_truth and sorted(gt) != simulated:
+    if truth is not None and sorted(truth) != simulated:
         reason += f"; PlanBench's recorded reference state differs from the simulated one ({' '.join(simulated)})"
     extraction = None
     recorded = record.get("extracted_llm_plan")

@@ -20,7 +20,7 @@ from ...schema import Case, ErrorClass, Evidence, Trace, Verdict, sort_errors
 from ..base import PlannedCall
 from ..travelplanner import reference_answers
 from ..travelplanner import family as tp
-from ..travelplanner.cases import prepare
+from ..travelplanner.cases import FAMILY as TRAVELPLANNER, prepare
 from .generate import FAMILY, ItineraryOptions, generate_cases
 from .scopes import SCOPES
 
@@ -30,7 +30,7 @@ CHECKER = "itinerary/1"
 def check(case: Case, trace: Trace) -> Verdict:
     verdict = tp.check(case, trace)
     spec = case.spec
-    tp_labels = verdict.labels.get(tp.FAMILY, {})
+    tp_labels = verdict.labels.get(TRAVELPLANNER, {})
     strict = tp_labels.get("strict") or {}
     cost = strict.get("cost")
     mine: dict[str, Any] = {"min_cost": spec["min_cost"], "cost": cost, "cost_aware": bool(spec.get("cost_aware")),

@@ -90,8 +90,8 @@ def _query(q: dict[str, Any], cities: int, cost_aware: bool) -> str:
     d = q["date"]
     where = q["dest"] + ("" if cities == 1 and q["days"] == 3 else f", visiting {cities} cities")
     people = "one person" if q["people_number"] == 1 else f"{q['people_number']} people"
-    parts = [f"Please plan a {q['days']}-day trip for {people} from {q['org']} to {where}, from {d[0]} to {d[-1]}, "
-             f"with a budget of ${q['budget']:g}."]
+    parts = [(f"Please plan a {q['days']}-day trip for {people} from {q['org']} to {where}, from {d[0]} to {d[-1]}, "
+              f"with a budget of ${q['budget']:g}.")]
     lc = q["local_constraint"]
     if lc["house rule"]:
         parts.append(f"Our accommodation must allow {lc['house rule']}.")

@@ -87,8 +87,8 @@ class Solver:
             best = (int(km) * math.ceil(self.people / 4), f"Taxi, from {a} to {b}")
         f = self.flights.get((a, b, self.q.date[day]))
         if f is not None and rule != "no flight" and f["Price"] * self.people < best[0]:
-            best = (f["Price"] * self.people, f"Flight Number: {f['Flight Number']}, from {a} to {b}, "
-                                              f"Departure Time: {f['DepTime']}, Arrival Time: {f['ArrTime']}")
+            best = (f["Price"] * self.people, (f"Flight Number: {f['Flight Number']}, from {a} to {b}, "
+                                               f"Departure Time: {f['DepTime']}, Arrival Time: {f['ArrTime']}"))
         return best
 
     def stay(self, city: str, nights: int) -> tuple[float, str]:
@@ -120,7 +120,7 @@ class Solver:
             self._meal_cache[key] = best
             return best
         useful = [i for i, b in enumerate(bits) if b & mask]
-        for size in range(1, bin(mask).count("1") + 1):
+        for size in range(1, mask.bit_count() + 1):
             for cover in itertools.combinations(useful, size):
                 got = 0
                 for i in cover:

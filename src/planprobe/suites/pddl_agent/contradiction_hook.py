@@ -15,7 +15,7 @@ import random
 from dataclasses import replace
 
 from ...schema import Case
-from ...pddl.contradiction import NODE_LIMIT, _alike, _kinds, contradict_goal
+from ...pddl.contradiction import _alike, _kinds, contradict_goal
 from ...pddl.errors import PlannerTimeoutError, UnsolvableError
 from ...pddl.model import Atom, PDDLLiteral
 from ...pddl.planner import solve

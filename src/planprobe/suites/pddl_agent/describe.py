@@ -45,6 +45,7 @@ def _config(domain):
         from ...pddl import translation
     except ImportError:  # pragma: no cover - translation.py ships with planprobe
         return None
+    config: translation.DomainTranslation | None
     try:
         config = translation.translation_for(domain)
     except PlanprobeError:

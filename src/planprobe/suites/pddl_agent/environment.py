@@ -68,11 +68,11 @@ class PDDLEnvironment(Environment):
         what1, what2 = say.action(a1.name, a1.args), say.action(a2.name, a2.args)
         if not a1.applicable(self.state):
             return (f"Not done: {name} starts with {what1}, which needs {say.literals(a1.unmet(self.state))}, "
-                    "which does not hold. Nothing changed.", None)
+                    "which does not hold. Nothing changed."), None
         mid = a1.apply(self.state)
         if not a2.applicable(mid):
             return (f"Error: {name} was rolled back: after {what1}, {what2} needs "
-                    f"{say.literals(a2.unmet(mid))}, which would not hold. Nothing changed.", None)
+                    f"{say.literals(a2.unmet(mid))}, which would not hold. Nothing changed."), None
         before = self.state
         self.state = a2.apply(mid)
         return self._done(f"{what1}, then {what2}", before)

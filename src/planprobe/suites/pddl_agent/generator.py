@@ -163,7 +163,7 @@ def generate_case(index: int, opts: PDDLSuiteOptions) -> Case:
     else:
         for key, kind in _LOGISTICS_COUNTS.items():
             difficulty[key] = sum(1 for a in problem.init if a.predicate == kind)
-    if optimal:
+    if optimal and plan is not None:
         difficulty["plan_length"] = len(plan)
     renaming = None
     topic = opts.domain

@@ -70,7 +70,7 @@ def goal_reachable(case: Case, state: int, node_limit: int = SEARCH_NODES) -> bo
         return False
 
     def h(s: int) -> int:
-        return bin(grounded.goal_pos & ~s).count("1") + bin(grounded.goal_neg & s).count("1")
+        return (grounded.goal_pos & ~s).bit_count() + (grounded.goal_neg & s).bit_count()
 
     seen = {state}
     frontier = [(h(state), 0, state)]

@@ -50,7 +50,7 @@ class PlanBenchFamily(NoToolPlans):
             result = validate(prepared.grounded, steps)
             if result.outcome is Outcome.UNPARSEABLE_STEP:
                 raise PlanprobeError(f"case {case.id}: field 'spec.{name}': step {result.step} "
-                                     f"{result.action!r}: {result.error.reason}")
+                                     f"{result.action!r}: {result.error.reason if result.error else 'unreadable'}")
             if name == "reference" and not result.valid:
                 raise PlanprobeError(f"case {case.id}: field 'spec.reference': not a valid plan "
                                      f"({result.explain().splitlines()[0]})")

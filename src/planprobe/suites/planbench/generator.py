@@ -140,7 +140,7 @@ def generate_case(index: int, opts: PlanBenchOptions) -> Case:
         "translation": var.translation,
         "plan": _steps(q, built.plan),
         "reference": None if unsolvable else _steps(q, built.reference),
-        "optimal_length": len(built.reference) if opts.task == "t2" else None,
+        "optimal_length": len(built.reference) if opts.task == "t2" and built.reference is not None else None,
         "verify": opts.verify,
         "event": None if built.event is None else {
             "step": built.event.step,

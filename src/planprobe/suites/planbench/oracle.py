@@ -95,6 +95,7 @@ def check(case: Case, trace: Trace) -> Verdict:
         evidence.append(Evidence(error=E.WRONG_REFUSAL.value, kind="wrong_refusal", symbolic="solvable",
                                  text=f"The task can be done, but the reply refuses: {_quote(reply)}."))
         return _verdict(case, trace, evidence, labels)
+    score: float | None
     if spec.task == "t3":
         score = _verification(prepared, reply, labels, evidence)
     elif spec.task == "t7":
@@ -147,10 +148,12 @@ def _plan(prepared: PreparedCase, reply: str, labels: dict, evidence: list[Evide
         return 0.0 if spec.optimal_length is not None else None
     symbolic = result.explain().split("\n")[0]
     if result.outcome is Outcome.UNPARSEABLE_STEP:
+        assert result.error is not None  # an unreadable step comes with its PlanStepError
         evidence.append(Evidence(error=E.ACT_ERROR.value, kind="unknown_step", step=result.step, symbolic=symbolic,
                                  text=f"Step {result.step}: {result.action} is not an action of this problem "
                                       f"({result.error.reason}).{not_read}"))
     elif result.outcome is Outcome.INEXECUTABLE:
+        assert result.action is not None  # the step that could not run
         unmet = result.unmet_preconditions
         evidence.append(Evidence(
             error=E.ORDER_ERROR.value, kind="unmet_precondition", step=result.step,
@@ -164,7 +167,7 @@ def _plan(prepared: PreparedCase, reply: str, labels: dict, evidence: list[Evide
             symbolic="goal not reached: " + " ".join(map(str, unmet)),
             text=f"All {score.length} step{'s' if score.length != 1 else ''} run, but the goal is not reached: "
                  f"{_literals(prepared, unmet)} {'does' if len(unmet) == 1 else 'do'} not hold.{not_read}"))
-    elif score.suboptimal:
+    elif score.suboptimal and spec.optimal_length is not None:  # only a known optimum makes a plan suboptimal
         evidence.append(Evidence(
             error=E.SUBOPTIMAL_COST.value, kind="suboptimal_length",
             symbolic=f"length {score.length} > optimal {spec.optimal_length}",
@@ -181,6 +184,7 @@ def _class_for(kind: str | None) -> str:
 
 def _verification(prepared: PreparedCase, reply: str, labels: dict, evidence: list[Evidence]) -> float:
     truth = prepared.truth
+    assert truth is not None  # a verification case's plan is validated when the case is prepared
     score = score_verification(truth, prepared.tr, reply)
     answer = score.answer
     labels.update(binary=score.binary, type=score.type, explanation=score.explanation, truth=truth.outcome.value,
@@ -200,7 +204,7 @@ def _verification(prepared: PreparedCase, reply: str, labels: dict, evidence: li
                                  symbolic=f"said {said}, truth {truth.outcome.value}",
                                  text=f"The reply says the plan is {said}. The right answer: {right}"))
     elif not score.type:
-        named = {UNMET_GOAL: "an unmet goal", UNMET_PRECONDITION: "an unmet precondition"}.get(answer.kind,
+        named = {UNMET_GOAL: "an unmet goal", UNMET_PRECONDITION: "an unmet precondition"}.get(answer.kind or "",
                                                                                              "no kind of failure")
         evidence.append(Evidence(error=_class_for(kind), kind="wrong_failure_type",
                                  symbolic=f"said {answer.kind}, truth {kind}",

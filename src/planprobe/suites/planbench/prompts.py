@@ -55,6 +55,7 @@ def render(block: Block, shown: Shown) -> str:
         return prompt_blocks.optimality_statement(tr, plan if worked else None, goal=goal)
     if kind == "reuse":
         return prompt_blocks.reuse_statement(tr, plan if worked else None, goal=goal)
+    assert plan is not None, f"a {kind} block shows a plan"  # verification, execution, replanning
     if kind == "verification":
         answer = prompt_blocks.verification_message(tr, validate(shown.problem, plan)) if worked else None
         return prompt_blocks.verification_statement(tr, plan, answer)
@@ -63,6 +64,7 @@ def render(block: Block, shown: Shown) -> str:
         return prompt_blocks.execution_statement(tr, plan, state)
     if kind == "replanning":
         e = block.event
+        assert e is not None  # a replanning block has its event
         new_plan = steps(block.new_plan) if worked and block.new_plan is not None else None
         return prompt_blocks.replanning_statement(tr, plan, e.step, shown.atoms(e.became_true), shown.atoms(e.became_false),
                                            new_plan)

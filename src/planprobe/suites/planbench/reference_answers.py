@@ -138,8 +138,8 @@ def _detour(prepared: PreparedCase, steps: list[str], rng: random.Random) -> Opt
     """``steps`` with an action and its undoing inserted somewhere (still valid, longer)."""
     grounded = prepared.grounded
     states = [grounded.init]
-    for s in steps:
-        name, *args = s.strip("()").split()
+    for step in steps:
+        name, *args = step.strip("()").split()
         states.append(grounded.ground(name, args).apply(states[-1]))
     actions = grounded.actions()
     positions = list(range(len(steps) + 1))

@@ -145,7 +145,7 @@ class VerificationAnswer:
 
 
 def _after_colon(line: str) -> str:
-    head, sep, tail = line.partition(":")
+    _head, sep, tail = line.partition(":")
     return tail.strip() if sep else ""
 
 

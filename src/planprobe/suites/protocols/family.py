@@ -12,7 +12,7 @@ base family's error classes and evidence, re-addressed to the wrapped case;
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional, Sequence
 
 from ...environment import Environment, Limits
 from ...schema import Case, ErrorClass, Evidence, Trace, TraceStatus, Verdict, sort_errors
@@ -36,7 +36,7 @@ class ProtocolFamily(NoToolPlans):
     name = ""
     version = 1
     answer_keys: tuple[str, ...] = ()
-    own_faults: dict[str, str] = {}
+    own_faults: ClassVar[dict[str, str]] = {}
 
     # -- Family --------------------------------------------------------------
 
@@ -90,7 +90,7 @@ class ProtocolFamily(NoToolPlans):
         and the protocol's own evidence against it."""
         raise NotImplementedError
 
-    def _relabel(self, case: Case, trace: Trace, verdict: Optional[Verdict], extra: list[Evidence] = ()) -> Verdict:
+    def _relabel(self, case: Case, trace: Trace, verdict: Optional[Verdict], extra: Sequence[Evidence] = ()) -> Verdict:
         """The base verdict as the wrapped case's, with the protocol's own evidence first."""
         extra = list(extra)
         tag = f"{self.name}/{self.version}"

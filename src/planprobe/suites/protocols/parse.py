@@ -106,7 +106,7 @@ def parse_plan(text: Optional[str], keys: Sequence[str]) -> ParsedPlan:
     if problem:
         return ParsedPlan(None, problem)
     steps, problem = _steps_of(value, keys)
-    if problem:
+    if problem or steps is None:
         return ParsedPlan(None, problem)
     description = value.get("plan") if isinstance(value, dict) and isinstance(value.get("plan"), str) else None
     return ParsedPlan([_call(s) for s in steps], None, description)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Optional
+from typing import ClassVar, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence, Trace, Verdict, sort_errors
@@ -42,8 +42,8 @@ ORDER, REPEATED, LOST = E.ORDER_ERROR.value, E.REPEATED_ACTION.value, E.ACTION_L
 class StepwiseFamily(ProtocolFamily):
     name = STEPWISE
     answer_keys = ("next_steps", "steps", "tool_chain")
-    own_faults = {"unknown-tool": ACT, "malformed-args": ACT, "extra-step": ACT, "premature": ORDER,
-                  "duplicate": REPEATED, "stall": E.TIMEOUT.value}
+    own_faults: ClassVar[dict[str, str]] = {"unknown-tool": ACT, "malformed-args": ACT, "extra-step": ACT,
+                                            "premature": ORDER, "duplicate": REPEATED, "stall": E.TIMEOUT.value}
 
     def validate(self, case: Case) -> None:
         super().validate(case)

@@ -76,7 +76,7 @@ def wrap_stepwise(case: Case, k: int, rng: random.Random) -> Case:
                              "cannot be judged")
     # a family may give its own trajectory and shortest cut (CutsTrajectories)
     cuts = isinstance(family, CutsTrajectories)
-    plan, lo = family.stepwise_plan(case) if cuts else (family.reference_plan(case), 0)
+    plan, lo = family.stepwise_plan(case) if isinstance(family, CutsTrajectories) else (family.reference_plan(case), 0)
     if not plan:
         raise PlanprobeError(f"case {case.id}: the reference plan is empty; there is no next step to predict")
     j = lo + rng.randrange(len(plan) - lo) if not cuts or lo == 0 else lo

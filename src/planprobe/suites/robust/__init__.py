@@ -3,7 +3,8 @@ tools, a broken tool with a designated replacement, unsolvable tasks that must b
 refused, and cost-aware tools. See ``transforms.robustify`` and docs/robustness.md.
 """
 
-from .family import FAMILY, RobustFamily
+from .family import RobustFamily
+from .spec import FAMILY
 from .transforms import TRANSFORM_HELP, parse_transforms, robustify
 
 __all__ = ["FAMILY", "TRANSFORM_HELP", "RobustFamily", "parse_transforms", "robustify"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
@@ -29,8 +29,9 @@ class RobustFamily:
     name = FAMILY
 
     # injected by the variant itself, whatever the base family (see faulty_plan)
-    own_faults = {"distractor": ErrorClass.EXTRANEOUS_TOOL.value, "refuse": ErrorClass.WRONG_REFUSAL.value,
-                  "unknown-tool": ErrorClass.ACT_ERROR.value}
+    own_faults: ClassVar[dict[str, str]] = {"distractor": ErrorClass.EXTRANEOUS_TOOL.value,
+                                            "refuse": ErrorClass.WRONG_REFUSAL.value,
+                                            "unknown-tool": ErrorClass.ACT_ERROR.value}
 
     @property
     def faults(self) -> dict[str, str]:
@@ -109,6 +110,7 @@ class RobustFamily:
 
     def _refusal(self, case: Case) -> list[PlannedCall]:
         spec = spec_of(case)
+        assert spec.refuse_tool is not None  # a suite with refusals names its refuse tool in every case
         return [PlannedCall(spec.refuse_tool, json.dumps({"reason": REFUSAL_REASON}))]
 
     def _in_variant_terms(self, case: Case, plan: list[PlannedCall]) -> list[PlannedCall]:

@@ -154,6 +154,7 @@ def _base_calls(spec: RobustSpec, calls: list[ToolCall], variant_names: frozense
 def broken_behaviour(spec: RobustSpec, calls: list[ToolCall]) -> str:
     """APB's classes, from what the agent did right after the broken tool failed."""
     broken = spec.broken
+    assert broken is not None  # asked only of a case with a broken tool
     names = [c.name for c in calls]
     if broken.tool not in names:
         return USED_REPLACEMENT if broken.replacement in names else OTHER

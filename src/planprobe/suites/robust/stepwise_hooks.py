@@ -22,7 +22,7 @@ from typing import Sequence
 
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence
-from ..base import PlannedCall
+from ..base import GrantsRestarts, JudgesPrefixes, PlannedCall
 from ..registry import get_family
 from .spec import base_case, spec_of
 
@@ -36,11 +36,20 @@ def _unsupported(case: Case) -> str:
     if spec.composites:
         return "cost variants"
     base = base_case(case)
-    if getattr(get_family(base.family), "restart_tool", None) and get_family(base.family).restart_tool(base):
+    family = get_family(base.family)
+    if isinstance(family, GrantsRestarts) and family.restart_tool(base):
         return "timed base cases"
-    if not hasattr(get_family(base.family), "extendable"):
+    if not isinstance(family, JudgesPrefixes):
         return f"base family {base.family!r} (no 'extendable' hook)"
     return ""
+
+
+def _judge_of(base: Case) -> JudgesPrefixes:
+    """The base family as a judge of prefixes (``_require_supported`` has checked that it is one)."""
+    family = get_family(base.family)
+    if not isinstance(family, JudgesPrefixes):
+        raise PlanprobeError(f"base family {base.family!r} has no 'extendable' hook")
+    return family
 
 
 def _require_supported(case: Case) -> None:
@@ -93,7 +102,7 @@ def extendable(case: Case, calls: Sequence[PlannedCall]) -> tuple[bool, str]:
     if own:
         return False, " ".join(e.text for e in own)
     base = base_case(case)
-    return get_family(base.family).extendable(base, base_calls)
+    return _judge_of(base).extendable(base, base_calls)
 
 
 def prefix_evidence(case: Case, calls: Sequence[PlannedCall]) -> list[Evidence]:
@@ -101,5 +110,5 @@ def prefix_evidence(case: Case, calls: Sequence[PlannedCall]) -> list[Evidence]:
     own, base_calls = _problems(case, calls)
     base = base_case(case)
     hook = getattr(get_family(base.family), "prefix_evidence", None)
-    ok, _ = get_family(base.family).extendable(base, base_calls)
+    ok, _ = _judge_of(base).extendable(base, base_calls)
     return own + ([] if ok or hook is None else list(hook(base, base_calls)))

@@ -162,7 +162,9 @@ def robustify(case: Case, transforms: list[tuple[str, Optional[str]]], seed: int
             notes.append(note)
         notes.append(REFUSE_NOTE)
     if "extraneous" in kinds:
-        k = int(kinds["extraneous"])
+        count = kinds["extraneous"]
+        assert count is not None  # parse_transforms requires extraneous:K
+        k = int(count)
         family = get_family(case.family)
         distractors = (list(family.distractor_tools(case, k, rng)) if isinstance(family, OffersDistractors)
                        else near_duplicate_tools(tools, k, rng))
@@ -256,7 +258,7 @@ def _with_param(tool: ToolSpec, param: str, text: str) -> ToolSpec:
 
 
 def _value(param: str, rng: random.Random) -> str:
-    prefix = dict((p, v) for p, _, v in MISSING_PARAMS)[param]
+    prefix = {p: v for p, _, v in MISSING_PARAMS}[param]
     return f"{prefix}-{rng.randrange(10000, 100000)}"
 
 
@@ -308,19 +310,20 @@ def _unsolvable(case: Case, tools: list[ToolSpec], needed: list[str], kind: str,
         decoy = _decoy(case, out, gone, rng, spec, taken)
         if decoy is not None:
             out.insert(rng.randrange(len(out) + 1), decoy)
-        return case, out, Unsolvable(kind=kind, removed_tool=gone,
+        return case, out, Unsolvable(kind="removal", removed_tool=gone,
                                      proof=f"the task needs {gone}, and no tool can do it"), None
     if kind == "contradiction":
         family = get_family(case.family)
         if not isinstance(family, Contradicts):
             raise _unsupported(case, "unsolvable:contradiction")
         changed, proof = family.contradict(case, rng)
-        return changed, list(changed.tools), Unsolvable(kind=kind, proof=proof), None
+        return changed, list(changed.tools), Unsolvable(kind="contradiction", proof=proof), None
+    assert kind == "missing-info", kind  # parse_transforms admits only UNSOLVABLE_KINDS
     tool_name = rng.choice(needed)
     param, description, _ = rng.choice(MISSING_PARAMS)
     other = rng.choice([p for p, _, _ in MISSING_PARAMS if p != param])  # the task gives a value, not this one
     out = [_with_param(t, param, description) if t.name == tool_name else t for t in tools]
-    return case, out, Unsolvable(kind=kind, missing_tool=tool_name, missing_param=param,
+    return case, out, Unsolvable(kind="missing-info", missing_tool=tool_name, missing_param=param,
                                  proof=f"{tool_name} needs {param}, which the task never gives"), \
         _value_note(other, _value(other, rng))
 

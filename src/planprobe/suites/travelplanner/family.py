@@ -73,8 +73,7 @@ def check(case: Case, trace: Trace) -> Verdict:
                                  text=f"No plan was delivered: {why}."))
     else:
         for key, message in ev.failed():
-            error = _CLASS.get(key, E.ORDER_ERROR).value
-            evidence.append(Evidence(error=error, kind=key, symbolic=f"{key}=False",
+            evidence.append(Evidence(error=_CLASS.get(key, E.ORDER_ERROR).value, kind=key, symbolic=f"{key}=False",
                                      text=f"{PAPER_NAMES[key]}: {message}", constraint_ids=[key]))
         if ev.hard is None and not evidence:  # cannot happen: hard is skipped only after a failure
             evidence.append(Evidence(error=E.ACTION_LOST.value, kind="unscored", symbolic="hard=None",

@@ -108,8 +108,8 @@ def figure_lines(data: dict[str, Any], title: str = "TravelPlanner") -> list[str
 
     return [
         f"{title}: {data['queries']} queries, {data['delivered']} plans delivered",
-        f"  Delivery Rate {pct(f['delivery_rate'])} | Commonsense micro {pct(f['commonsense_micro'])} "
-        f"({c['commonsense_passed']}/{c['commonsense_total']}), macro {pct(f['commonsense_macro'])} | "
-        f"Hard micro {pct(f['hard_micro'])} ({c['hard_passed']}/{c['hard_total']}), macro {pct(f['hard_macro'])} | "
-        f"Final Pass Rate {pct(f['final_pass_rate'])}",
+        (f"  Delivery Rate {pct(f['delivery_rate'])} | Commonsense micro {pct(f['commonsense_micro'])} "
+         f"({c['commonsense_passed']}/{c['commonsense_total']}), macro {pct(f['commonsense_macro'])} | "
+         f"Hard micro {pct(f['hard_micro'])} ({c['hard_passed']}/{c['hard_total']}), macro {pct(f['hard_macro'])} | "
+         f"Final Pass Rate {pct(f['final_pass_rate'])}"),
     ]

@@ -49,7 +49,7 @@ def _suffix(value: str) -> str:
 def open_route(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
     """The last day no longer returns to the origin."""
     last = plan[q.days - 1]
-    a, b = from_to(last["current_city"])
+    a, _b = from_to(last["current_city"])
     others = sorted(c for c in box.cities if c not in (q.org, before_parenthesis(a or "")))
     if a is None or not others:
         return None
@@ -94,7 +94,7 @@ def short_stay(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> 
         return None
     value = trip[first]["accommodation"]
     run = [i for i in range(first, len(trip)) if trip[i].get("accommodation") == value]
-    name, city = name_city(value)
+    _name, city = name_city(value)
     for row in box.city_rows("accommodations", city):
         if row["minimum nights"] > len(run) and len(box.rows("accommodations", row["NAME"], city)) == 1:
             for i in run:
@@ -161,7 +161,7 @@ def unknown_restaurant(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Ran
 def name_prefix(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
     """A restaurant named by the first part of its name only (a substring still matches)."""
     for i, m in _meal_slots(plan[:q.days]):
-        name, city = name_city(plan[i][m])
+        name, _city = name_city(plan[i][m])
         words = name.split()
         if len(words) >= 2:
             plan[i][m] = f"{' '.join(words[:-1])}, {_suffix(plan[i][m])}"
@@ -219,7 +219,7 @@ def cuisine(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Opt
         return None
     used: set[str] = set()
     for i, m in _meal_slots(plan[:q.days]):
-        name, city = name_city(plan[i][m])
+        _name, city = name_city(plan[i][m])
         if city == q.org:
             continue
         row = next((r for r in box.city_rows("restaurants", city)

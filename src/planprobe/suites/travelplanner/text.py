@@ -4,7 +4,12 @@ expressions, reproduced so both modes read a plan the same way)."""
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, TypeVar
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs  # typing.TypeIs from Python 3.13 on
+
+_T = TypeVar("_T")
 
 _FROM_TO = re.compile(r"from\s+(.+?)\s+to\s+([^,]+)(?=[,\s]|$)")
 _BEFORE_PAREN = re.compile(r"^(.*?)\([^)]*\)")
@@ -50,6 +55,6 @@ def transport_kind(text: str) -> Optional[str]:
     return None
 
 
-def filled(value: object) -> bool:
-    """A field the evaluator counts as given: truthy and not '-'."""
+def filled(value: _T | None) -> TypeIs[_T]:
+    """A field the evaluator counts as given: truthy and not '-' (so, to a checker, not None)."""
     return bool(value) and value != "-"

@@ -1,7 +1,7 @@
 # ruff: noqa: B008, UP045  (typer declares options as call defaults; Optional as in cli.py)
 """``planprobe import api-bank``: API-Bank's data as a planprobe suite. A thin layer
-over ``suites.apibank``; it registers itself on the ``import`` sub-command when
-cli.py imports it. Bad input is one line naming file, line and field (exit 2); the
+over ``suites.apibank``; cli/root.py registers it on the ``import``
+group. Bad input is one line naming file, line and field (exit 2); the
 suite file is written only when every case was built (atomically)."""
 
 from __future__ import annotations

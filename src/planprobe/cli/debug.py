@@ -1,7 +1,7 @@
 # ruff: noqa: B008, UP045  (typer declares options as call defaults; Optional as in cli.py)
 """``planprobe label``, ``planprobe errorbench`` and ``planprobe import agentdebug``:
 AgentDebug's ground truth from the formal oracles, on the command line. A thin layer
-over planprobe.debug; it registers itself on the main app when cli.py imports it."""
+over planprobe.debug; cli/root.py registers its commands."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 # ruff: noqa: B008, UP045  (typer declares options as call defaults; Optional as in cli.py)
 """``planprobe judge`` and ``planprobe import apb``: the LLM judge and APB's data
 on the command line. A thin layer over planprobe.llm_judge and suites.external.apb;
-it registers itself on the main app when cli.py imports it."""
+cli/root.py registers its commands."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 """``planprobe import planbench-results``: re-score PlanBench's recorded responses
 with planprobe's parser, validator and planner, and compare with PlanBench's
 verdicts. A thin layer over ``suites.external.planbench``; it registers itself
-on the ``import`` sub-command when cli.py imports it.
+on the ``import`` group (registered by cli/root.py).
 
 Bad input — a missing file, a line that is not JSON (named ``file:line``), a
 missing instance file — is one line on stderr and exit code 2 (via ``cli.main``).

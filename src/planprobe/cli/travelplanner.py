@@ -1,7 +1,7 @@
 # ruff: noqa: B008, UP045  (typer declares options as call defaults; Optional as in cli.py)
 """``planprobe import travelplanner`` and ``planprobe travelplanner score|submission``:
 TravelPlanner on the command line. A thin layer over suites.travelplanner; it
-registers itself when cli.py imports it. Bad input is one line naming the file,
+cli/root.py registers it. Bad input is one line naming the file,
 line and field (exit 2 via ``cli.main``); nothing is written then."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-# ruff: noqa: B008, UP045  (typer declares options as call defaults; Optional as in cli.py)
+# ruff: noqa: UP045  (Optional kept as these commands were written)
 """APB mode on the command line: ``judge --style apb`` (called from cli_judge),
 ``apb predictions`` (a run's replies as APB's prediction file) and ``apb score``
 (APB's scores from an APB judgement file)."""

@@ -1,4 +1,4 @@
-# ruff: noqa: B008, UP045  (typer declares options as call defaults; Optional as in cli.py)
+# ruff: noqa: UP045  (Optional kept as these commands were written)
 """``planprobe import api-bank``: API-Bank's data as a planprobe suite. A thin layer
 over ``suites.apibank``; cli/root.py registers it on the ``import``
 group. Bad input is one line naming file, line and field (exit 2); the
@@ -12,8 +12,8 @@ from typing import Optional
 
 import typer
 
-from .common import err_console
 from ..errors import PlanprobeError
+from .common import err_console
 
 
 def import_api_bank_cmd(

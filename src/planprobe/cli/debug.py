@@ -1,4 +1,4 @@
-# ruff: noqa: B008, UP045  (typer declares options as call defaults; Optional as in cli.py)
+# ruff: noqa: UP045  (Optional kept as these commands were written)
 """``planprobe label``, ``planprobe errorbench`` and ``planprobe import agentdebug``:
 AgentDebug's ground truth from the formal oracles, on the command line. A thin layer
 over planprobe.debug; cli/root.py registers its commands."""

@@ -1,4 +1,3 @@
-# ruff: noqa: B008  (typer declares options as call defaults)
 """``planprobe grammar`` and ``planprobe demo``: how far the task grammar reaches, and the
 main job run end to end offline (``planprobe.demo``)."""
 

@@ -1,4 +1,4 @@
-# ruff: noqa: B008, UP045  (typer declares options as call defaults; Optional as in cli.py)
+# ruff: noqa: UP045  (Optional kept as these commands were written)
 """``planprobe detect`` (critical-error detectors scored against formal labels) and
 ``planprobe debug`` (re-rollouts from the detected step with feedback). A thin layer over
 planprobe.debug.detectors / detect_score / repair; registers itself on the main app."""

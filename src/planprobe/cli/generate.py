@@ -1,4 +1,3 @@
-# ruff: noqa: B008  (typer declares options as call defaults)
 """The ``planprobe generate`` group: each family contributes its own subcommand.
 
 A family with the capability ``HasGenerateCommand`` names a function that registers

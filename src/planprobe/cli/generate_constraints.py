@@ -1,4 +1,3 @@
-# ruff: noqa: B008  (typer declares options as call defaults)
 """``planprobe generate constraints``: PDoctor-style suites (family ``constraints``), the
 command that family contributes to ``generate`` (see ``generate_plugins.py``)."""
 

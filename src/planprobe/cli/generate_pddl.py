@@ -7,7 +7,7 @@ layer over ``planprobe.suites.pddl_agent``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,22 +19,22 @@ def generate_pddl(
     domain: Annotated[str, typer.Option(help="blocksworld | logistics.")] = "blocksworld",
     n: Annotated[int, typer.Option("--n", help="Number of cases.")] = 100,
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives a byte-identical suite.")] = 0,
-    blocks: Annotated[Optional[str], typer.Option(help="Blocksworld: blocks per problem, a number or a range "
+    blocks: Annotated[str | None, typer.Option(help="Blocksworld: blocks per problem, a number or a range "
                                                        "like 3-5 (default 3-5).")] = None,
-    size: Annotated[Optional[str], typer.Option(help="Problem size: blocks for blocksworld, packages for "
+    size: Annotated[str | None, typer.Option(help="Problem size: blocks for blocksworld, packages for "
                                                      "logistics (a number or a range).")] = None,
     cities: Annotated[str, typer.Option(help="Logistics: cities per problem.")] = "2-3",
     locations: Annotated[str, typer.Option(help="Logistics: locations per city (the first is its "
                                                 "airport).")] = "1-3",
-    packages: Annotated[Optional[str], typer.Option(help="Logistics: packages (default 1-3; same as "
+    packages: Annotated[str | None, typer.Option(help="Logistics: packages (default 1-3; same as "
                                                          "--size).")] = None,
     airplanes: Annotated[str, typer.Option(help="Logistics: airplanes (at least 1 when there are 2+ "
                                                 "cities).")] = "1-2",
     trucks: Annotated[int, typer.Option(help="Logistics: trucks per city.")] = 1,
-    goal: Annotated[Optional[str], typer.Option(help="blocksworld: on (PlanBench: the on-atoms of a random "
+    goal: Annotated[str | None, typer.Option(help="blocksworld: on (PlanBench: the on-atoms of a random "
                                                      "state; default) | full | partial; logistics: all "
                                                      "(default) | partial.")] = None,
-    obfuscate: Annotated[Optional[str], typer.Option(help="mystery (deceptive words, PlanBench's mapping for "
+    obfuscate: Annotated[str | None, typer.Option(help="mystery (deceptive words, PlanBench's mapping for "
                                                           "the standard domains) | random (random strings).")] = None,
     object_names: Annotated[str, typer.Option("--object-names", help="Obfuscated objects: style (words or "
                                                                      "strings) | neutral (o0, o1…) | keep.")] = "style",
@@ -46,7 +46,7 @@ def generate_pddl(
                                                                      "is an order_error) | allowed.")] = "error",
     solve: Annotated[bool, typer.Option(help="Store an optimal plan (built-in A*) in each case; slow for big "
                                              "problems.")] = False,
-    workers: Annotated[Optional[int], typer.Option(help="Processes (default: all cores for 2000+ cases); the "
+    workers: Annotated[int | None, typer.Option(help="Processes (default: all cores for 2000+ cases); the "
                                                         "output is the same for any number.")] = None,
     transform: Annotated[list[str], typer.Option("--transform", help="Robustness variant: extraneous:K | broken | "
                                                                      "unsolvable[:removal|contradiction|missing-"

@@ -7,7 +7,7 @@ layer over ``planprobe.suites.planbench``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -47,7 +47,7 @@ def generate_planbench(
                                              "work too).")] = "blocksworld",
     n: Annotated[int, typer.Option("--n", help="Number of cases.")] = 100,
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives a byte-identical suite.")] = 0,
-    shots: Annotated[Optional[int], typer.Option(help="Worked examples before the query (default: 3 for t3, one "
+    shots: Annotated[int | None, typer.Option(help="Worked examples before the query (default: 3 for t3, one "
                                                       "of each kind of plan; 1 otherwise).")] = None,
     blocks: Annotated[str, typer.Option(help="Blocksworld: blocks per problem, a number or a range like "
                                              "3-5.")] = "3-5",
@@ -65,7 +65,7 @@ def generate_planbench(
                                                                      "cases get a goal proven unsolvable and must "
                                                                      "be refused. The tool transforms do not "
                                                                      "apply to text tasks.")] = [],  # noqa: B006 -- typer passes a new list
-    workers: Annotated[Optional[int], typer.Option(help="Processes (default: all cores for 2000+ cases); the "
+    workers: Annotated[int | None, typer.Option(help="Processes (default: all cores for 2000+ cases); the "
                                                         "output is the same for any number.")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress bar.")] = False,
 ) -> None:

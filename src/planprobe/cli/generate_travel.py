@@ -7,7 +7,7 @@ over ``planprobe.suites.itinerary``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -21,13 +21,13 @@ def generate_travel(
     level: Annotated[str, typer.Option(help="easy | medium | hard, or several comma-separated (cases "
                                             "cycle through them).")] = "easy,medium,hard",
     days: Annotated[str, typer.Option(help="Trip lengths: 3, 5, 7 or several comma-separated.")] = "3,5,7",
-    cities: Annotated[Optional[int], typer.Option(help="Cities to visit, 1-3 (default: 1/2/3 for 3/5/7 "
+    cities: Annotated[int | None, typer.Option(help="Cities to visit, 1-3 (default: 1/2/3 for 3/5/7 "
                                                        "days, as TravelPlanner).")] = None,
     sandbox_cities: Annotated[int, typer.Option("--sandbox-cities", help="Cities of the destination state in "
                                                                          "each sandbox.")] = 3,
     cost_aware: Annotated[bool, typer.Option("--cost-aware", help="Ask for the cheapest plan: a plan passes "
                                                                   "only at the proven minimum cost.")] = False,
-    workers: Annotated[Optional[int], typer.Option(help="Processes (default: all cores for 2000+ cases); the "
+    workers: Annotated[int | None, typer.Option(help="Processes (default: all cores for 2000+ cases); the "
                                                         "output is the same for any number.")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress bar.")] = False,
 ) -> None:

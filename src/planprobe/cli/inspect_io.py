@@ -1,4 +1,3 @@
-# ruff: noqa: B008  (typer declares options as call defaults)
 """``planprobe export inspect`` and ``planprobe import inspect``: a suite as an Inspect AI task,
 and an Inspect log graded against a suite into a planprobe run (integrations/inspect_io.py).
 ``register`` adds the ``export`` group, ``register_import`` the ``import inspect`` command."""

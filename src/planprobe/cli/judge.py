@@ -1,4 +1,4 @@
-# ruff: noqa: B008, UP045  (typer declares options as call defaults; Optional as in cli.py)
+# ruff: noqa: UP045  (Optional kept as these commands were written)
 """``planprobe judge`` and ``planprobe import apb``: the LLM judge and APB's data
 on the command line. A thin layer over planprobe.llm_judge and suites.external.apb;
 cli/root.py registers its commands."""

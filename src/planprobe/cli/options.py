@@ -1,4 +1,3 @@
-
 """The options several commands share, declared once: the model group (which model,
 where, how it is called), the limits group (per-case limits, concurrency, trials)
 and the output group (``--json``, ``--quiet``).

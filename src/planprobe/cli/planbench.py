@@ -1,4 +1,3 @@
-# ruff: noqa: B008  (typer declares options as call defaults)
 """``planprobe import planbench-results``: re-score PlanBench's recorded responses
 with planprobe's parser, validator and planner, and compare with PlanBench's
 verdicts. A thin layer over ``suites.external.planbench``; it registers itself
@@ -16,8 +15,8 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from .common import err_console, out_console
 from ..errors import PlanprobeError
+from .common import err_console, out_console
 
 
 def import_planbench_results_cmd(

@@ -1,4 +1,3 @@
-# ruff: noqa: B008  (typer declares options as call defaults)
 """``planprobe report``: one self-contained HTML file over one or more runs."""
 
 from __future__ import annotations

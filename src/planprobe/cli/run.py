@@ -1,4 +1,3 @@
-# ruff: noqa: B008  (typer declares options as call defaults)
 """``planprobe run``: a suite against an agent, stored as each case finishes (resumable).
 
 A thin layer over ``runner.suite_run.run_suite`` (the one run path) and

@@ -1,4 +1,4 @@
-# ruff: noqa: B008, UP045  (typer declares options as call defaults)
+# ruff: noqa: UP045  (typer declares options as call defaults)
 """``planprobe serve``, ``planprobe proxy`` and ``planprobe check``: testing agents that
 planprobe does not run (see docs/integrations.md). A thin layer over planprobe.serve."""
 

@@ -1,4 +1,3 @@
-# ruff: noqa: B008  (typer declares options as call defaults)
 """``planprobe show``: a run's summary (pass rate with its interval, failures by class and
 by action count, and each family's own figures), as text or JSON."""
 

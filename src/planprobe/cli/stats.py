@@ -1,4 +1,3 @@
-# ruff: noqa: B008  (typer declares options as call defaults)
 """``planprobe trials``, ``compare``, ``gate`` and ``anatomy``: statistics over finished runs
 (pass@k, paired comparison, the CI regression gate, error anatomy)."""
 

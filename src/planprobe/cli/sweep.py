@@ -1,4 +1,3 @@
-# ruff: noqa: B008  (typer declares options as call defaults)
 """``planprobe sweep`` and ``planprobe dissect``: PDoctor's capability sweep and error
 dissection (§6.2, Alg. 2), over the library's ``analysis.sweep`` and ``analysis.dissect``."""
 

@@ -1,4 +1,4 @@
-# ruff: noqa: B008, UP045  (typer declares options as call defaults; Optional as in cli.py)
+# ruff: noqa: UP045  (Optional kept as these commands were written)
 """``planprobe import travelplanner`` and ``planprobe travelplanner score|submission``:
 TravelPlanner on the command line. A thin layer over suites.travelplanner; it
 cli/root.py registers it. Bad input is one line naming the file,
@@ -7,14 +7,15 @@ line and field (exit 2 via ``cli.main``); nothing is written then."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Optional
 
 import typer
 
-from .common import _progress, err_console, out_console
 from ..errors import PlanprobeError
+from .common import _progress, err_console, out_console
 
 tp_app = typer.Typer(help="TravelPlanner: score submission files, write a run's plans as a submission.",
                      no_args_is_help=True)
@@ -68,7 +69,6 @@ def _queries_and_sandbox(split_file: Optional[Path], database: Optional[Path], t
     if split_file is None or database is None:
         raise PlanprobeError("give --train-dir DIR, or --queries FILE with --database DIR")
     from ..suites.travelplanner.official import load_split
-
     from ..suites.travelplanner.sandbox import check_layout
 
     fields = [o.fields for o in load_split(split_file)]

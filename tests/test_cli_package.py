@@ -25,7 +25,7 @@ def register(generate_app: typer.Typer) -> None:
     """The ``generate_command`` target of the test family below."""
 
     @generate_app.command("fancy")
-    def fancy(output: Path = typer.Option(..., "-o"), colour: str = typer.Option("red")) -> None:  # noqa: B008
+    def fancy(output: Path = typer.Option(..., "-o"), colour: str = typer.Option("red")) -> None:
         """Cases of the test family, with an option of its own."""
         WRITTEN.append(colour)
         output.write_text(json.dumps({"colour": colour}) + "\n")

@@ -11,7 +11,10 @@ import pytest
 
 from planprobe.environment import IterationLimitExceeded, Limits
 from planprobe.schema import Case, TraceStatus
-from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_cases
+from planprobe.suites.constraints.generator import (
+    ConstraintSuiteOptions,
+    generate_cases,
+)
 from planprobe.suites.registry import get_family
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 
-
 from helpers import cases
 from planprobe.environment import Limits
 from planprobe.llm_judge.context import build_context

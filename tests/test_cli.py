@@ -3,7 +3,6 @@
 import json
 import subprocess
 
-
 from helpers import planprobe_cmd, subprocess_env
 
 

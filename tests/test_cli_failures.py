@@ -11,11 +11,10 @@ import threading
 
 import pytest
 
+from helpers import cases, planprobe_cmd, subprocess_env
 from planprobe.atomic import write_lines_atomic
 from planprobe.errors import PlanprobeError
 from planprobe.suites.io import write_suite
-
-from helpers import cases, planprobe_cmd, subprocess_env
 
 
 def pp(*args, cwd=None, env=None):

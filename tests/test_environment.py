@@ -3,11 +3,10 @@ import re
 
 import pytest
 
+from helpers import cases
 from planprobe.environment import IterationLimitExceeded, Limits
 from planprobe.suites.constraints.prepared import prepare
 from planprobe.suites.registry import get_family, restart_tool_of
-
-from helpers import cases
 
 
 def test_calls_are_recorded_with_raw_arguments_results_and_times():

@@ -18,7 +18,13 @@ from helpers import run_agent
 from planprobe.agents import make_agent
 from planprobe.environment import Limits
 from planprobe.schema import Case, OracleKind, Trace
-from planprobe.suites.base import AnswersInText, ClassifiesFaults, GeneratesSuites, JudgesPrefixes, WrapsCases
+from planprobe.suites.base import (
+    AnswersInText,
+    ClassifiesFaults,
+    GeneratesSuites,
+    JudgesPrefixes,
+    WrapsCases,
+)
 from planprobe.suites.io import load_suite, write_suite
 from planprobe.suites.registry import families, get_family
 
@@ -27,7 +33,10 @@ STALL_LIMITS = Limits(max_iterations=30, timeout_s=60)  # the stalling agent end
 
 
 def _constraints(seed: int) -> list[Case]:
-    from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_cases
+    from planprobe.suites.constraints.generator import (
+        ConstraintSuiteOptions,
+        generate_cases,
+    )
 
     return [*generate_cases(ConstraintSuiteOptions(actions=(3, 4), n=N, seed=seed)),
             *generate_cases(ConstraintSuiteOptions(actions=(2, 3), n=N, seed=seed, extended=True))]

@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import pytest
+
 from import_graph import SRC, find_cycle, graph, imports_of, modules
 
 FOUNDATION = {"version", "errors", "schema", "tool_args", "atomic", "plugins", "option_checks", "environment",

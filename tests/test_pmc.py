@@ -9,9 +9,9 @@ import subprocess
 import threading
 
 import pytest
+
 from helpers import cases, planprobe_cmd, run_agent, subprocess_env
 from http_faults import ScriptedServer, chat_reply
-
 from planprobe.agents import make_agent
 from planprobe.agents.pmc_plan import PLAN_ERRORS, PlanDefect, levels, parse_plan
 from planprobe.models import ModelOptions, make_model
@@ -279,7 +279,6 @@ def test_pmc_with_the_embedded_model_end_to_end(tmp_path):
     """The embedded 135M model in every role (it cannot plan: a plan error or a failed plan is
     expected); the point is that the run, the per-role record and the report work end to end."""
     from llama_server import require_local_model
-
     from planprobe.runner.store import RunStore
 
     require_local_model()

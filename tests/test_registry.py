@@ -18,11 +18,16 @@ import planprobe as pp
 from helpers import cases, run_agent
 from planprobe.agents import agent_entry, make_agent, model_agents, unregister_agent
 from planprobe.agents.prepare import prepare_agent
-from planprobe.runner.suite_run import effective_concurrency
 from planprobe.errors import PlanprobeError
 from planprobe.models import ModelOptions, make_model, unregister_model
 from planprobe.plugins import Registry
-from planprobe.suites.base import AnswersInText, GeneratesSuites, WrapsCases, capabilities
+from planprobe.runner.suite_run import effective_concurrency
+from planprobe.suites.base import (
+    AnswersInText,
+    GeneratesSuites,
+    WrapsCases,
+    capabilities,
+)
 from planprobe.suites.registry import families, get_family, unregister_family
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "planprobe"

@@ -8,13 +8,18 @@ import subprocess
 import textwrap
 
 import pytest
-from helpers import cases, planprobe_cmd, subprocess_env
 
+from helpers import cases, planprobe_cmd, subprocess_env
 from planprobe.agents import make_agent
 from planprobe.agents.tools_agent import ToolsAgent
 from planprobe.errors import PlanprobeError
 from planprobe.models.base import ChatResult
-from planprobe.models.roles import ANY_ROLE, RoleModels, build_role_models, parse_role_specs
+from planprobe.models.roles import (
+    ANY_ROLE,
+    RoleModels,
+    build_role_models,
+    parse_role_specs,
+)
 from planprobe.runner.store import RunStore
 from planprobe.schema import Message, Trace, Usage
 
@@ -172,8 +177,8 @@ def test_newer_trace_versions_are_refused_and_older_read():
 
 def test_a_single_model_agent_records_its_role_and_steps():
     case = cases(1, seed=5)[0]
-    from planprobe.runner.engine import run_episode
     from planprobe.environment import Limits
+    from planprobe.runner.engine import run_episode
 
     trace = asyncio.run(run_episode(case, ToolsAgent(Named("x")), Limits(), model="x"))
     assert [(m.role, m.agent, m.step) for m in trace.messages] == \

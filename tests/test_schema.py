@@ -5,7 +5,15 @@ from pydantic import ValidationError
 
 from planprobe.errors import FormatVersionError
 from planprobe.schema import (
-    SCHEMA_VERSION, Case, ErrorClass, OracleKind, ToolCall, ToolSpec, Trace, Verdict, granted_restart,
+    SCHEMA_VERSION,
+    Case,
+    ErrorClass,
+    OracleKind,
+    ToolCall,
+    ToolSpec,
+    Trace,
+    Verdict,
+    granted_restart,
     sort_errors,
 )
 from planprobe.suites.io import parse_case_line

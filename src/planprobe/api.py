@@ -6,8 +6,8 @@ scripts and notebooks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from .agents import make_agent
 from .agents.base import Agent
@@ -31,10 +31,10 @@ def run_suite(
     *,
     trials: int = 1,
     concurrency: int = 8,
-    limits: Optional[Limits] = None,
+    limits: Limits | None = None,
     seed: int = 0,
     suite_name: str = "",
-    on_result: Optional[OnResult] = None,
+    on_result: OnResult | None = None,
 ) -> RunSummary:
     """Run (or resume) a suite against an agent, storing results in ``out``; ``on_result(trace,
     verdict)`` sees each result as it is stored. The same run path as ``planprobe run``."""

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Optional
 
 from rich.console import Console
 
 from .agents import make_agent
 from .analysis.summary import RunSummary, summarize
+from .atomic import write_text_atomic
 from .environment import Limits
 from .errors import PlanprobeError
 from .models import ModelOptions, make_model
@@ -27,7 +27,6 @@ from .runner.engine import RunConfig
 from .runner.suite_run import run_suite
 from .schema import Case
 from .suites.constraints.generator import ConstraintSuiteOptions, generate_cases
-from .atomic import write_text_atomic
 from .suites.io import load_suite
 
 REFERENCE_AGENTS = ("oracle", "random", "faulty:swap")
@@ -60,7 +59,7 @@ def _place_suite(cases: list[Case], path: Path) -> None:
 
 
 def run_demo(out: Path, n: int, seed: int, console: Console, err_console: Console,
-             model_spec: Optional[str] = "local") -> None:
+             model_spec: str | None = "local") -> None:
     out = Path(out)
     if n < 1:
         raise PlanprobeError(f"--n {n}: the demo needs at least 1 case")

@@ -13,15 +13,24 @@ import json
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
-from .schema import DEFAULT_ROLE, Case, Message, SubEpisode, ToolCall, ToolCallError, ToolSpec, Trace, Usage
+from .schema import (
+    DEFAULT_ROLE,
+    Case,
+    Message,
+    SubEpisode,
+    ToolCall,
+    ToolCallError,
+    ToolSpec,
+    Trace,
+    Usage,
+)
 from .tool_args import parse_arguments, validate_arguments
-
 
 # The trace of the episode running in this asyncio task, so that layers below the
 # agent (model backends retrying a call) can note what happened in it.
-current_trace: ContextVar[Optional[Trace]] = ContextVar("planprobe_current_trace", default=None)
+current_trace: ContextVar[Trace | None] = ContextVar("planprobe_current_trace", default=None)
 # trace.meta key a model backend sets while one of its calls is being retried, so that
 # a time limit hit during service trouble is recorded as infrastructure, not as Timeout
 INFRA_PENDING = "infra_retries_pending"
@@ -49,7 +58,7 @@ class Environment:
         self._t0 = time.monotonic()
         self.attempt = 0
         self.role = DEFAULT_ROLE  # who acts through this object (an AgentView acts as another role)
-        self.episode: Optional[str] = None  # the sub-episode it acts in; None: the episode itself
+        self.episode: str | None = None  # the sub-episode it acts in; None: the episode itself
 
     # -- what agents use -------------------------------------------------
 
@@ -67,18 +76,18 @@ class Environment:
         if self.trace.iterations > self.limits.max_iterations:
             raise IterationLimitExceeded(f"more than {self.limits.max_iterations} iterations")
 
-    def call(self, name: str, arguments: str | dict | None = None, call_id: Optional[str] = None) -> str:
+    def call(self, name: str, arguments: str | dict | None = None, call_id: str | None = None) -> str:
         """Run one tool call and record it; always returns the text the agent sees."""
         return self._call(name, arguments, call_id, self.role, self.episode)
 
-    def _call(self, name: str, arguments: str | dict | None, call_id: Optional[str], role: str,
-              episode: Optional[str]) -> str:
+    def _call(self, name: str, arguments: str | dict | None, call_id: str | None, role: str,
+              episode: str | None) -> str:
         t_start = self.elapsed()
         raw = arguments if isinstance(arguments, str) else _dump(arguments)
         attempt = self.attempt
         tool = self._tools_by_name.get(name)
         args = parse_arguments(arguments)
-        error: Optional[str] = None
+        error: str | None = None
         if tool is None:
             error = ToolCallError.UNKNOWN_TOOL.value
             result = f"Error: there is no tool named '{name}'. Available tools: {', '.join(self._tools_by_name)}."
@@ -106,7 +115,7 @@ class Environment:
         annotations never reach a model: ``Message.wire``)."""
         self._log(message, self.role, self.episode)
 
-    def _log(self, message: Message, role: str, episode: Optional[str]) -> None:
+    def _log(self, message: Message, role: str, episode: str | None) -> None:
         step = self.trace.iterations
         if message.agent is None and message.step is None:  # a new message: annotate it as it is
             message.__dict__.update(agent=role, step=step)  # (plain fields: skip pydantic's per-field setattr)
@@ -119,17 +128,17 @@ class Environment:
 
     # -- roles and sub-episodes (multi-agent planners) -----------------------
 
-    def as_role(self, role: str) -> "AgentView":
+    def as_role(self, role: str) -> AgentView:
         """This environment as another agent role sees it: what it does is recorded as that role's."""
         return AgentView(self, role, self.episode)
 
-    def sub_episode(self, role: str, task: Optional[str] = None) -> "AgentView":
+    def sub_episode(self, role: str, task: str | None = None) -> AgentView:
         """Begin a sub-agent's own conversation (e.g. an executor given one sub-task): its
         messages and answer are kept apart in ``trace.episodes``, its tool calls act on this
         environment and are judged with all others. Iterations and limits are shared."""
         return self._begin_episode(role, task, self.episode)
 
-    def _begin_episode(self, role: str, task: Optional[str], parent: Optional[str]) -> "AgentView":
+    def _begin_episode(self, role: str, task: str | None, parent: str | None) -> AgentView:
         count = sum(1 for e in self.trace.episodes if e.agent == role)
         sub = SubEpisode(id=f"{role}-{count + 1}", agent=role, parent=parent, task=task,
                          step=self.trace.iterations)
@@ -139,10 +148,10 @@ class Environment:
     def _episode(self, episode: str) -> SubEpisode:
         return next(e for e in self.trace.episodes if e.id == episode)
 
-    def _messages_of(self, episode: Optional[str]) -> list[Message]:
+    def _messages_of(self, episode: str | None) -> list[Message]:
         return self.trace.messages if episode is None else self._episode(episode).messages
 
-    def finish(self, answer: Optional[str]) -> None:
+    def finish(self, answer: str | None) -> None:
         self.trace.final_answer = answer
 
     def elapsed(self) -> float:
@@ -150,7 +159,7 @@ class Environment:
 
     # -- what families implement ----------------------------------------
 
-    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
+    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
         """Carry out a valid call; returns (result text, ToolCallError value or None)."""
         raise NotImplementedError
 
@@ -160,7 +169,7 @@ class Environment:
         self.trace.restarts = self.attempt
 
 
-def _dump(arguments: Optional[dict]) -> str:
+def _dump(arguments: dict | None) -> str:
     return json.dumps(arguments if arguments is not None else {}, sort_keys=True)
 
 
@@ -170,7 +179,7 @@ class AgentView(Environment):
     iteration count and limits, same tool state — but what it logs and calls is recorded
     as its role's, and a sub-episode's messages, usage and answer go to that sub-episode."""
 
-    def __init__(self, env: Environment, role: str, episode: Optional[str]):  # shares env's state: no super()
+    def __init__(self, env: Environment, role: str, episode: str | None):  # shares env's state: no super()
         self._env = env
         self.case = env.case
         self.limits = env.limits
@@ -189,7 +198,7 @@ class AgentView(Environment):
     def step(self) -> None:
         self._env.step()
 
-    def call(self, name: str, arguments: str | dict | None = None, call_id: Optional[str] = None) -> str:
+    def call(self, name: str, arguments: str | dict | None = None, call_id: str | None = None) -> str:
         return self._env._call(name, arguments, call_id, self.role, self.episode)
 
     def log(self, message: Message) -> None:
@@ -200,7 +209,7 @@ class AgentView(Environment):
         if self.episode is not None:
             self._env._episode(self.episode).usage.add(usage)
 
-    def finish(self, answer: Optional[str]) -> None:
+    def finish(self, answer: str | None) -> None:
         """A sub-episode's answer is its own; the episode's answer is given by the top role."""
         if self.episode is None:
             self._env.finish(answer)
@@ -210,14 +219,14 @@ class AgentView(Environment):
     def elapsed(self) -> float:
         return self._env.elapsed()
 
-    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
+    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
         return self._env.execute(name, args)
 
     def restart(self) -> None:
         self._env.restart()
 
-    def as_role(self, role: str) -> "AgentView":
+    def as_role(self, role: str) -> AgentView:
         return AgentView(self._env, role, self.episode)
 
-    def sub_episode(self, role: str, task: Optional[str] = None) -> "AgentView":
+    def sub_episode(self, role: str, task: str | None = None) -> AgentView:
         return self._env._begin_episode(role, task, self.episode)

@@ -9,7 +9,6 @@ before anything runs, and a bad one is refused with one line naming it.
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 from .errors import PlanprobeError
 
@@ -20,8 +19,8 @@ def _show(value: Number) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def check(option: str, value: Optional[Number], *, at_least: Optional[Number] = None,
-          above: Optional[Number] = None, at_most: Optional[Number] = None) -> None:
+def check(option: str, value: Number | None, *, at_least: Number | None = None,
+          above: Number | None = None, at_most: Number | None = None) -> None:
     """Refuse ``value`` for ``option`` unless it is finite and inside the bounds (None: not given)."""
     if value is None:
         return
@@ -35,7 +34,7 @@ def check(option: str, value: Optional[Number], *, at_least: Optional[Number] = 
         raise PlanprobeError(f"{option} {_show(value)}: must be at most {_show(at_most)}")
 
 
-def check_limits(concurrency: int, max_iterations: Optional[int], timeout: Optional[float], trials: int = 1) -> None:
+def check_limits(concurrency: int, max_iterations: int | None, timeout: float | None, trials: int = 1) -> None:
     """The run limits shared by run, sweep and dissect (dissect's unset ones: the run's)."""
     check("--concurrency", concurrency, at_least=1)
     check("--trials", trials, at_least=1)
@@ -43,6 +42,6 @@ def check_limits(concurrency: int, max_iterations: Optional[int], timeout: Optio
     check("--timeout", timeout, above=0)
 
 
-def check_sampling(temperature: Optional[float], max_tokens: Optional[int]) -> None:
+def check_sampling(temperature: float | None, max_tokens: int | None) -> None:
     check("--temperature", temperature, at_least=0)
     check("--max-tokens", max_tokens, at_least=1)

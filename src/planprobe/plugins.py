@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Callable, Iterable
 from importlib import metadata
-from typing import Callable, Generic, Iterable, Optional, TypeVar
+from typing import Generic, TypeVar
 
 from .errors import PlanprobeError
 
@@ -60,7 +61,7 @@ class Registry(Generic[T]):
 
     # -- looking up -------------------------------------------------------------
 
-    def get(self, name: str) -> Optional[T]:
+    def get(self, name: str) -> T | None:
         """The entry, or None when no built-in, registered or installed plug-in has the name."""
         if name in self._builtins and name not in self._entries:
             self._load_builtin(name)
@@ -78,7 +79,7 @@ class Registry(Generic[T]):
         ordered.update((name, entry) for name, entry in self._entries.items() if name not in ordered)
         return ordered
 
-    def peek(self, name: str) -> Optional[T]:
+    def peek(self, name: str) -> T | None:
         """The entry if it is already loaded (a built-in is loaded now); never loads a plug-in."""
         if name in self._builtins and name not in self._entries:
             self._load_builtin(name)
@@ -107,7 +108,7 @@ class Registry(Generic[T]):
         self._entries[name] = self._check(name, obj)
         self._origin[name] = "planprobe"
 
-    def _entry_points(self, name: Optional[str] = None) -> list[metadata.EntryPoint]:
+    def _entry_points(self, name: str | None = None) -> list[metadata.EntryPoint]:
         found = metadata.entry_points(group=self.group)
         return [ep for ep in found if name is None or ep.name == name]
 

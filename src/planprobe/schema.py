@@ -11,10 +11,18 @@ its own and refuses newer ones with a message that says to upgrade.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
-from typing import Any, Literal, Optional, Sequence, TypeVar
+from typing import Any, Literal, TypeVar
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+)
 
 from .tool_args import parse_arguments, validate_arguments
 
@@ -92,13 +100,13 @@ class ToolSpec(_Model):
 class CaseMeta(_Model):
     """Facts about a case used to slice results; never shown to the agent."""
 
-    topic: Optional[str] = None
+    topic: str | None = None
     difficulty: dict[str, float] = Field(default_factory=dict)
-    seed: Optional[int] = None
+    seed: int | None = None
     generator: dict[str, Any] = Field(default_factory=dict)
     tags: list[str] = Field(default_factory=list)
     transforms: list[str] = Field(default_factory=list)
-    parent: Optional[str] = None  # the case this one was derived from (mutants, variants)
+    parent: str | None = None  # the case this one was derived from (mutants, variants)
 
 
 class Case(_Model):
@@ -109,7 +117,7 @@ class Case(_Model):
     id: str = Field(min_length=1)
     family: str = Field(min_length=1)
     task: str
-    system: Optional[str] = None
+    system: str | None = None
     tools: list[ToolSpec] = Field(default_factory=list)
     oracle: OracleKind = OracleKind.FORMAL
     spec: dict[str, Any] = Field(default_factory=dict)
@@ -164,17 +172,17 @@ class ToolCall(_Model):
     attempt: int = 0  # annotation: the attempt the environment counted; never read when judging
     name: str
     arguments: str  # exactly as the agent sent it
-    args: Optional[dict[str, Any]] = None  # parsed arguments, None when malformed
+    args: dict[str, Any] | None = None  # parsed arguments, None when malformed
     result: str = ""
-    error: Optional[str] = None  # a ToolCallError value, None when the call was valid
-    call_id: Optional[str] = None
+    error: str | None = None  # a ToolCallError value, None when the call was valid
+    call_id: str | None = None
     t_start: float = 0.0  # seconds since the episode began
     t_end: float = 0.0
     # who made it (trace version 2): the agent role, the iteration (``env.step()`` count) it
     # was made in, and the sub-episode it belongs to (None: the episode itself)
-    agent: Optional[str] = None
-    step: Optional[int] = None
-    episode: Optional[str] = None
+    agent: str | None = None
+    step: int | None = None
+    episode: str | None = None
 
 
 # Message fields that annotate a trace and are never sent to a model
@@ -183,17 +191,17 @@ MESSAGE_ANNOTATIONS = {"agent", "step"}
 
 class Message(_Model):
     role: Literal["system", "user", "assistant", "tool"]
-    content: Optional[str] = None
-    tool_calls: Optional[list[dict[str, Any]]] = None
-    tool_call_id: Optional[str] = None
-    name: Optional[str] = None
+    content: str | None = None
+    tool_calls: list[dict[str, Any]] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
     # trace annotations (version 2), set by the environment when it logs the message:
     # the agent role whose context it belongs to and the iteration it was logged in
-    agent: Optional[str] = None
-    step: Optional[int] = None
+    agent: str | None = None
+    step: int | None = None
     # extra content parts after the text (OpenAI shape, e.g. {"type": "image_url", …}); text-only
     # backends leave them out with a note in the text
-    parts: Optional[list[dict[str, Any]]] = None
+    parts: list[dict[str, Any]] | None = None
 
     def wire(self) -> dict[str, Any]:
         """The message as a model receives it (OpenAI shape): no annotations, no empty fields."""
@@ -205,9 +213,9 @@ class Usage(_Model):
     cached_calls: int = 0  # calls answered from the record/replay cache
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cost_usd: Optional[float] = None
+    cost_usd: float | None = None
 
-    def add(self, other: "Usage") -> None:
+    def add(self, other: Usage) -> None:
         self.model_calls += other.model_calls
         self.cached_calls += other.cached_calls
         self.prompt_tokens += other.prompt_tokens
@@ -238,11 +246,11 @@ class SubEpisode(_Model):
 
     id: str  # unique in the trace, "<role>-<n>" in the order the episodes began
     agent: str  # its role
-    parent: Optional[str] = None  # the sub-episode it runs inside; None: the episode itself
-    task: Optional[str] = None  # what it was asked to do
+    parent: str | None = None  # the sub-episode it runs inside; None: the episode itself
+    task: str | None = None  # what it was asked to do
     step: int = 0  # the iteration in which it began
     messages: list[Message] = Field(default_factory=list)
-    final_answer: Optional[str] = None
+    final_answer: str | None = None
     usage: Usage = Field(default_factory=Usage)
 
 
@@ -257,10 +265,10 @@ class Origin(_Model):
     steps: int  # iterations replayed from the original
     replayed_calls: int  # tool calls replayed (the first ones of this trace)
     replayed_messages: int  # messages copied from the original (the first ones of this trace)
-    guidance: Optional[str] = None
-    guidance_message: Optional[int] = None  # index in ``messages`` of the inserted guidance
+    guidance: str | None = None
+    guidance_message: int | None = None  # index in ``messages`` of the inserted guidance
     attempt: int = 1  # 1, 2, … for repeated re-rollouts of one original
-    run: Optional[str] = None  # the run directory the original came from, when known
+    run: str | None = None  # the run directory the original came from, when known
 
 
 class Trace(_Model):
@@ -270,11 +278,11 @@ class Trace(_Model):
     case_id: str
     trial: int = 0
     agent: str
-    model: Optional[str] = None
+    model: str | None = None
     status: TraceStatus = TraceStatus.COMPLETED
     messages: list[Message] = Field(default_factory=list)
     tool_calls: list[ToolCall] = Field(default_factory=list)
-    final_answer: Optional[str] = None
+    final_answer: str | None = None
     restarts: int = 0  # annotation: restarts the environment granted; judging counts them from the calls
     iterations: int = 0
     usage: Usage = Field(default_factory=Usage)
@@ -283,7 +291,7 @@ class Trace(_Model):
     meta: dict[str, Any] = Field(default_factory=dict)
     models: dict[str, str] = Field(default_factory=dict)  # role -> model name, when roles had their own
     episodes: list[SubEpisode] = Field(default_factory=list)  # sub-episodes, in the order they began
-    origin: Optional[Origin] = None  # set on a re-rollout: the episode it re-ran
+    origin: Origin | None = None  # set on a re-rollout: the episode it re-ran
 
     @field_validator("schema_version")
     @classmethod
@@ -295,17 +303,17 @@ class Trace(_Model):
                              "upgrade planprobe")
         return value
 
-    def attempts(self, restart_tool: Optional["ToolSpec"]) -> list[list[ToolCall]]:
+    def attempts(self, restart_tool: ToolSpec | None) -> list[list[ToolCall]]:
         """The calls split into attempts, from the raw calls alone (see ``split_attempts``);
         the ``attempt`` and ``restarts`` annotations are never read."""
         return split_attempts(self.tool_calls, restart_tool)
 
-    def judged_calls(self, restart_tool: Optional["ToolSpec"]) -> list[ToolCall]:
+    def judged_calls(self, restart_tool: ToolSpec | None) -> list[ToolCall]:
         """The calls of the last attempt, the only one judged. ``restart_tool`` is the case's
         restart tool (None when its environment grants no restarts: every call is judged)."""
         return split_attempts(self.tool_calls, restart_tool)[-1]
 
-    def restart_count(self, restart_tool: Optional["ToolSpec"]) -> int:
+    def restart_count(self, restart_tool: ToolSpec | None) -> int:
         """How many restarts the environment granted, counted from the raw calls."""
         return len(split_attempts(self.tool_calls, restart_tool)) - 1
 
@@ -313,7 +321,7 @@ class Trace(_Model):
 _Call = TypeVar("_Call")
 
 
-def granted_restart(name: str, arguments: str, restart_tool: Optional[ToolSpec]) -> bool:
+def granted_restart(name: str, arguments: str, restart_tool: ToolSpec | None) -> bool:
     """Whether a call (as sent) is one the environment grants as a restart: a call of the
     restart tool whose arguments are a JSON object that fits the tool's schema. A malformed
     or invalid restart call is refused by the environment like any invalid call — no restart
@@ -324,7 +332,7 @@ def granted_restart(name: str, arguments: str, restart_tool: Optional[ToolSpec])
     return args is not None and not validate_arguments(restart_tool.parameters, args)
 
 
-def split_attempts(calls: Sequence[_Call], restart_tool: Optional[ToolSpec]) -> list[list[_Call]]:
+def split_attempts(calls: Sequence[_Call], restart_tool: ToolSpec | None) -> list[list[_Call]]:
     """Attempt boundaries from the raw tool log only: every granted restart call (see
     ``granted_restart``) ends its attempt and is its last call; the calls after it form the
     next attempt. Always at least one attempt; the last one is empty when the log ends with
@@ -354,7 +362,7 @@ class Evidence(_Model):
     kind: str  # e.g. "violated_constraint", "lost_action", "invalid_call"
     symbolic: str
     text: str
-    step: Optional[int] = None  # index of the tool call concerned, if any
+    step: int | None = None  # index of the tool call concerned, if any
     constraint_ids: list[str] = Field(default_factory=list)
 
 
@@ -375,13 +383,13 @@ class Verdict(_Model):
                                   serialization_alias="core")
     oracle: OracleKind = OracleKind.FORMAL
     checker: str = ""
-    score: Optional[float] = None
+    score: float | None = None
     # what a check observed beyond pass/fail, e.g. {"refused": True, "broken_tool": "used_replacement",
     # "cost": 11, "min_cost": 9}: robustness analyses count these
     labels: dict[str, Any] = Field(default_factory=dict)
 
     @property
-    def primary(self) -> Optional[str]:
+    def primary(self) -> str | None:
         return self.errors[0] if self.errors else None
 
     @property

@@ -11,7 +11,7 @@ required, additionalProperties: false), which keeps the check fast.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any
 
 _TYPES = {
     "string": (str,),
@@ -23,7 +23,7 @@ _TYPES = {
 }
 
 
-def parse_arguments(raw: str | dict | None) -> Optional[dict[str, Any]]:
+def parse_arguments(raw: str | dict | None) -> dict[str, Any] | None:
     """The arguments as a dict, or None when they are not a JSON object.
     An empty string means no arguments (some servers send "" for {})."""
     if isinstance(raw, dict):
@@ -40,7 +40,7 @@ def parse_arguments(raw: str | dict | None) -> Optional[dict[str, Any]]:
     return value if isinstance(value, dict) else None
 
 
-def validate_arguments(schema: dict[str, Any], args: dict[str, Any]) -> Optional[str]:
+def validate_arguments(schema: dict[str, Any], args: dict[str, Any]) -> str | None:
     """None when ``args`` fits ``schema``, else one sentence saying what is wrong."""
     props: dict[str, Any] = schema.get("properties", {})
     for name in schema.get("required", ()):
@@ -61,7 +61,7 @@ def validate_arguments(schema: dict[str, Any], args: dict[str, Any]) -> Optional
     return None
 
 
-def _check_value(spec: dict[str, Any], value: Any) -> Optional[str]:
+def _check_value(spec: dict[str, Any], value: Any) -> str | None:
     kind = spec.get("type")
     if kind is not None:
         ok_types = _TYPES.get(kind, ())

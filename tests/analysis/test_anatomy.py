@@ -1,12 +1,11 @@
 import json
 import subprocess
 
+from helpers import cases, planprobe_cmd, subprocess_env
 from planprobe import run_suite
 from planprobe.analysis.anatomy import anatomy
 from planprobe.runner.store import RunStore
 from planprobe.suites.constraints.grammar import sentence_from_json, shaped_atoms
-
-from helpers import cases, planprobe_cmd, subprocess_env
 
 
 def test_anatomy_of_an_oracle_run_and_a_faulty_run(tmp_path):

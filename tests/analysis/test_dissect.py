@@ -5,13 +5,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers import cases, planprobe_cmd, subprocess_env
 from planprobe import run_suite
 from planprobe.analysis.dissect import CAUSES, sample_failures
 from planprobe.analysis.rerun import MODEL_PATH_META, choose_rerun, embedded_stem
 from planprobe.errors import PlanprobeError
 from planprobe.runner.store import RunStore
-
-from helpers import cases, planprobe_cmd, subprocess_env
 
 
 def _dissect_raw(path, *args):

@@ -6,14 +6,13 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from helpers import cases, planprobe_cmd
 from planprobe import run_suite
 from planprobe.analysis.compare import compare_runs, parse_points, trial_stats
 from planprobe.analysis.stats import bootstrap_ci, mcnemar_exact, pass_at_k, pass_hat_k
 from planprobe.errors import PlanprobeError
 from planprobe.runner.store import RunStore
 from planprobe.suites.io import write_suite
-
-from helpers import cases, planprobe_cmd
 
 
 def test_pass_at_k_and_pass_hat_k_match_enumeration():

@@ -1,11 +1,10 @@
 import json
 import subprocess
 
+from helpers import planprobe_cmd, subprocess_env
 from planprobe.analysis.sweep import SweepPoint, SweepResult, cases_for, suite_seed
 from planprobe.runner.store import RunStore
 from planprobe.suites.io import load_suite
-
-from helpers import planprobe_cmd, subprocess_env
 
 
 def test_case_counts_follow_the_seed():

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import copy
 import datetime
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 # -- evaluator.py's samples ---------------------------------------------------------
 
@@ -181,7 +182,7 @@ def _search_engine(r: dict, g: dict) -> bool:
         return False
     if r["output"] is None or g["output"] is None:
         raise KeyError("unbound")
-    key = lambda x: x["title"] + x["abstract"]  # noqa: E731
+    key = lambda x: x["title"] + x["abstract"]
     return sorted(r["output"], key=key, reverse=True) == sorted(g["output"], key=key, reverse=True)
 
 
@@ -277,7 +278,7 @@ def official_correct(api: str, response: dict, groundtruth: dict, level: int) ->
     return False, "INPUT_MISMATCH"
 
 
-def official_verdict(name: str, args: Optional[dict], gold: dict, declared: dict, required: list[str],
+def official_verdict(name: str, args: dict | None, gold: dict, declared: dict, required: list[str],
                      execute: Callable[[str, dict], dict], level: int) -> tuple[bool, str]:
     """evaluator.py's path for one predicted call: name, parameters, run, rule."""
     if args is None:

@@ -11,9 +11,9 @@ from functools import lru_cache
 from typing import Any
 
 import pytest
+from official_scoring import official_correct, official_samples, official_verdict
 
 from helpers import shared_path
-from official_scoring import official_correct, official_samples, official_verdict
 from planprobe.agents.reference import OracleAgent
 from planprobe.environment import Limits
 from planprobe.schema import Trace

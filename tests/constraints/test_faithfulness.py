@@ -14,9 +14,19 @@ from pathlib import Path
 import pytest
 
 from planprobe.suites.constraints import vocabulary as V
+from planprobe.suites.constraints.generator import (
+    ConstraintSuiteOptions,
+    generate_case,
+    generate_cases,
+)
+from planprobe.suites.constraints.grammar import (
+    Clause,
+    NounPhrase,
+    Relative,
+    Sentence,
+    Time,
+)
 from planprobe.suites.constraints.prepared import prepare
-from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_case, generate_cases
-from planprobe.suites.constraints.grammar import Clause, NounPhrase, Relative, Sentence, Time
 from planprobe.suites.constraints.reader import Reader, default_reader, requirement_of
 from planprobe.suites.constraints.render import render_sentence
 from planprobe.suites.constraints.synthesis import SynthesisOptions

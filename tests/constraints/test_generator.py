@@ -4,9 +4,13 @@ import pytest
 
 from planprobe.errors import PlanprobeError
 from planprobe.schema import Case
-from planprobe.suites.constraints.prepared import prepare
-from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_case, generate_cases
+from planprobe.suites.constraints.generator import (
+    ConstraintSuiteOptions,
+    generate_case,
+    generate_cases,
+)
 from planprobe.suites.constraints.lexicon import default_lexicon
+from planprobe.suites.constraints.prepared import prepare
 from planprobe.suites.constraints.z3model import extended_satisfiable
 from planprobe.suites.io import load_suite, write_suite
 

@@ -2,8 +2,16 @@ import itertools
 
 from planprobe.suites.constraints import vocabulary as V
 from planprobe.suites.constraints.grammar import (
-    Clause, MultiClause, NounPhrase, Relative, Sentence, Time, count_expansions, derive,
-    sentence_from_json, sentence_to_json,
+    Clause,
+    MultiClause,
+    NounPhrase,
+    Relative,
+    Sentence,
+    Time,
+    count_expansions,
+    derive,
+    sentence_from_json,
+    sentence_to_json,
 )
 from planprobe.suites.constraints.render import render_sentence
 

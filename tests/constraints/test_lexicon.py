@@ -4,7 +4,11 @@ import pytest
 
 from planprobe.errors import PlanprobeError
 from planprobe.suites.constraints import vocabulary as V
-from planprobe.suites.constraints.lexicon import default_lexicon, parse_lexicon, tool_name
+from planprobe.suites.constraints.lexicon import (
+    default_lexicon,
+    parse_lexicon,
+    tool_name,
+)
 
 
 def _terminal_phrases() -> set[tuple[str, ...]]:

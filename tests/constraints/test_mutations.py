@@ -5,13 +5,12 @@ import random
 
 import pytest
 
+from helpers import cases, run_agent
 from planprobe.agents import make_agent
-from planprobe.suites.constraints.prepared import prepare
 from planprobe.suites.constraints.mutations import MUTATIONS
+from planprobe.suites.constraints.prepared import prepare
 from planprobe.suites.constraints.reader import default_reader, requirement_of
 from planprobe.suites.registry import get_family
-
-from helpers import cases, run_agent
 
 
 def _atoms_by_action(case, reading=None):

@@ -5,7 +5,13 @@ import json
 from planprobe.environment import Limits
 from planprobe.schema import TraceError, TraceStatus
 from planprobe.suites.constraints.generator import ConstraintSuiteOptions, build_case
-from planprobe.suites.constraints.grammar import Clause, NounPhrase, Relative, Sentence, Time
+from planprobe.suites.constraints.grammar import (
+    Clause,
+    NounPhrase,
+    Relative,
+    Sentence,
+    Time,
+)
 from planprobe.suites.constraints.oracle import check
 from planprobe.suites.registry import get_family
 

@@ -5,11 +5,10 @@ import collections
 
 import pytest
 
+from helpers import cases, run_agent
 from planprobe.agents import make_agent
 from planprobe.suites.constraints.reference_plans import FAULTS
 from planprobe.suites.registry import get_family
-
-from helpers import cases, run_agent
 
 FAMILY = get_family("constraints")
 BASIC = cases(600, seed=31, actions=(2, 8))

@@ -1,10 +1,9 @@
 import re
 
-from planprobe.suites.constraints.grammar import Clause, NounPhrase, Relative, Sentence
-from planprobe.suites.constraints.reader import split_sentences, requirement_of
-from planprobe.suites.constraints.render import render_sentence
-
 from helpers import cases
+from planprobe.suites.constraints.grammar import Clause, NounPhrase, Relative, Sentence
+from planprobe.suites.constraints.reader import requirement_of, split_sentences
+from planprobe.suites.constraints.render import render_sentence
 
 NAMES = ["cutting hair", "washing hair", "booking appointments", "sanitizing tools"]
 

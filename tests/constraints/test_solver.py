@@ -4,7 +4,11 @@ import itertools
 import random
 
 from planprobe.suites.constraints.solver import (
-    HORIZON, OrderClosure, order_cycle_core, predecessors, schedule,
+    HORIZON,
+    OrderClosure,
+    order_cycle_core,
+    predecessors,
+    schedule,
 )
 from planprobe.suites.constraints.z3model import basic_satisfiable, extended_satisfiable
 

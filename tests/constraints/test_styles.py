@@ -4,18 +4,21 @@ import json
 
 import pytest
 
+from helpers import run_agent
 from planprobe.agents import make_agent
 from planprobe.environment import Limits
 from planprobe.errors import PlanprobeError
 from planprobe.suites.constraints.generator import (
-    PAPER_BASIC_TEMPLATE, PAPER_EXTENDED_TEMPLATE, ConstraintSuiteOptions, build_case, generate_cases,
+    PAPER_BASIC_TEMPLATE,
+    PAPER_EXTENDED_TEMPLATE,
+    ConstraintSuiteOptions,
+    build_case,
+    generate_cases,
 )
 from planprobe.suites.constraints.grammar import Clause, NounPhrase, Sentence, Time
-from planprobe.suites.constraints.reference_plans import PAPER_FAULTS
 from planprobe.suites.constraints.oracle import check
+from planprobe.suites.constraints.reference_plans import PAPER_FAULTS
 from planprobe.suites.registry import get_family
-
-from helpers import run_agent
 
 NAMES = ["sanitizing tools", "cutting hair", "washing hair"]
 S, C, W = (n.replace(" ", "_") for n in NAMES)

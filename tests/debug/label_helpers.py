@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Optional
 
 from planprobe.environment import IterationLimitExceeded, Limits
 from planprobe.schema import Case, Trace, TraceStatus
@@ -31,7 +30,7 @@ def ghost(case: Case, name: str) -> str:
     return name
 
 
-def invalid_args(case: Case, call: PlannedCall) -> Optional[str]:
+def invalid_args(case: Case, call: PlannedCall) -> str | None:
     """Arguments outside the tool's schema (a parameter it does not take, or an out-of-range value)."""
     tool = next(t for t in case.tools if t.name == call.name)
     props = tool.parameters.get("properties") or {}

@@ -7,13 +7,15 @@ import subprocess
 
 import pytest
 
-from helpers import cases as constraint_cases, planprobe_cmd, subprocess_env
+from helpers import cases as constraint_cases
+from helpers import planprobe_cmd, subprocess_env
 from planprobe.api import run_suite
 from planprobe.debug.bench import read_trajectories
 from planprobe.environment import Limits
 from planprobe.errors import PlanprobeError
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
-from planprobe.suites.planbench import PlanBenchOptions, generate_cases as pb_cases
+from planprobe.suites.planbench import PlanBenchOptions
+from planprobe.suites.planbench import generate_cases as pb_cases
 
 
 def pp(*args, cwd=None):

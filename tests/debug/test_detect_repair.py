@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from helpers import cases as constraint_cases, planprobe_cmd, subprocess_env
+from helpers import cases as constraint_cases
+from helpers import planprobe_cmd, subprocess_env
 from http_faults import ScriptedServer, chat_reply
 from planprobe.api import run_suite
 from planprobe.debug.bench import read_trajectories
 from planprobe.debug.detectors import probe_prompt, steps_of
-from planprobe.lenient_json import first_object
 from planprobe.environment import Limits
+from planprobe.lenient_json import first_object
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
 
 HERE = Path(__file__).resolve().parent

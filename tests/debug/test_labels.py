@@ -12,22 +12,21 @@ import json
 import math
 
 import pytest
+from label_helpers import execute, ghost, invalid_args, rng_for
 
 from helpers import cases as constraint_cases
-from label_helpers import execute, ghost, invalid_args, rng_for
+from helpers import run_agent
 from planprobe.agents import make_agent
 from planprobe.debug.labels import label_trace
 from planprobe.debug.replay import PDDLReplay
 from planprobe.environment import Limits
+from planprobe.pddl import parse_domain, parse_problem, solve
 from planprobe.suites.base import PlannedCall
 from planprobe.suites.constraints.prepared import prepare as c_compiled
-from planprobe.pddl import parse_domain, parse_problem, solve
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
-from planprobe.suites.pddl_agent.prepared import prepare as p_compiled
 from planprobe.suites.pddl_agent.generator import build_case
+from planprobe.suites.pddl_agent.prepared import prepare as p_compiled
 from planprobe.suites.registry import get_family
-
-from helpers import run_agent
 
 BASIC = constraint_cases(12, seed=3)
 EXTENDED = constraint_cases(12, seed=3, extended=True)

@@ -108,7 +108,8 @@ def test_passes_every_tool_family_when_the_model_plans_well(name):
 
 
 def test_answers_text_families():
-    from planprobe.suites.planbench import PlanBenchOptions, generate_cases as pb_cases
+    from planprobe.suites.planbench import PlanBenchOptions
+    from planprobe.suites.planbench import generate_cases as pb_cases
 
     case = next(iter(pb_cases(PlanBenchOptions(task="t1", n=1, seed=1, blocks=(3, 3)))))
     family = get_family(case.family)

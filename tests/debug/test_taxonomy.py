@@ -1,6 +1,14 @@
 """The taxonomy: the paper's Table 2 and the official code's definitions, reconciled."""
 
-from planprobe.debug.taxonomy import TAXONOMY, FROM_ERROR_CLASS, as_json, error_type, from_error_class, modules, types_of
+from planprobe.debug.taxonomy import (
+    FROM_ERROR_CLASS,
+    TAXONOMY,
+    as_json,
+    error_type,
+    from_error_class,
+    modules,
+    types_of,
+)
 from planprobe.schema import ErrorClass
 
 # the official code's keys (detector/error_definitions.py), module by module

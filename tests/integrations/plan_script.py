@@ -9,7 +9,6 @@ import random
 import threading
 
 from http_faults import chat_reply
-
 from planprobe.suites.registry import get_family
 
 

@@ -14,10 +14,10 @@ import pytest
 
 pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
 
-from helpers import cases, planprobe_cmd, run_agent, subprocess_env
-from http_faults import ScriptedServer
 from plan_script import PlanScript
 
+from helpers import cases, planprobe_cmd, run_agent, subprocess_env
+from http_faults import ScriptedServer
 from planprobe import check
 from planprobe.agents import make_agent
 from planprobe.models import ModelOptions, make_model

@@ -11,11 +11,11 @@ import pytest
 pytest.importorskip("langgraph", reason="the langgraph extra is not installed")
 pytest.importorskip("langchain_openai", reason="langchain-openai is not installed")
 
+from plan_script import PlanScript
+
 from helpers import cases, planprobe_cmd, run_agent, subprocess_env
 from http_faults import ScriptedServer
 from llama_server import free_port
-from plan_script import PlanScript
-
 from planprobe import check
 from planprobe.agents import make_agent
 from planprobe.environment import Limits

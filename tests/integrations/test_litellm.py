@@ -8,11 +8,11 @@ import subprocess
 import sys
 
 import pytest
+from plan_script import PlanScript
+
 from helpers import cases, planprobe_cmd, run_agent, subprocess_env
 from http_faults import ScriptedServer
 from llama_server import free_port
-from plan_script import PlanScript
-
 from planprobe.agents.tools_agent import ToolsAgent
 from planprobe.errors import PlanprobeError
 from planprobe.models import ModelOptions, make_model

@@ -14,7 +14,11 @@ import pytest
 
 from planprobe.schema import Case, Trace, TraceStatus
 from planprobe.suites.itinerary.family import ItineraryFamily
-from planprobe.suites.itinerary.generate import ItineraryOptions, generate_cases, generate_lines
+from planprobe.suites.itinerary.generate import (
+    ItineraryOptions,
+    generate_cases,
+    generate_lines,
+)
 from planprobe.suites.itinerary.scopes import SCOPES
 from planprobe.suites.travelplanner import reference_answers
 from planprobe.suites.travelplanner.cases import prepare

@@ -19,11 +19,19 @@ from pathlib import Path
 
 import pytest
 from apb_fixture import STANDIN_APB_CODE, records, write_split_files
-from helpers import planprobe_cmd, subprocess_env
 
+from helpers import planprobe_cmd, subprocess_env
 from planprobe.errors import PlanprobeError
-from planprobe.suites.external.apb_prompts import (APB_REPO, ENV_VAR, NAMES, PROMPTS_FILE, load, locate,
-                                                   parse_prompts, read_prompts)
+from planprobe.suites.external.apb_prompts import (
+    APB_REPO,
+    ENV_VAR,
+    NAMES,
+    PROMPTS_FILE,
+    load,
+    locate,
+    parse_prompts,
+    read_prompts,
+)
 
 STANDIN = STANDIN_APB_CODE
 REPO = Path(__file__).resolve().parents[2]

@@ -26,16 +26,21 @@ from typing import Any
 
 import pytest
 from apb_fixture import STANDIN_APB_CODE, records, write_split_files
+
 from helpers import planprobe_cmd, subprocess_env
 from http_faults import ScriptedServer, chat_reply
-
 from planprobe.llm_judge.apb import parse_json_object
 from planprobe.llm_judge.apb_score import collisions, score, scores_json
 from planprobe.models.local import render_chatml
 from planprobe.models.openai_backend import OpenAIModel
 from planprobe.schema import Message
 from planprobe.suites.external.apb_cases import ImportTally, iter_apb_protocol
-from planprobe.suites.external.apb_format import SPLITS, dumps, judge_payload, judge_system_prompt
+from planprobe.suites.external.apb_format import (
+    SPLITS,
+    dumps,
+    judge_payload,
+    judge_system_prompt,
+)
 from planprobe.suites.external.apb_prompts import PROMPTS_FILE, load
 from planprobe.suites.io import load_suite
 

@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import planprobe_cmd, run_agent, subprocess_env
 
+from helpers import planprobe_cmd, run_agent, subprocess_env
 from planprobe.agents.reference import OracleAgent
 from planprobe.environment import Limits
 from planprobe.errors import PlanprobeError

@@ -11,9 +11,9 @@ import subprocess
 from pathlib import Path
 
 from apb_fixture import STANDIN_APB_CODE
+
 from helpers import planprobe_cmd, run_agent, subprocess_env
 from llama_server import require_local_model
-
 from planprobe.agents.reference import OracleAgent
 from planprobe.llm_judge.judge import JudgeConfig, judge_trace_detailed
 from planprobe.models import ModelOptions, make_model

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from helpers import cases, run_agent
 
+from helpers import cases, run_agent
 from planprobe.agents.reference import OracleAgent
 from planprobe.analysis.stats import cohen_kappa, fleiss_kappa
 from planprobe.llm_judge.context import build_context

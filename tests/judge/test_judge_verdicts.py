@@ -8,9 +8,9 @@ import json
 import random
 
 import pytest
-from helpers import cases, run_agent
 from judge_fakes import ScriptedJudge, judgement, matches_reference
 
+from helpers import cases, run_agent
 from planprobe.agents.reference import FaultyAgent, OracleAgent
 from planprobe.errors import PlanprobeError
 from planprobe.llm_judge.judge import (

@@ -6,8 +6,8 @@ import asyncio
 import os
 
 import pytest
-from http_faults import ScriptedServer, chat_reply
 
+from http_faults import ScriptedServer, chat_reply
 from planprobe.models import ModelOptions, make_model
 from planprobe.models.base import ChatParams
 from planprobe.models.cache import CachedModel

@@ -7,14 +7,13 @@ import subprocess
 
 import pytest
 
+from helpers import planprobe_cmd, subprocess_env
+from llama_server import require_local_model
 from planprobe import ConstraintSuiteOptions, generate_cases
 from planprobe.models.base import ChatParams
 from planprobe.models.local import render_chatml, tool_grammar
 from planprobe.schema import Message
 from planprobe.tool_args import parse_arguments, validate_arguments
-
-from llama_server import require_local_model
-from helpers import planprobe_cmd, subprocess_env
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,12 @@ import random
 import pytest
 
 from planprobe.errors import InfrastructureError
-from planprobe.models.retry import RetryPolicy, Retryable, parse_retry_after, with_retries
+from planprobe.models.retry import (
+    Retryable,
+    RetryPolicy,
+    parse_retry_after,
+    with_retries,
+)
 
 
 def test_backoff_is_jittered_exponential_and_capped():

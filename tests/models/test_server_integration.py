@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 
+from helpers import planprobe_cmd, subprocess_env
 from planprobe import ConstraintSuiteOptions, Limits, generate_cases, run_suite
 from planprobe.agents.react import ReactAgent
 from planprobe.agents.tools_agent import ToolsAgent
@@ -13,8 +14,6 @@ from planprobe.models import ModelOptions, make_model
 from planprobe.models.base import ChatParams
 from planprobe.runner.store import RunStore
 from planprobe.suites.io import write_suite
-
-from helpers import planprobe_cmd, subprocess_env
 
 # The cases' time limit and the request deadline are out of reach: what these tests check must not
 # depend on how fast a loaded machine answers (llama.cpp's server answers one request at a time).

@@ -13,11 +13,15 @@ import socket
 
 import pytest
 
-from http_faults import Drip, Drop, Hang, Reply, ScriptedServer, always, chat_reply
 from helpers import cases
-
+from http_faults import Drip, Drop, Hang, Reply, ScriptedServer, always, chat_reply
 from planprobe.agents.tools_agent import ToolsAgent
-from planprobe.errors import ContextLimitError, InfrastructureError, PlanprobeError, ServiceUnusableError
+from planprobe.errors import (
+    ContextLimitError,
+    InfrastructureError,
+    PlanprobeError,
+    ServiceUnusableError,
+)
 from planprobe.models import ModelOptions, RetryPolicy, make_model
 from planprobe.models.base import ChatParams
 from planprobe.models.redact import redact

@@ -4,13 +4,12 @@ absent), the IPC-style tasks of data/ipc_style, and a generated Freecell-style d
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 from pathlib import Path
 
 from helpers import shared_path
-
 from planprobe.pddl import Domain, Problem, load_domain, load_problem
-import itertools
 
 HERE = Path(__file__).resolve().parent
 IPC_STYLE = HERE / "data" / "ipc_style"

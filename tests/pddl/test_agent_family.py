@@ -16,8 +16,8 @@ from planprobe.agents.tools_agent import ToolsAgent
 from planprobe.environment import Limits
 from planprobe.errors import PlanprobeError
 from planprobe.models.base import ChatResult, tool_call
-from planprobe.schema import Case, Message
 from planprobe.pddl import solve
+from planprobe.schema import Case, Message
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases, generate_lines
 from planprobe.suites.pddl_agent.prepared import prepare
 from planprobe.suites.pddl_agent.reference_plans import FAULTS, reference_steps

@@ -18,7 +18,12 @@ from planprobe.pddl import (
     validate,
 )
 from planprobe.pddl.constructive import constructive_plan
-from planprobe.pddl.generators import LogisticsSize, blocksworld_problem, logistics_problem, standard_domain
+from planprobe.pddl.generators import (
+    LogisticsSize,
+    blocksworld_problem,
+    logistics_problem,
+    standard_domain,
+)
 from planprobe.pddl.obfuscate import (
     OBJECT_NAMING,
     STYLES,
@@ -129,7 +134,7 @@ def _shape(domain):
     out = {}
     for a in domain.actions:
         pos = {p.name: i for i, p in enumerate(a.parameters)}
-        norm = lambda atom, pos=pos: (atom.predicate, tuple(pos.get(x, x) for x in atom.args))  # noqa: E731
+        norm = lambda atom, pos=pos: (atom.predicate, tuple(pos.get(x, x) for x in atom.args))
         out[a.name] = (frozenset((norm(lit.atom), lit.positive) for lit in a.precondition),
                        frozenset(map(norm, a.add_effects)), frozenset(map(norm, a.del_effects)))
     return out

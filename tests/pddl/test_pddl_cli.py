@@ -6,8 +6,9 @@ import json
 import subprocess
 
 import pytest
-from helpers import planprobe_cmd, subprocess_env
 from pddl_data import instances
+
+from helpers import planprobe_cmd, subprocess_env
 
 BW_DOMAIN = """(define (domain bw) (:requirements :strips)
   (:predicates (clear ?x) (ontable ?x) (handempty) (holding ?x) (on ?x ?y))

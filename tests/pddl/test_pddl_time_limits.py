@@ -19,7 +19,14 @@ import pytest
 from pddl_data import IPC_STYLE as DATA
 from pddl_data import freecell_deal
 
-from planprobe.pddl import PlannerTimeoutError, fast_downward, load, parse_domain, parse_problem, solve
+from planprobe.pddl import (
+    PlannerTimeoutError,
+    fast_downward,
+    load,
+    parse_domain,
+    parse_problem,
+    solve,
+)
 from planprobe.pddl.budget import DEFAULT_STRIDE, Budget
 from planprobe.pddl.grounding import GroundProblem
 from planprobe.pddl.lmcut import LMCut

@@ -22,7 +22,10 @@ from planprobe.suites.planbench.planbench_rules import (
     fact_string,
     verification_levels,
 )
-from planprobe.suites.planbench.scoring import score_state_planbench, score_verification_planbench
+from planprobe.suites.planbench.scoring import (
+    score_state_planbench,
+    score_verification_planbench,
+)
 
 
 def _domain(name: str, actions: list[tuple[str, int]]):

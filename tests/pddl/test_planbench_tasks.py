@@ -20,16 +20,21 @@ import sys
 from collections import Counter
 
 import pytest
-from helpers import planprobe_cmd, run_agent, subprocess_env
 from pddl_data import gpt4_rows
 
+from helpers import planprobe_cmd, run_agent, subprocess_env
 from planprobe.agents import make_agent
 from planprobe.errors import PlanprobeError
 from planprobe.schema import Case, Trace
 from planprobe.suites.external.planbench import PlanBenchInstances, rescore_record
-from planprobe.suites.planbench import TASKS, PlanBenchOptions, generate_cases, generate_lines
-from planprobe.suites.planbench.reference_answers import FAULTS
+from planprobe.suites.planbench import (
+    TASKS,
+    PlanBenchOptions,
+    generate_cases,
+    generate_lines,
+)
 from planprobe.suites.planbench.prepared import prepare
+from planprobe.suites.planbench.reference_answers import FAULTS
 from planprobe.suites.registry import get_family
 
 FAMILY = get_family("planbench")
@@ -210,7 +215,11 @@ def test_contradictions_are_proven_unsolvable():
     from planprobe.pddl import solve
     from planprobe.pddl.contradiction import contradict_goal
     from planprobe.pddl.errors import UnsolvableError
-    from planprobe.pddl.generators import LogisticsSize, blocksworld_problem, logistics_problem
+    from planprobe.pddl.generators import (
+        LogisticsSize,
+        blocksworld_problem,
+        logistics_problem,
+    )
 
     for i in range(6):
         rng = random.Random(i)

@@ -11,17 +11,17 @@ import json
 import sys
 
 import pytest
-from helpers import run_agent
 
+from helpers import run_agent
 from planprobe.agents import make_agent
 from planprobe.pddl import solve
+from planprobe.pddl.errors import UnsolvableError
+from planprobe.schema import Case
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_lines
 from planprobe.suites.pddl_agent.prepared import prepare
-from planprobe.pddl.errors import UnsolvableError
 from planprobe.suites.registry import get_family
 from planprobe.suites.robust.spec import base_case, spec_of
 from planprobe.suites.robust.transforms import parse_transforms, transform_lines
-from planprobe.schema import Case
 
 ROBUST = get_family("robust")
 TRANSFORMS = ["extraneous:2", "broken", "unsolvable", "unsolvable:contradiction", "unsolvable:removal",

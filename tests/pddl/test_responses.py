@@ -6,6 +6,7 @@ import random
 
 import pytest
 from pddl_data import problem
+from test_translation import BW_DOMAIN, BW_PROBLEM
 
 from planprobe.pddl import parse_domain, parse_problem, solve
 from planprobe.pddl.grounding import ground
@@ -18,8 +19,6 @@ from planprobe.pddl.reply_parser import (
     plan_region,
 )
 from planprobe.pddl.translation import load_translation, translator
-
-from test_translation import BW_DOMAIN, BW_PROBLEM  # noqa: I001  (tests/ is on the path)
 
 
 @pytest.fixture(scope="module")

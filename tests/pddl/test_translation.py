@@ -17,7 +17,6 @@ from pddl_data import domain, gpt4_rows, problem
 
 from planprobe.errors import PlanprobeError
 from planprobe.pddl import parse_domain, parse_problem, validate
-from planprobe.suites.planbench import prompt_blocks
 from planprobe.pddl.grounding import ground
 from planprobe.pddl.model import Atom
 from planprobe.pddl.reply_parser import parse_plan, parse_state
@@ -31,6 +30,7 @@ from planprobe.pddl.translation import (
     translation_for,
     translator,
 )
+from planprobe.suites.planbench import prompt_blocks
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SAMPLE = slice(0, None, 5)  # every 5th recorded prompt: 50 per 250-prompt file
@@ -312,10 +312,10 @@ def test_user_config_with_aliases_round_trips():
 def test_the_documented_example_config_works(tmp_path):
     """docs/pddl-translation.md: the example config parses and fits its PDDL domain."""
     text = (DOCS / "pddl-translation.md").read_text()
-    blocks = re.findall(r"```json\n(.*?)```", text, re.S)
+    blocks = re.findall(r"```json\n(.*?)```", text, re.DOTALL)
     assert blocks, "no ```json block in docs/pddl-translation.md"
     cfg = parse_translation(json.loads(blocks[0]), "docs example")
-    pddl = re.findall(r"```lisp\n(.*?)```", text, re.S)
+    pddl = re.findall(r"```lisp\n(.*?)```", text, re.DOTALL)
     dom = parse_domain(pddl[0])
     cfg.check(dom)
     prob = parse_problem(pddl[1], dom)

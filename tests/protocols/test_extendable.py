@@ -7,13 +7,12 @@ import json
 import random
 
 import z3
+from protocol_cases import C, S, W, basic_case, extended_case
 
+from helpers import cases
 from planprobe.suites.base import PlannedCall
 from planprobe.suites.constraints.prepared import prepare
 from planprobe.suites.registry import get_family
-
-from helpers import cases
-from protocol_cases import C, S, W, basic_case, extended_case
 
 FAMILY = get_family("constraints")
 

@@ -3,6 +3,7 @@ llama.cpp's OpenAI-compatible server): whatever the model writes is judged, neve
 a crash. A 135M model rarely writes a valid plan; the point is the plumbing, so the
 case is small and the replies short (the test takes seconds on an idle machine)."""
 
+from helpers import cases
 from planprobe import Limits, run_suite
 from planprobe.agents.react import ReactAgent
 from planprobe.agents.tools_agent import ToolsAgent
@@ -10,8 +11,6 @@ from planprobe.models import ModelOptions, make_model
 from planprobe.models.base import ChatParams
 from planprobe.runner.store import RunStore
 from planprobe.suites.protocols import wrap_holistic
-
-from helpers import cases
 
 LIMITS = Limits(max_iterations=2, timeout_s=10 ** 6)  # out of reach: a loaded machine only takes longer
 

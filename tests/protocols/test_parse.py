@@ -6,13 +6,11 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from planprobe.suites.base import PlannedCall
-from planprobe.suites.protocols import parse_plan
-from planprobe.lenient_json import MAX_CHARS
-
 from protocol_cases import C, S, W, answer_verdict, basic_case, stepwise
-from planprobe.suites.protocols import wrap_holistic
+
+from planprobe.lenient_json import MAX_CHARS
+from planprobe.suites.base import PlannedCall
+from planprobe.suites.protocols import parse_plan, wrap_holistic
 
 KEYS = ("tool_chain", "steps", "calls")
 PLAN = {"plan": "sanitize, then cut, then wash", "tool_chain": [

@@ -6,15 +6,14 @@ import collections
 import json
 
 import pytest
-
-from planprobe.agents import make_agent
-from planprobe.suites.pddl_agent import PDDLSuiteOptions, build_case, generate_cases
-from planprobe.pddl.parser import parse_domain, parse_problem
-from planprobe.suites.protocols import stepwise_rng, wrap_holistic, wrap_stepwise
-from planprobe.suites.registry import get_family
+from protocol_cases import FixedJ, answer_verdict, steps
 
 from helpers import run_agent
-from protocol_cases import FixedJ, answer_verdict, steps
+from planprobe.agents import make_agent
+from planprobe.pddl.parser import parse_domain, parse_problem
+from planprobe.suites.pddl_agent import PDDLSuiteOptions, build_case, generate_cases
+from planprobe.suites.protocols import stepwise_rng, wrap_holistic, wrap_stepwise
+from planprobe.suites.registry import get_family
 
 SUITES = {
     "blocksworld": list(generate_cases(PDDLSuiteOptions(n=15, seed=1))),

@@ -5,12 +5,11 @@ import collections
 
 import pytest
 
+from helpers import cases, run_agent
 from planprobe.agents import make_agent
 from planprobe.environment import Limits
 from planprobe.suites.protocols import stepwise_rng, wrap_holistic, wrap_stepwise
 from planprobe.suites.registry import get_family
-
-from helpers import cases, run_agent
 
 BASIC = cases(80, seed=71, actions=(2, 7))
 EXTENDED = cases(80, seed=71, extended=True, actions=(2, 6))

@@ -3,11 +3,20 @@ still become a valid plan, not by whether it is the gold step."""
 
 import json
 
+from protocol_cases import (
+    C,
+    S,
+    W,
+    answer_verdict,
+    basic_case,
+    extended_case,
+    steps,
+    stepwise,
+)
+
 from planprobe.schema import Trace, TraceStatus
 from planprobe.suites.protocols import base_case
 from planprobe.suites.registry import get_family
-
-from protocol_cases import C, S, W, answer_verdict, basic_case, extended_case, steps, stepwise
 
 
 def test_the_case_shows_the_gold_prefix_with_results():

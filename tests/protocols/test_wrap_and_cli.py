@@ -6,13 +6,18 @@ import subprocess
 
 import pytest
 
+from helpers import cases, planprobe_cmd, subprocess_env
 from planprobe.errors import PlanprobeError
 from planprobe.schema import Case
 from planprobe.suites.io import load_suite, write_suite
-from planprobe.suites.protocols import base_case, stepwise_rng, wrap_holistic, wrap_lines, wrap_stepwise
+from planprobe.suites.protocols import (
+    base_case,
+    stepwise_rng,
+    wrap_holistic,
+    wrap_lines,
+    wrap_stepwise,
+)
 from planprobe.suites.registry import get_family
-
-from helpers import cases, planprobe_cmd, subprocess_env
 
 BASE = cases(6, seed=3) + cases(6, seed=3, extended=True)
 

@@ -8,6 +8,8 @@ kept in ``test-artifacts/``.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import os
 import re
@@ -20,9 +22,6 @@ import pytest
 
 from helpers import cases, planprobe_cmd, subprocess_env
 from planprobe.report.data import load_run
-import base64
-import gzip
-
 from planprobe.report.html import packed_json, render_report
 from planprobe.runner.store import RunStore
 from planprobe.schema import Case
@@ -119,7 +118,7 @@ def test_hostile_text_is_escaped_in_the_file(hostile_report):
     _, out, _ = hostile_report
     html = out.read_text()
     # the only script elements are the report's own: its data block and its code
-    assert len(re.findall(r"<script\b", html, flags=re.I)) == 2
+    assert len(re.findall(r"<script\b", html, flags=re.IGNORECASE)) == 2
     assert "<img" not in html and "<b>bold" not in html and "<b>knives" not in html
     assert "onerror=\"document" not in html
     # the CSP pins the one inline script by hash

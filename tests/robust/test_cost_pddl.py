@@ -18,16 +18,16 @@ import json
 from functools import cache
 
 import pytest
-from helpers import run_agent
 
+from helpers import run_agent
 from planprobe.agents import make_agent
 from planprobe.analysis.stats import wilson_interval
 from planprobe.environment import Limits
 from planprobe.errors import PlanprobeError
 from planprobe.schema import Case
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
-from planprobe.suites.pddl_agent.prepared import prepare
 from planprobe.suites.pddl_agent.costs import composite_keys
+from planprobe.suites.pddl_agent.prepared import prepare
 from planprobe.suites.pddl_agent.reference_plans import reference_plan as base_reference
 from planprobe.suites.registry import get_family
 from planprobe.suites.robust import parse_transforms, robustify

@@ -8,7 +8,6 @@ import json
 import random
 
 from helpers import cases, run_agent
-
 from planprobe.agents import make_agent
 from planprobe.environment import Limits
 from planprobe.suites.constraints.prepared import prepare

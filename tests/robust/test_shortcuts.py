@@ -13,11 +13,11 @@ repeats the list and the scores.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 
 import pytest
-from helpers import cases, run_agent
 
+from helpers import cases, run_agent
 from planprobe.agents import make_agent
 from planprobe.agents.cues import CUES, Visible
 from planprobe.agents.shortcut import ShortcutAgent
@@ -46,7 +46,7 @@ PDDL_SKILL_CUES = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _base(family: str, n: int) -> tuple[Case, ...]:
     if family == "basic":
         return tuple(cases(n, seed=11))
@@ -61,7 +61,7 @@ def _base(family: str, n: int) -> tuple[Case, ...]:
     return tuple(generate_cases(PDDLSuiteOptions(domain=family, n=n, seed=11)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _variants(family: str, transform: str, n: int) -> tuple[Case, ...]:
     parsed = parse_transforms(transform.split("+"))
     return tuple(robustify(c, parsed, 7) for c in _base(family, n))

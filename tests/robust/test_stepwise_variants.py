@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import cases, run_agent
 
+from helpers import cases, run_agent
 from planprobe.agents import make_agent
 from planprobe.errors import PlanprobeError
 from planprobe.schema import Trace

@@ -4,7 +4,6 @@ until the guidance appears in its context, then another, and remembers every req
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 from planprobe.models.base import ChatResult, tool_call
 from planprobe.schema import Case, Message, Usage
@@ -49,7 +48,7 @@ class GuidedModel:
         pass
 
 
-def plans(case: Case) -> tuple[Plan, Plan, Optional[str]]:
+def plans(case: Case) -> tuple[Plan, Plan, str | None]:
     """(a bad plan, the reference plan, the fault used) for a case of any built-in family: the
     first fault that changes the plan (text families: the answer)."""
     family = get_family(case.family)

@@ -7,15 +7,14 @@ import textwrap
 
 import pytest
 
+from helpers import cases
 from planprobe.agents import make_agent
+from planprobe.analysis.summary import summarize
 from planprobe.environment import Limits
 from planprobe.errors import InfrastructureError, PlanprobeError
 from planprobe.runner.engine import RunConfig, open_run, run_episode, run_pending
 from planprobe.runner.store import RunStore
 from planprobe.schema import TraceStatus
-from planprobe.analysis.summary import summarize
-
-from helpers import cases
 
 
 def _run(store, suite, agent, config):

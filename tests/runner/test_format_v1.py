@@ -11,9 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import planprobe_cmd, subprocess_env
 from rollout_fakes import GUIDANCE, GuidedModel, divergence
 
+from helpers import planprobe_cmd, subprocess_env
 from planprobe.agents.react import ReactAgent
 from planprobe.agents.tools_agent import ToolsAgent
 from planprobe.analysis.summary import summarize

@@ -8,9 +8,8 @@ import subprocess
 
 import pytest
 
-from http_faults import Reply, ScriptedServer, always, chat_reply, mentions
 from helpers import cases, planprobe_cmd, subprocess_env
-
+from http_faults import Reply, ScriptedServer, always, chat_reply, mentions
 from planprobe.runner.store import RunStore
 from planprobe.suites.io import write_suite
 

@@ -13,9 +13,9 @@ import random
 from pathlib import Path
 
 import pytest
-from helpers import cases
 from rollout_fakes import GUIDANCE, GuidedModel, divergence, plans
 
+from helpers import cases
 from planprobe.agents.python_adapter import CallableAgent
 from planprobe.agents.react import ReactAgent
 from planprobe.agents.reference import OracleAgent
@@ -27,13 +27,13 @@ from planprobe.runner.engine import RunConfig, open_run, run_episode, run_pendin
 from planprobe.runner.rollout import rerollout, rerollout_in_run, trace_sha256
 from planprobe.runner.store import RunStore
 from planprobe.schema import Case, Message, TraceStatus
+from planprobe.suites.itinerary.generate import ItineraryOptions
+from planprobe.suites.itinerary.generate import generate_cases as itinerary_cases
 from planprobe.suites.pddl_agent import PDDLSuiteOptions
 from planprobe.suites.pddl_agent import generate_cases as pddl_cases
 from planprobe.suites.planbench.generator import PlanBenchOptions
 from planprobe.suites.planbench.generator import generate_cases as planbench_cases
 from planprobe.suites.protocols import wrap_holistic, wrap_stepwise
-from planprobe.suites.itinerary.generate import ItineraryOptions
-from planprobe.suites.itinerary.generate import generate_cases as itinerary_cases
 from planprobe.suites.registry import families, get_family
 from planprobe.suites.robust import parse_transforms, robustify
 

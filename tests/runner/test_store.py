@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 
+from helpers import cases, planprobe_cmd, subprocess_env
 from planprobe.agents import make_agent
 from planprobe.analysis.summary import summarize
 from planprobe.environment import Limits
@@ -17,10 +18,8 @@ from planprobe.errors import PlanprobeError
 from planprobe.runner import store as store_module
 from planprobe.runner.engine import RunConfig, open_run, run_episode, run_pending
 from planprobe.runner.store import RunStore, suite_digest
-from planprobe.suites.registry import get_family
 from planprobe.suites.io import write_suite
-
-from helpers import cases, planprobe_cmd, subprocess_env
+from planprobe.suites.registry import get_family
 
 
 def pp(*args, cwd=None):

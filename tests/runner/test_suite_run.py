@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from helpers import cases
 
 import planprobe as pp
+from helpers import cases
 from planprobe.agents import make_agent
 from planprobe.analysis.summary import summarize
 from planprobe.runner.engine import RunConfig

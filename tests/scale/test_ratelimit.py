@@ -10,8 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from http_faults import Reply, ScriptedServer, chat_reply
 
+from http_faults import Reply, ScriptedServer, chat_reply
 from planprobe.errors import InfrastructureError
 from planprobe.models import ModelOptions, RetryPolicy, make_model
 from planprobe.models.base import ChatParams

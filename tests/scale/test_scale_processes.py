@@ -7,8 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import cases, planprobe_cmd, subprocess_env
 
+from helpers import cases, planprobe_cmd, subprocess_env
 from planprobe.runner.store import RunStore
 from planprobe.suites.io import write_suite
 

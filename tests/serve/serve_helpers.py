@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from helpers import cases as make_cases
+from helpers import planprobe_cmd, run_agent, subprocess_env
+from http_faults import chat_reply
+from llama_server import stop
 from planprobe.agents import make_agent
 from planprobe.models import ModelOptions, make_model
 from planprobe.schema import Case
-
-from helpers import cases as make_cases, planprobe_cmd, run_agent, subprocess_env
-from http_faults import chat_reply
-from llama_server import stop
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed (pip install 'planprobe[mcp]')")
 

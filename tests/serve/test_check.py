@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 
+from helpers import cases as make_cases
+from helpers import planprobe_cmd, subprocess_env
 from planprobe import run_suite
 from planprobe.runner.store import RunStore
 from planprobe.suites.io import write_suite
-
-from helpers import cases as make_cases, planprobe_cmd, subprocess_env
 
 AGENTS = ["oracle", "random", "faulty:drop", "faulty:swap", "faulty:unknown-tool", "faulty:malformed-args",
           "faulty:duplicate"]
@@ -59,8 +59,7 @@ def test_replayed_traces_get_the_original_verdicts_in_both_formats(tmp_path):
         for i, original in enumerate(originals):
             path = tmp_path / f"{fmt}{i}.jsonl"
             with open(path, "w") as f:
-                for (_cid, _trial), (trace, _) in sorted(original.items()):
-                    f.write((trace.model_dump_json() if fmt == "planprobe" else json.dumps(to_chat(trace))) + "\n")
+                f.writelines((trace.model_dump_json() if fmt == "planprobe" else json.dumps(to_chat(trace))) + "\n" for (_cid, _trial), (trace, _) in sorted(original.items()))
             done = _check(suite, path, "--out", tmp_path / f"check-{fmt}{i}")
             assert done.returncode == 0, done.stderr
             checked = _results(tmp_path / f"check-{fmt}{i}")

@@ -6,15 +6,21 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from serve_helpers import (
+    ServeProcess,
+    plan_script,
+    plans_for,
+    scripted_model,
+    suite_cases,
+    tool_log,
+)
 
+from http_faults import ScriptedServer
 from planprobe import run_suite
 from planprobe.agents.tools_agent import ToolsAgent
 from planprobe.environment import Limits
 from planprobe.runner.store import RunStore
 from planprobe.suites.io import write_suite
-
-from http_faults import ScriptedServer
-from serve_helpers import ServeProcess, plan_script, plans_for, scripted_model, suite_cases, tool_log
 
 LIMITS = Limits(max_iterations=20, timeout_s=10 ** 6)
 

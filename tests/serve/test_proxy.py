@@ -9,15 +9,21 @@ import asyncio
 import json
 
 import httpx
+from serve_helpers import (
+    ServeProcess,
+    plan_script,
+    plans_for,
+    scripted_model,
+    suite_cases,
+    tool_log,
+)
 
+from http_faults import Reply, ScriptedServer
+from llama_server import free_port
 from planprobe.agents.tools_agent import ToolsAgent
 from planprobe.runner.store import RunStore
 from planprobe.schema import TraceStatus
 from planprobe.suites.io import write_suite
-
-from http_faults import Reply, ScriptedServer
-from llama_server import free_port
-from serve_helpers import ServeProcess, plan_script, plans_for, scripted_model, suite_cases, tool_log
 
 KEY = "sk-test-proxy-key-never-stored-0123456789"
 

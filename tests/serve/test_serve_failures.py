@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import subprocess
 
-from planprobe.runner.store import RunStore
-from planprobe.schema import TraceStatus
-from planprobe.suites.io import write_suite
+from serve_helpers import suite_cases
 
 from helpers import planprobe_cmd, subprocess_env
 from llama_server import stop
-from serve_helpers import suite_cases
+from planprobe.runner.store import RunStore
+from planprobe.schema import TraceStatus
+from planprobe.suites.io import write_suite
 
 
 def _send(proc, message) -> None:
@@ -146,11 +146,11 @@ def test_a_case_ended_by_its_limit_takes_no_more_calls(tmp_path, monkeypatch):
     calls are refused (not run on the next case) until it calls finish."""
     import asyncio
 
-    from planprobe.agents.tools_agent import ToolsAgent
-    from planprobe.serve.client import run_mcp_client
+    from serve_helpers import ServeProcess, plan_script, plans_for, scripted_model
 
     from http_faults import ScriptedServer
-    from serve_helpers import ServeProcess, plan_script, plans_for, scripted_model
+    from planprobe.agents.tools_agent import ToolsAgent
+    from planprobe.serve.client import run_mcp_client
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     cases = suite_cases(3)

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import asyncio
 
+from serve_helpers import ServeProcess, suite_cases
+
+from llama_server import require_local_model
 from planprobe.agents.tools_agent import ToolsAgent
 from planprobe.environment import Limits
 from planprobe.models import ModelOptions, make_model
 from planprobe.models.base import ChatParams
 from planprobe.runner.store import RunStore
 from planprobe.suites.io import write_suite
-
-from llama_server import require_local_model
-from serve_helpers import ServeProcess, suite_cases
 
 PARAMS = ChatParams(max_tokens=64)
 

@@ -12,8 +12,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import planprobe_cmd, shared_path, subprocess_env
 
+from helpers import planprobe_cmd, shared_path, subprocess_env
 from planprobe.schema import Case
 from planprobe.suites.travelplanner.cases import TOOLS
 from planprobe.suites.travelplanner.evaluate import Evaluator

@@ -10,9 +10,9 @@ import random
 from pathlib import Path
 
 import pytest
+
 import travelplanner_port as port
 from helpers import shared_path
-
 from planprobe.suites.travelplanner import reference_answers
 from planprobe.suites.travelplanner.evaluate import COMMONSENSE, HARD, Evaluator
 from planprobe.suites.travelplanner.metrics import tally

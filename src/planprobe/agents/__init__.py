@@ -9,7 +9,14 @@ from ..suites.registry import families
 from .base import Agent
 from .reference import FaultyAgent, OracleAgent, RandomAgent
 from .registry import (
-    AgentEntry, AgentRequest, agent_choices, agent_entries, agent_entry, build_agent, register_agent, unregister_agent,
+    AgentEntry,
+    AgentRequest,
+    agent_choices,
+    agent_entries,
+    agent_entry,
+    build_agent,
+    register_agent,
+    unregister_agent,
 )
 
 __all__ = [

@@ -8,7 +8,7 @@ The runner owns limits, timing and storage, so an agent is just its strategy.
 
 from __future__ import annotations
 
-from typing import Optional, Protocol
+from typing import Protocol
 
 from ..environment import Environment
 from ..schema import Case
@@ -17,4 +17,4 @@ from ..schema import Case
 class Agent(Protocol):
     name: str
 
-    async def __call__(self, case: Case, env: Environment) -> Optional[str]: ...
+    async def __call__(self, case: Case, env: Environment) -> str | None: ...

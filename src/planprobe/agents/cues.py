@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable
 
 from ..schema import Case, ToolSpec
 
@@ -39,7 +39,7 @@ class Visible:
     tools: tuple[ToolSpec, ...]
 
     @classmethod
-    def of(cls, case: Case) -> "Visible":
+    def of(cls, case: Case) -> Visible:
         return cls(task=case.task, tools=tuple(case.tools))
 
     @cached_property
@@ -194,9 +194,7 @@ def schema_text_gap(v: Visible) -> float:
     for t in v.action_tools:
         req = _required(t)
         desc = t.description.lower()
-        if req and any(p in desc for p in _NO_ARGS):
-            gaps += 1
-        elif any(" ".join(_param_words(p)) not in desc and p not in desc for p in req):
+        if req and any(p in desc for p in _NO_ARGS) or any(" ".join(_param_words(p)) not in desc and p not in desc for p in req):
             gaps += 1
     return float(gaps)
 

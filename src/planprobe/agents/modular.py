@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import Optional
 
 from ..environment import Environment
 from ..models.base import ChatParams, Model
@@ -98,7 +97,7 @@ class ModularAgent:
         self.name = "modular"
 
     def render(self, case: Case, tools: list[ToolSpec], history: list[tuple[str, str]],
-               guidance: Optional[str] = None) -> str:
+               guidance: str | None = None) -> str:
         """The prompt for the next step; ``history`` holds (action, observation) per step;
         ``guidance`` (a re-rollout's feedback) is shown in every later prompt."""
         fields = dict(task=case.task, tools_block=_tools_block(tools),
@@ -114,18 +113,18 @@ class ModularAgent:
         return LATER.format(**fields, step_count=len(history), history_length=len(recent),
                             history="\n".join(lines), current_step=len(history) + 1, observation=history[-1][1])
 
-    async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+    async def __call__(self, case: Case, env: Environment) -> str | None:
         return await self._loop(case, env, [], None)
 
-    async def resume(self, case: Case, env: Environment, prefix: Prefix) -> Optional[str]:
+    async def resume(self, case: Case, env: Environment, prefix: Prefix) -> str | None:
         """Continue a re-rollout: the history is rebuilt from the replayed calls (each step made
         one), and the guidance, if any, joins every prompt from here on."""
         history = [("(unreadable reply)" if c.name == UNPARSED else f"tool: {c.name} parameters: {c.arguments}",
                     c.result) for c in prefix.tool_calls]
         return await self._loop(case, env, history, prefix.guidance, logged_system=True)
 
-    async def _loop(self, case: Case, env: Environment, history: list[tuple[str, str]], guidance: Optional[str],
-                    logged_system: bool = False) -> Optional[str]:
+    async def _loop(self, case: Case, env: Environment, history: list[tuple[str, str]], guidance: str | None,
+                    logged_system: bool = False) -> str | None:
         trial = env.trace.trial
         params = replace(self.params, sample=trial, seed=None if self.params.seed is None else self.params.seed + trial)
         while True:

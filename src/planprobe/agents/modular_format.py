@@ -18,24 +18,23 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ..lenient_json import braced_spans
 
 SECTIONS = ("memory", "reflection", "plan", "action", "answer")
 _ALIASES = {"memory_recall": "memory", "think": "plan", "planning": "plan", "final_answer": "answer"}
 _TAG = re.compile(r"<\s*(/?)\s*(memory_recall|memory|reflection|planning|plan|think|action|final_answer|answer)\s*>",
-                  re.I)
-_HEADING = re.compile(r"^[ \t#*]*(memory|reflection|plan|action|final answer|answer)[ \t*]*[:：][ \t*]*", re.I | re.M)
+                  re.IGNORECASE)
+_HEADING = re.compile(r"^[ \t#*]*(memory|reflection|plan|action|final answer|answer)[ \t*]*[:：][ \t*]*", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass
 class ModularReply:
     sections: dict[str, str] = field(default_factory=dict)
-    tool: Optional[str] = None
+    tool: str | None = None
     arguments: str = "{}"
-    answer: Optional[str] = None
-    problem: Optional[str] = None  # why no action and no answer could be read
+    answer: str | None = None
+    problem: str | None = None  # why no action and no answer could be read
 
 
 def _by_tags(text: str) -> dict[str, str]:
@@ -66,7 +65,7 @@ def _by_headings(text: str) -> dict[str, str]:
     return out
 
 
-def _json_object(text: str) -> Optional[str]:
+def _json_object(text: str) -> str | None:
     """The first balanced {...} (unbalanced: the rest, passed on as sent; the environment reports it)."""
     spans = braced_spans(text, limit=1)
     return spans[0] if spans else None
@@ -74,16 +73,16 @@ def _json_object(text: str) -> Optional[str]:
 
 def _clean_name(text: str) -> str:
     name = text.strip().splitlines()[0] if text.strip() else ""
-    name = re.sub(r"^(?:action|tool)\s*[:：]\s*", "", name.strip(), flags=re.I)
+    name = re.sub(r"^(?:action|tool)\s*[:：]\s*", "", name.strip(), flags=re.IGNORECASE)
     name = name.split("(")[0].split("{")[0]
-    name = re.split(r"\s+parameters?\s*[:：]", name, flags=re.I)[0]
+    name = re.split(r"\s+parameters?\s*[:：]", name, flags=re.IGNORECASE)[0]
     return name.strip().strip("`'\" *[]<>").strip()
 
 
-def parse_action(text: str) -> tuple[Optional[str], str]:
+def parse_action(text: str) -> tuple[str | None, str]:
     """(tool name, arguments as sent) from an action section; (None, "") when there is none."""
     body = text.strip()
-    fence = re.match(r"^```(?:json)?\s*(.*?)\s*```$", body, re.S)
+    fence = re.match(r"^```(?:json)?\s*(.*?)\s*```$", body, re.DOTALL)
     if fence:
         body = fence.group(1).strip()
     if not body or body.lower() in ("none", "n/a"):
@@ -96,7 +95,7 @@ def parse_action(text: str) -> tuple[Optional[str], str]:
         if isinstance(obj, dict) and isinstance(obj.get("tool") or obj.get("name"), str):
             params = obj.get("parameters", obj.get("arguments", {}))
             return str(obj.get("tool") or obj.get("name")), params if isinstance(params, str) else json.dumps(params)
-    m = re.search(r"tool\s*[:：]\s*(.+?)(?:\s+parameters?\s*[:：]\s*(.*))?$", body, re.I | re.S)
+    m = re.search(r"tool\s*[:：]\s*(.+?)(?:\s+parameters?\s*[:：]\s*(.*))?$", body, re.IGNORECASE | re.DOTALL)
     if m:
         name = _clean_name(m.group(1))
         args = _json_object(m.group(2) or "") if m.group(2) else None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from ..environment import Environment
 from ..errors import PlanprobeError
@@ -41,7 +41,7 @@ class _Metered:
     def name(self) -> str:
         return self.model.name
 
-    async def chat(self, messages: list[Message], tools: Optional[list[ToolSpec]], params: ChatParams) -> ChatResult:
+    async def chat(self, messages: list[Message], tools: list[ToolSpec] | None, params: ChatParams) -> ChatResult:
         result = await self.model.chat(messages, tools, params)
         self.usage.add(result.usage)
         return result
@@ -64,7 +64,7 @@ class PmcAgent:
         self.params = params
         self.repairs = repairs
 
-    async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+    async def __call__(self, case: Case, env: Environment) -> str | None:
         if not env.tools:
             raise PlanprobeError(f"--agent pmc needs a family with tools; case {case.id!r} has none")
         usage = {role: Usage() for role in ROLES}
@@ -92,7 +92,7 @@ class PmcAgent:
         view.log(Message(role="assistant", content=reply))
         return reply
 
-    async def _plan(self, case: Case, env: Environment, model: _Metered, info: dict) -> Optional[Plan]:
+    async def _plan(self, case: Case, env: Environment, model: _Metered, info: dict) -> Plan | None:
         view = env.as_role("manager")
         prompt = P.MANAGER.format(executors=", ".join(EXECUTORS), tools=P.tool_lines(env.tools), task=case.task)
         messages = [Message(role="user", content=prompt)]

@@ -12,8 +12,9 @@ was unusable: ``bad_json``, ``bad_shape``, ``empty``, ``duplicate_id``,
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from ..lenient_json import outermost_object
 

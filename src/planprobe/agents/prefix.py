@@ -10,7 +10,7 @@ do this has ``resume(case, env, prefix)``; others cannot be re-rolled out.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from ..environment import Environment
 from ..schema import DEFAULT_ROLE, Case, Message, SubEpisode, ToolCall
@@ -22,7 +22,7 @@ class Prefix:
     messages: list[Message]  # the episode's own messages so far, as logged (annotations kept)
     tool_calls: list[ToolCall]  # the calls replayed, with their results
     episodes: list[SubEpisode] = field(default_factory=list)  # sub-episodes begun in the prefix
-    guidance: Optional[str] = None  # the text inserted (also the last of ``messages`` for its role)
+    guidance: str | None = None  # the text inserted (also the last of ``messages`` for its role)
 
     def context(self, role: str = DEFAULT_ROLE) -> list[Message]:
         """One role's conversation as a model is sent it: its messages without annotations."""
@@ -33,7 +33,7 @@ class Prefix:
 class ResumableAgent(Protocol):
     name: str
 
-    async def resume(self, case: Case, env: Environment, prefix: Prefix) -> Optional[str]: ...
+    async def resume(self, case: Case, env: Environment, prefix: Prefix) -> str | None: ...
 
 
 def can_resume(agent: object) -> bool:

@@ -18,13 +18,13 @@ import asyncio
 import importlib
 import importlib.util
 import inspect
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ..environment import Environment
 from ..errors import PlanprobeError
 from ..schema import Case
-
 
 OPTIONAL_KEYWORDS = ("models", "params", "prefix")
 
@@ -39,7 +39,7 @@ def _declared(fn: Callable[..., Any]) -> frozenset[str]:
 
 
 class CallableAgent:
-    def __init__(self, fn: Callable[..., Any], name: Optional[str] = None, models: Any = None, params: Any = None):
+    def __init__(self, fn: Callable[..., Any], name: str | None = None, models: Any = None, params: Any = None):
         self.fn = fn
         self.name = name or f"python:{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', 'agent')}"
         self.models = models
@@ -51,13 +51,13 @@ class CallableAgent:
         """Whether it can continue a re-rollout: it takes ``prefix``."""
         return "prefix" in self.declared
 
-    async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+    async def __call__(self, case: Case, env: Environment) -> str | None:
         return await self._run(case, env, None)
 
-    async def resume(self, case: Case, env: Environment, prefix: Any) -> Optional[str]:
+    async def resume(self, case: Case, env: Environment, prefix: Any) -> str | None:
         return await self._run(case, env, prefix)
 
-    async def _run(self, case: Case, env: Environment, prefix: Any) -> Optional[str]:
+    async def _run(self, case: Case, env: Environment, prefix: Any) -> str | None:
         values = {"models": self.models, "params": self.params, "prefix": prefix}
         kwargs = {k: values[k] for k in self.declared}
         # an object with an async __call__ is awaited too (the bound method itself is inspected)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import Optional
 
 from ..environment import Environment
 from ..models.base import ChatParams, Model
@@ -38,17 +37,17 @@ Final Answer: a short summary
 Request:
 {task}"""
 
-_FINAL = re.compile(r"final\s*answer\s*[:：]\s*(.*)", re.I | re.S)
-_ACTION = re.compile(r"^[ \t*]*action(?![ \t]*input)[ \t]*[:：][ \t]*(.*)$", re.I | re.M)
-_INPUT = re.compile(r"action\s*input\s*[:：]\s*(.*)", re.I | re.S)
+_FINAL = re.compile(r"final\s*answer\s*[:：]\s*(.*)", re.IGNORECASE | re.DOTALL)
+_ACTION = re.compile(r"^[ \t*]*action(?![ \t]*input)[ \t]*[:：][ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
+_INPUT = re.compile(r"action\s*input\s*[:：]\s*(.*)", re.IGNORECASE | re.DOTALL)
 
 
 @dataclass(frozen=True)
 class ReactStep:
-    final: Optional[str] = None
-    action: Optional[str] = None
-    action_input: Optional[str] = None
-    problem: Optional[str] = None  # why the reply could not be used
+    final: str | None = None
+    action: str | None = None
+    action_input: str | None = None
+    problem: str | None = None  # why the reply could not be used
 
 
 def _clean_name(text: str) -> str:
@@ -59,8 +58,8 @@ def _clean_name(text: str) -> str:
 
 
 def _clean_input(text: str) -> str:
-    text = re.split(r"\n\s*(observation|thought)\s*[:：]", text, flags=re.I)[0].strip()
-    fence = re.match(r"^```(?:json)?\s*(.*?)\s*```$", text, re.S)
+    text = re.split(r"\n\s*(observation|thought)\s*[:：]", text, flags=re.IGNORECASE)[0].strip()
+    fence = re.match(r"^```(?:json)?\s*(.*?)\s*```$", text, re.DOTALL)
     if fence:
         text = fence.group(1).strip()
     if text.lower() in ("", "none", "{}", "n/a", "null"):
@@ -101,7 +100,7 @@ class ReactAgent:
         self.params = replace(params, stop=tuple(params.stop) + ("\nObservation:", "Observation:"))
         self.name = "react"
 
-    async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+    async def __call__(self, case: Case, env: Environment) -> str | None:
         prompt = PROMPT.format(tools="\n".join(_tool_text(t) for t in env.tools),
                                names=", ".join(t.name for t in env.tools), task=case.task)
         messages = []
@@ -112,14 +111,14 @@ class ReactAgent:
             env.log(m)
         return await self._loop(messages, env)
 
-    async def resume(self, case: Case, env: Environment, prefix: Prefix) -> Optional[str]:
+    async def resume(self, case: Case, env: Environment, prefix: Prefix) -> str | None:
         """Continue a re-rollout from the prefix's conversation (its replies as the model's
         context holds them: trailing space stripped), guidance included."""
         messages = [m.model_copy(update={"content": (m.content or "").rstrip()}) if m.role == "assistant" else m
                     for m in prefix.context(env.role)]
         return await self._loop(messages, env)
 
-    async def _loop(self, messages: list[Message], env: Environment) -> Optional[str]:
+    async def _loop(self, messages: list[Message], env: Environment) -> str | None:
         trial = env.trace.trial
         params = replace(self.params, sample=trial,
                          seed=None if self.params.seed is None else self.params.seed + trial)

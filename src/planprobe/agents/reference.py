@@ -17,11 +17,15 @@ answer and execute nothing.
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 from ..environment import Environment
 from ..schema import Case, ErrorClass
-from ..suites.base import AnswersInText, AnswersSomeInText, ClassifiesFaults, PlannedCall
+from ..suites.base import (
+    AnswersInText,
+    AnswersSomeInText,
+    ClassifiesFaults,
+    PlannedCall,
+)
 from ..suites.registry import get_family
 
 FINAL_ANSWER = "All tasks are done."
@@ -49,7 +53,7 @@ def _rng(kind: str, case: Case, env: Environment, seed: int) -> random.Random:
 class OracleAgent:
     name = "oracle"
 
-    async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+    async def __call__(self, case: Case, env: Environment) -> str | None:
         family = get_family(case.family)
         answer = family.reference_answer(case) if isinstance(family, AnswersSomeInText) else None
         if answer is not None:  # a family may answer in text for some cases only (judged: APB's protocol)
@@ -63,7 +67,7 @@ class RandomAgent:
     def __init__(self, seed: int = 0):
         self.seed = seed
 
-    async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+    async def __call__(self, case: Case, env: Environment) -> str | None:
         family = get_family(case.family)
         if isinstance(family, AnswersInText):
             return _answer(env, family.random_answer(case, _rng("random", case, env, self.seed)))
@@ -76,7 +80,7 @@ class FaultyAgent:
         self.seed = seed
         self.name = f"faulty:{fault}"
 
-    async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+    async def __call__(self, case: Case, env: Environment) -> str | None:
         family = get_family(case.family)
         env.trace.meta["fault"] = self.fault
         expected = (family.fault_class(case, self.fault) if isinstance(family, ClassifiesFaults)

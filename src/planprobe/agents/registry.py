@@ -10,8 +10,9 @@ from the entries, so a new agent is one registration.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanprobeError
 from ..plugins import Registry, checked_entry
@@ -31,10 +32,10 @@ class AgentRequest:
     spec: str  # the full --agent value, e.g. "faulty:drop"
     arg: str  # the part after the first ':' ("" when none)
     seed: int = 0
-    models: Optional["RoleModels"] = None  # role -> model (--model); always given to an entry that needs_model
-    params: Optional["ChatParams"] = None
+    models: RoleModels | None = None  # role -> model (--model); always given to an entry that needs_model
+    params: ChatParams | None = None
 
-    def model_for(self, role: str) -> "Model":
+    def model_for(self, role: str) -> Model:
         """The model of one role (the default model when the role has none of its own); a
         clear error when --model gives none for it."""
         if self.models is None:
@@ -42,7 +43,7 @@ class AgentRequest:
         return self.models.for_role(role, self.spec)
 
     @property
-    def model(self) -> Optional["Model"]:
+    def model(self) -> Model | None:
         """The default-role model, for agents with a single role (None without --model)."""
         from ..schema import DEFAULT_ROLE
 
@@ -61,10 +62,10 @@ class AgentEntry:
     name: str
     factory: AgentFactory
     needs_model: bool = False
-    argument: Optional[str] = None
+    argument: str | None = None
     help: str = ""
     accepts_model: bool = False  # takes models when --model gives them, runs without (python: agents)
-    roles: Optional[tuple[str, ...]] = None  # the roles --model may name; None: any
+    roles: tuple[str, ...] | None = None  # the roles --model may name; None: any
 
     @property
     def usage(self) -> str:
@@ -90,9 +91,9 @@ BUILTIN_AGENTS = {
 _REGISTRY: Registry[AgentEntry] = Registry("agent", GROUP, BUILTIN_AGENTS, _as_entry)
 
 
-def register_agent(name: str | AgentEntry, factory: Optional[AgentFactory] = None, *,
-                   needs_model: bool = False, argument: Optional[str] = None, help: str = "",
-                   accepts_model: bool = False, roles: Optional[tuple[str, ...]] = None) -> Any:
+def register_agent(name: str | AgentEntry, factory: AgentFactory | None = None, *,
+                   needs_model: bool = False, argument: str | None = None, help: str = "",
+                   accepts_model: bool = False, roles: tuple[str, ...] | None = None) -> Any:
     """Add an ``--agent`` name: ``register_agent(AgentEntry(...))``, ``register_agent("x", factory, …)``,
     or as a decorator of the factory, ``@register_agent("x", needs_model=True)``. The name
     must be new (built-ins always stay). Returns what it was given (the factory for a decorator)."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import random
 import re
-from typing import Optional
 
 from ..environment import Environment
 from ..errors import PlanprobeError
@@ -118,7 +117,7 @@ class ShortcutAgent:
             return False
         return CUES[self.cue](Visible.of(case)) > self.threshold
 
-    async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+    async def __call__(self, case: Case, env: Environment) -> str | None:
         family = get_family(case.family)
         rng = _rng("shortcut", case, env, self.seed)
         env.trace.meta["cue"] = self.cue

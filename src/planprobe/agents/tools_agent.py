@@ -7,8 +7,6 @@ message; a reply without tool calls is the final answer.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from ..environment import Environment
 from ..models.base import ChatParams, Model
 from ..schema import Case, Message
@@ -18,13 +16,13 @@ SYSTEM = "You are a helpful assistant that completes tasks by calling the provid
 
 
 class ToolsAgent:
-    def __init__(self, model: Model, params: ChatParams = ChatParams(), system: Optional[str] = SYSTEM):
+    def __init__(self, model: Model, params: ChatParams = ChatParams(), system: str | None = SYSTEM):
         self.model = model
         self.params = params
         self.system = system
         self.name = "tools"
 
-    async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+    async def __call__(self, case: Case, env: Environment) -> str | None:
         messages: list[Message] = []
         system = case.system or self.system
         if system:
@@ -34,11 +32,11 @@ class ToolsAgent:
             env.log(m)
         return await self._loop(messages, env)
 
-    async def resume(self, case: Case, env: Environment, prefix: Prefix) -> Optional[str]:
+    async def resume(self, case: Case, env: Environment, prefix: Prefix) -> str | None:
         """Continue a re-rollout: the conversation is the prefix's, guidance included."""
         return await self._loop(prefix.context(env.role), env)
 
-    async def _loop(self, messages: list[Message], env: Environment) -> Optional[str]:
+    async def _loop(self, messages: list[Message], env: Environment) -> str | None:
         params = env.chat_params(_for_trial(self.params, env))
         while True:
             env.step()

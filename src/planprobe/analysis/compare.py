@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Optional
 from xml.sax.saxutils import escape, quoteattr
 
 from ..errors import PlanprobeError
@@ -21,9 +20,9 @@ from ..runner.store import RunStore
 from .stats import bootstrap_ci, mcnemar_exact, pass_at_k, pass_hat_k
 
 
-def outcomes(store: RunStore) -> dict[str, dict[int, tuple[bool, Optional[str]]]]:
+def outcomes(store: RunStore) -> dict[str, dict[int, tuple[bool, str | None]]]:
     """case id -> trial -> (passed, primary error), infrastructure failures excluded."""
-    out: dict[str, dict[int, tuple[bool, Optional[str]]]] = defaultdict(dict)
+    out: dict[str, dict[int, tuple[bool, str | None]]] = defaultdict(dict)
     for row in store.rows():
         if not row.infra:
             out[row.case_id][row.trial] = (row.passed, row.primary_error)
@@ -76,8 +75,8 @@ class Comparison:
     p_value: float
     diff_ci: tuple[float, float]  # CI of rate_b - rate_a
     notes: list[str] = field(default_factory=list)
-    regressions: list[tuple[str, int, Optional[str]]] = field(default_factory=list)  # passed in A, failed in B
-    results_b: dict[str, dict[int, tuple[bool, Optional[str]]]] = field(default_factory=dict)
+    regressions: list[tuple[str, int, str | None]] = field(default_factory=list)  # passed in A, failed in B
+    results_b: dict[str, dict[int, tuple[bool, str | None]]] = field(default_factory=dict)
 
     @property
     def diff(self) -> float:

@@ -37,9 +37,10 @@ import asyncio
 import json
 import random
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any
 
 from ..errors import PlanprobeError
 from ..runner.engine import RunConfig, run_episode
@@ -71,10 +72,10 @@ class Scope:
 
     description: str
     runs: list[Path]
-    max_actions: Optional[int] = None
+    max_actions: int | None = None
 
 
-def dissection_scope(path: Path, max_actions: Optional[int] = None) -> Scope:
+def dissection_scope(path: Path, max_actions: int | None = None) -> Scope:
     """A sweep directory (``sweep.json``): its runs with n ≤ the limit (or ≤ ``max_actions``);
     a run directory: all its cases (or those with at most ``max_actions`` actions)."""
     path = Path(path)
@@ -184,7 +185,7 @@ async def _control(case: Case, episodes: _Episodes, k: int) -> tuple[str, list[d
 
 
 async def dissect_case(case: Case, agent, config: RunConfig, k: int, seed: int, baseline: bool = True,
-                       done: Optional[dict] = None) -> dict:
+                       done: dict | None = None) -> dict:
     """The row for one case: its cause and, with ``baseline``, its chance-baseline cause.
     ``done`` is an earlier row under the same settings whose procedure can be kept."""
     episodes = _Episodes(agent, config)
@@ -238,7 +239,7 @@ class DissectReport:
         return Counter(r["cause"] for r in self.rows)
 
     @property
-    def baseline_counts(self) -> Optional[Counter]:
+    def baseline_counts(self) -> Counter | None:
         """None when some settled row has no baseline (dissected with --no-baseline)."""
         if not self.rows or any("baseline_cause" not in r for r in self.rows):
             return None
@@ -255,7 +256,7 @@ class DissectReport:
 
 
 def dissect_run(path: Path, agent, config: RunConfig, k: int = 3, sample: int = DEFAULT_SAMPLE, seed: int = 0,
-                baseline: bool = True, max_actions: Optional[int] = None,
+                baseline: bool = True, max_actions: int | None = None,
                 on_case: Callable[[dict], None] = lambda r: None,
                 on_plan: Callable[[int, int], None] = lambda population, todo: None,
                 workers: int = 1, recipe: Any = None) -> DissectReport:
@@ -273,17 +274,17 @@ def dissect_run(path: Path, agent, config: RunConfig, k: int = 3, sample: int = 
     report = DissectReport(scope.description, len(population), sample, k, seed)
     existing = {run: read_rows(run) for run in scope.runs}
 
-    def usable(row: Optional[dict]) -> Optional[dict]:
+    def usable(row: dict | None) -> dict | None:
         """An earlier row under the same settings (its procedure can be kept), else None."""
         return row if row is not None and row.get("k") == k and row.get("seed") == seed else None
 
-    def settled(row: Optional[dict]) -> bool:
+    def settled(row: dict | None) -> bool:
         return row is not None and (not baseline or "baseline_cause" in row)
 
     todo = [(case, usable(existing[run].get(case.id))) for run, case in chosen
             if not settled(usable(existing[run].get(case.id)))]
     on_plan(len(population), len(todo))
-    remote: Optional[Iterator[dict]] = None
+    remote: Iterator[dict] | None = None
     if workers > 1 and recipe is not None and len(todo) > 1:
         from ..scale.pool import ordered_map
 

@@ -14,7 +14,6 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 from ..errors import PlanprobeError
 
@@ -23,9 +22,9 @@ MODEL_PATH_META = "model_path"  # run meta key: the GGUF file a local run used (
 
 @dataclass(frozen=True)
 class RerunChoice:
-    agent: Optional[str]
-    model: Optional[str]  # a --model spec: "local" or "openai:<name>"
-    model_path: Optional[Path]
+    agent: str | None
+    model: str | None  # a --model spec: "local" or "openai:<name>"
+    model_path: Path | None
 
 
 def embedded_stem() -> str:
@@ -34,8 +33,8 @@ def embedded_stem() -> str:
     return Path(DEFAULT_GGUF).stem
 
 
-def choose_rerun(meta: dict[str, str], where: str, agent: Optional[str], model: Optional[str],
-                 model_path: Optional[Path]) -> RerunChoice:
+def choose_rerun(meta: dict[str, str], where: str, agent: str | None, model: str | None,
+                 model_path: Path | None) -> RerunChoice:
     """The agent and model to re-run ``where`` (a run or sweep directory) with; PlanprobeError
     (one line) when the stored choice needs consent or cannot be honoured."""
     stored_agent = meta.get("agent") or None
@@ -65,7 +64,7 @@ def choose_rerun(meta: dict[str, str], where: str, agent: Optional[str], model: 
     return RerunChoice(agent, model, model_path)
 
 
-def stored_limits(meta: dict[str, str]) -> tuple[Optional[int], Optional[float]]:
+def stored_limits(meta: dict[str, str]) -> tuple[int | None, float | None]:
     """The run's (max_iterations, timeout_s), or Nones when not recorded."""
     try:
         limits = json.loads(meta.get("limits") or "{}")
@@ -74,7 +73,7 @@ def stored_limits(meta: dict[str, str]) -> tuple[Optional[int], Optional[float]]
         return None, None
 
 
-def stored_params(meta: dict[str, str]) -> tuple[Optional[float], Optional[int]]:
+def stored_params(meta: dict[str, str]) -> tuple[float | None, int | None]:
     """The run's (temperature, max_tokens) from its ``model_params``, or Nones."""
     text = meta.get("model_params") or ""
     t = re.search(r"temperature=([0-9.eE+-]+)", text)

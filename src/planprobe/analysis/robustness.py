@@ -73,7 +73,7 @@ def robustness_lines(data: dict[str, Any]) -> list[str]:
     r = data.get("refusal")
     if r:
         p, rc = r["precision"], r["recall"]
-        fmt = lambda x: "–" if x["value"] is None else f"{100 * x['value']:.1f}% [{100 * x['ci95'][0]:.0f}-{100 * x['ci95'][1]:.0f}]"  # noqa: E731
+        fmt = lambda x: "–" if x["value"] is None else f"{100 * x['value']:.1f}% [{100 * x['ci95'][0]:.0f}-{100 * x['ci95'][1]:.0f}]"
         lines.append(f"refusal: precision {fmt(p)} (of {p['n']} refusals), recall {fmt(rc)} "
                      f"(of {rc['n']} unsolvable); {r['refused_solvable']} solvable cases refused")
     b = data.get("broken_tool")

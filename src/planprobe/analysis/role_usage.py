@@ -8,7 +8,7 @@ over the results given (the paired ones, when a comparison passes their keys).
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from ..runner.store import RunStore
 from ..schema import DEFAULT_ROLE, Trace
@@ -23,7 +23,7 @@ def _roles(trace: Trace) -> dict[str, dict]:
     return {DEFAULT_ROLE: trace.usage.model_dump()}
 
 
-def usage_per_case(store: RunStore, keys: Optional[Iterable[tuple[str, int]]] = None) -> dict[str, dict]:
+def usage_per_case(store: RunStore, keys: Iterable[tuple[str, int]] | None = None) -> dict[str, dict]:
     """role -> mean model calls, prompt and completion tokens and cost (None when unpriced)
     per result, over ``keys`` (case id, trial) or every result; ``"total"`` sums the roles."""
     wanted = set(keys) if keys is not None else None

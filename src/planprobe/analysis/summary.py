@@ -17,7 +17,6 @@ from typing import Any
 from ..runner.store import RunStore
 from .stats import wilson_interval
 
-
 # a trace status -> which limit a ``timeout`` failure hit
 TIMEOUT_LIMITS = {"timeout": "time_limit", "iteration_limit": "iteration_limit"}
 

@@ -27,17 +27,18 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ..errors import PlanprobeError
 from ..runner.engine import RunConfig
 from ..runner.suite_run import run_suite
-from .summary import summarize
 from ..suites.constraints.generator import ConstraintSuiteOptions, generate_cases
 from ..suites.constraints.synthesis import SynthesisOptions
 from ..suites.io import load_suite, write_suite
+from .summary import summarize
 
 SWEEP_FILE = "sweep.json"
 SWEEP_FORMAT = 2  # 1: one seed for every n (repeated topics and case ids); 2: suite_seed per n
@@ -81,32 +82,32 @@ class SweepResult:
     threshold: float
     points: list[SweepPoint] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
-    infra_at: Optional[int] = None  # the n whose infrastructure failures stopped the sweep unmeasured
+    infra_at: int | None = None  # the n whose infrastructure failures stopped the sweep unmeasured
 
     @property
-    def first_below(self) -> Optional[int]:
+    def first_below(self) -> int | None:
         """The first n whose success rate fell below the threshold (None with threshold 0)."""
         if self.threshold <= 0:
             return None
         return next((p.actions for p in self.points if p.rate < self.threshold and not p.infra), None)
 
     @property
-    def last_at_or_above(self) -> Optional[int]:
+    def last_at_or_above(self) -> int | None:
         """The last n at or above the threshold before the first n below it."""
         below = self.first_below
         ok = [p.actions for p in self.points if p.rate >= self.threshold and (below is None or p.actions < below)]
         return max(ok) if ok else None
 
     @property
-    def limit(self) -> Optional[int]:
+    def limit(self) -> int | None:
         """The planning limit as we read the paper: the first n below the threshold; None when not reached."""
         return self.first_below
 
     @property
-    def tested_up_to(self) -> Optional[int]:
+    def tested_up_to(self) -> int | None:
         return self.points[-1].actions if self.points else None
 
-    def within_limit(self) -> Optional[int]:
+    def within_limit(self) -> int | None:
         """The largest n whose failures lie within the planning limit (n ≤ limit), for dissection:
         the limit when reached, else every n tested."""
         return self.limit if self.limit is not None else self.tested_up_to
@@ -162,12 +163,12 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 
 
 def run_sweep(out: Path, agent, config: RunConfig, *, extended: bool = False, k: int = 20, cap: int = 300,
-              threshold: float = 0.2, start: int = 2, stop: Optional[int] = None, seed: int = 0,
+              threshold: float = 0.2, start: int = 2, stop: int | None = None, seed: int = 0,
               on_point: Callable[[SweepPoint], None] = lambda p: None,
               on_result=None, on_store: Callable[[Any], None] = lambda store: None,
-              synthesis: Optional[SynthesisOptions] = None, style: str = "planprobe",
+              synthesis: SynthesisOptions | None = None, style: str = "planprobe",
               allow_unconstrained: bool = False,
-              runner: Optional[Callable[[Any, Any], Any]] = None) -> SweepResult:
+              runner: Callable[[Any, Any], Any] | None = None) -> SweepResult:
     """Run the sweep into ``out``; ``on_store`` sees each run's store once it is open (to record
     settings beside the engine's). ``runner(store, on_result)`` runs a point's pending cases
     (default: in this process; planprobe.scale passes one that shards them over workers)."""

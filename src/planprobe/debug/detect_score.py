@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from ..analysis.stats import wilson_interval
 from .detectors import Pick
@@ -25,7 +25,7 @@ class Score:
     calls: int = 0
     tokens: int = 0
 
-    def add(self, truth: dict[str, Any], labels: Optional[dict[str, Any]], pick: Pick) -> dict[str, Any]:
+    def add(self, truth: dict[str, Any], labels: dict[str, Any] | None, pick: Pick) -> dict[str, Any]:
         self.n += 1
         self.calls += pick.calls
         self.tokens += pick.tokens

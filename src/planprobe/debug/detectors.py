@@ -28,7 +28,7 @@ import hashlib
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from ..errors import PlanprobeError
 from ..lenient_json import first_object
@@ -41,7 +41,7 @@ STEP_MODULES = ("memory", "reflection", "planning", "action")
 
 @dataclass
 class Pick:
-    step: Optional[int] = None  # None: no readable answer
+    step: int | None = None  # None: no readable answer
     module: str = ""
     type: str = ""
     root_cause: str = ""
@@ -86,7 +86,7 @@ def task_of(record: dict[str, Any]) -> str:
     return first
 
 
-def _as_step(value: Any, last: int) -> Optional[int]:
+def _as_step(value: Any, last: int) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, str) and re.fullmatch(r"\s*\d+\s*", value):
@@ -94,7 +94,7 @@ def _as_step(value: Any, last: int) -> Optional[int]:
     return value if isinstance(value, int) and 1 <= value <= last else None
 
 
-def pick_from(obj: Optional[dict[str, Any]], last: int) -> Pick:
+def pick_from(obj: dict[str, Any] | None, last: int) -> Pick:
     """A stage-2 style answer read field by field; unknown module/type kept empty."""
     if obj is None:
         return Pick()
@@ -139,7 +139,7 @@ def _all_definitions() -> str:
     return "\n".join(f"[{m}]\n{_definitions(m)}" for m in modules())
 
 
-def _trajectory_text(record: dict[str, Any], notes: Optional[dict[int, list[str]]] = None) -> str:
+def _trajectory_text(record: dict[str, Any], notes: dict[int, list[str]] | None = None) -> str:
     parts = []
     for k, (act, obs) in enumerate(steps_of(record), start=1):
         parts.append(f"Step {k}:\nAgent: {act}\nEnvironment: {obs}")
@@ -206,7 +206,7 @@ class ModelDetector:
     def __init__(self, name: str, ask):
         self.name, self.ask = name, ask
 
-    async def _ask(self, pick: Pick, prompt: str) -> Optional[dict[str, Any]]:
+    async def _ask(self, pick: Pick, prompt: str) -> dict[str, Any] | None:
         text, tokens = await self.ask(prompt)
         pick.calls += 1
         pick.tokens += tokens

@@ -28,13 +28,29 @@ AgentDebug format, ``debug/bench.py``); step ``T+1`` is where the agent stopped
 from __future__ import annotations
 
 import re
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..schema import Case, ErrorClass, ToolCall, ToolCallError, Trace, TraceStatus, Verdict
+from ..schema import (
+    Case,
+    ErrorClass,
+    ToolCall,
+    ToolCallError,
+    Trace,
+    TraceStatus,
+    Verdict,
+)
 from ..suites.registry import restart_tool_of
-from .replay import KIND_TYPE, LABELLED_FAMILIES, UNPARSED_NAMES, PDDLReplay, _first_true, replay_for
+from .replay import (
+    KIND_TYPE,
+    LABELLED_FAMILIES,
+    UNPARSED_NAMES,
+    PDDLReplay,
+    _first_true,
+    replay_for,
+)
 from .taxonomy import error_type
 
 LABELS_VERSION = 1
@@ -54,7 +70,7 @@ class StepLabel(_Model):
 
 
 class PointLabel(_Model):
-    step: Optional[int] = None  # None: there is none
+    step: int | None = None  # None: there is none
     how: str = "exact"  # exact | sound
     oracle_calls: int = 0
     note: str = ""
@@ -67,12 +83,12 @@ class FormalLabels(_Model):
     family: str
     agent: str = ""
     steps: int  # T, the number of calls
-    step_limit: Optional[int] = None
+    step_limit: int | None = None
     errors: list[str] = Field(default_factory=list)  # the verdict's error classes
-    critical: Optional[StepLabel] = None  # E
+    critical: StepLabel | None = None  # E
     pnr: PointLabel = Field(default_factory=PointLabel)
-    budget_pnr: Optional[PointLabel] = None
-    correction: Optional[list[int]] = None
+    budget_pnr: PointLabel | None = None
+    correction: list[int] | None = None
     labels: list[StepLabel] = Field(default_factory=list)
 
 
@@ -92,12 +108,12 @@ def labellable(case: Case) -> bool:
     return labellable_family(case)
 
 
-def _label(step: int, module: str, name: str, evidence: str, how: Optional[str] = None) -> StepLabel:
+def _label(step: int, module: str, name: str, evidence: str, how: str | None = None) -> StepLabel:
     t = error_type(module, name)  # KeyError for a type outside the taxonomy: a bug here
     return StepLabel(step=step, module=module, type=name, how=how or t.how.value, evidence=evidence)
 
 
-def _problem_label(step: int, call: Optional[ToolCall], problem: dict) -> StepLabel:
+def _problem_label(step: int, call: ToolCall | None, problem: dict) -> StepLabel:
     kind = problem.get("kind", "")
     if call is not None and call.error == ToolCallError.TOOL_FAILURE.value:
         kind = "tool_failure"
@@ -108,7 +124,7 @@ def _problem_label(step: int, call: Optional[ToolCall], problem: dict) -> StepLa
     return _label(step, module, name, text, how="exact")
 
 
-def label_trace(case: Case, trace: Trace, verdict: Verdict, step_limit: Optional[int] = None) -> FormalLabels:
+def label_trace(case: Case, trace: Trace, verdict: Verdict, step_limit: int | None = None) -> FormalLabels:
     """The formal labels of one failed trace of a labellable family (a holistic plan is
     labelled through the calls it writes down: ``debug/views.py``)."""
     from .views import view_of
@@ -180,14 +196,14 @@ def _budget_pnr(replay, calls: Sequence[ToolCall], offset: int, limit: int) -> P
 
 
 def minimum_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int,
-                       max_size: int = MAX_CORRECTION) -> Optional[list[int]]:
+                       max_size: int = MAX_CORRECTION) -> list[int] | None:
     """The fewest steps to remove (plus step T+1, continuing at the end, if the rest
     leaves the task unfinished) so that the run passes; exact up to ``max_size``.
     A removal that helps must come at or before the earliest error of what is kept
     (an untouched failing prefix still fails), which bounds the branching."""
     idx = list(range(len(calls)))
 
-    def search(kept: list[int], budget: int) -> Optional[list[int]]:
+    def search(kept: list[int], budget: int) -> list[int] | None:
         sub = [calls[i] for i in kept]
         found = replay.earliest(sub, explain=False)
         if found is None:
@@ -211,13 +227,13 @@ def minimum_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int
 
 # -- module-level labels --------------------------------------------------------
 
-_TAG = {m: re.compile(rf"<{m}>(.*?)(?:</{m}>|$)", re.S | re.I) for m in ("memory", "reflection", "plan", "action")}
+_TAG = {m: re.compile(rf"<{m}>(.*?)(?:</{m}>|$)", re.DOTALL | re.IGNORECASE) for m in ("memory", "reflection", "plan", "action")}
 _DONE = re.compile(r"\b(task (?:goal )?(?:is|has been) (?:fully )?(?:complete|completed|done|achieved)|"
                    r"(?:i|we) (?:have )?(?:completed|finished|achieved) (?:the|all|every) (?:task|goal|tasks)|"
-                   r"goal (?:is|has been) (?:reached|achieved|met))\b", re.I)
-_NEGATED = re.compile(r"\b(not|never|no|yet to|isn't|hasn't|haven't)\b", re.I)
-_SUCCESS = re.compile(r"\b(was|is) (?:successful|successfully|a success)\b|\bsucceeded\b", re.I)
-_STEP_REF = re.compile(r"\bstep\s+(\d+)\b[^.\n]*", re.I)
+                   r"goal (?:is|has been) (?:reached|achieved|met))\b", re.IGNORECASE)
+_NEGATED = re.compile(r"\b(not|never|no|yet to|isn't|hasn't|haven't)\b", re.IGNORECASE)
+_SUCCESS = re.compile(r"\b(was|is) (?:successful|successfully|a success)\b|\bsucceeded\b", re.IGNORECASE)
+_STEP_REF = re.compile(r"\bstep\s+(\d+)\b[^.\n]*", re.IGNORECASE)
 
 
 def module_texts(trace: Trace) -> list[dict[str, str]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ..schema import Verdict
 from .detectors import Pick
@@ -66,16 +66,16 @@ class CaseRepair:
     pick: dict[str, Any]
     from_step: int  # steps kept (the critical step minus one; 0 for restarts)
     rounds: list[dict[str, Any]] = field(default_factory=list)  # per attempt: passed, errors, guidance, tokens
-    fixed_at: Optional[int] = None
+    fixed_at: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"case_id": self.case_id, "trial": self.trial, "detector": self.detector, "pick": self.pick,
                 "from_step": self.from_step, "rounds": self.rounds, "fixed_at": self.fixed_at}
 
 
-def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detector: str, pick: Optional[Pick],
-                new_agent, max_rounds: int, model: Optional[str] = None,
-                keep_attempts: Optional[list] = None) -> CaseRepair:
+def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detector: str, pick: Pick | None,
+                new_agent, max_rounds: int, model: str | None = None,
+                keep_attempts: list | None = None) -> CaseRepair:
     """Repair one failed result. With ``keep_attempts`` (a list) the attempts are appended to it
     instead of being stored: a worker process computes them, the process holding the run's lock
     stores them (``debug --workers``)."""
@@ -91,7 +91,7 @@ def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detec
     restart = detector in ("none", "self-refine") or pick is None or pick.step is None
     keep = 0 if restart or pick is None else max(0, (pick.step or 1) - 1)
     out = CaseRepair(case_id, trial, detector, pick.to_json() if pick else {}, keep)
-    guidance: Optional[str] = None
+    guidance: str | None = None
     if detector == "self-refine":
         guidance = self_refine_feedback(verdict)
     elif not restart and pick is not None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from ..schema import Case, ToolCall
 from ..suites.base import PlannedCall
@@ -66,7 +66,7 @@ class ConstraintReplay:
         self.calls += 1
         return prefix_problems(self.prepared, _planned(calls), explain)
 
-    def earliest(self, calls: Sequence[ToolCall], explain: bool = True) -> Optional[tuple[int, dict]]:
+    def earliest(self, calls: Sequence[ToolCall], explain: bool = True) -> tuple[int, dict] | None:
         found = _first_bad(len(calls), lambda k: self._problems(calls[:k]))
         if not explain or found is None or found[1].get("kind") != "unextendable":
             return found
@@ -81,7 +81,7 @@ class ConstraintReplay:
         done = {self.prepared.tool_index.get(c.name) for c in calls} - {None}
         return len(done) == self.prepared.n and not self._problems(calls)
 
-    def remaining(self, calls: Sequence[ToolCall]) -> Optional[int]:
+    def remaining(self, calls: Sequence[ToolCall]) -> int | None:
         if self._problems(calls):
             return None
         done = {self.prepared.tool_index.get(c.name) for c in calls} - {None}
@@ -103,10 +103,10 @@ class PDDLReplay:
         self.node_limit = node_limit
         self.calls = 0
         self.undecided = False  # a dead-end search ran out of nodes: the answer is only sound
-        self._dead: dict[int, Optional[bool]] = {}  # state -> reachable? (the correction search re-asks)
-        self._h: dict[int, Optional[int]] = {}
+        self._dead: dict[int, bool | None] = {}  # state -> reachable? (the correction search re-asks)
+        self._h: dict[int, int | None] = {}
 
-    def _step(self, state: int, call: ToolCall) -> tuple[int, Optional[dict]]:
+    def _step(self, state: int, call: ToolCall) -> tuple[int, dict | None]:
         """The state after one call and the problem the oracle would report for it."""
         from ..pddl.errors import PlanStepError
         from ..tool_args import parse_arguments, validate_arguments
@@ -138,7 +138,7 @@ class PDDLReplay:
                                text=f"{say.action(action.name, action.args)} needs {say.literals(unmet)}")
         return state, None
 
-    def states(self, calls: Sequence[ToolCall]) -> tuple[list[int], list[Optional[dict]]]:
+    def states(self, calls: Sequence[ToolCall]) -> tuple[list[int], list[dict | None]]:
         """s_0..s_T (s_k after k calls) and each call's problem."""
         state = self.prepared.grounded.init
         out, problems = [state], []
@@ -160,7 +160,7 @@ class PDDLReplay:
             return False
         return not found
 
-    def earliest(self, calls: Sequence[ToolCall], explain: bool = True) -> Optional[tuple[int, dict]]:
+    def earliest(self, calls: Sequence[ToolCall], explain: bool = True) -> tuple[int, dict] | None:
         states, problems = self.states(calls)
         first, problem = next(((k, p) for k, p in enumerate(problems) if p is not None), (None, None))
         dead = _first_true(len(calls), lambda k: self.is_dead(states[k]))  # k calls -> dead
@@ -178,14 +178,14 @@ class PDDLReplay:
         states, problems = self.states(calls)
         return self.prepared.grounded.goal_reached(states[-1]) and all(p is None for p in problems)
 
-    def h_star(self, state: int) -> Optional[int]:
+    def h_star(self, state: int) -> int | None:
         """The length of a shortest plan from ``state``; None when unsolvable or undecided."""
         self.calls += 1
         if state not in self._h:
             self._h[state] = self._solve(state)
         return self._h[state]
 
-    def _solve(self, state: int) -> Optional[int]:
+    def _solve(self, state: int) -> int | None:
         from ..pddl.errors import PlannerTimeoutError, UnsolvableError
         from ..pddl.planner import solve
 
@@ -200,7 +200,7 @@ class PDDLReplay:
             return None
 
 
-def _first_true(n: int, pred) -> Optional[int]:
+def _first_true(n: int, pred) -> int | None:
     """The smallest k in 1..n with pred(k) true, for a predicate that stays true once
     it is (binary search: about log2(n)+1 calls); None when pred(n) is false."""
     if n < 1 or not pred(n):
@@ -215,7 +215,7 @@ def _first_true(n: int, pred) -> Optional[int]:
     return lo
 
 
-def _first_bad(n: int, problems_of) -> Optional[tuple[int, dict]]:
+def _first_bad(n: int, problems_of) -> tuple[int, dict] | None:
     """Binary search for the shortest failing prefix; returns (index of its last call, the
     problem reported at that call)."""
     cache: dict[int, list[dict]] = {}

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Optional
 
 from ..errors import PlanprobeError
 from ..schema import Case, Trace, Verdict
@@ -27,13 +27,13 @@ def no_labels_message(what: str, families: dict[str, int]) -> str:
             f"formal labels exist for: {', '.join(LABELLED_FAMILIES + WRAPPED)} (holistic over the first two)")
 
 
-def run_step_limit(meta: dict[str, str]) -> Optional[int]:
+def run_step_limit(meta: dict[str, str]) -> int | None:
     from ..analysis.rerun import stored_limits
 
     return stored_limits(meta)[0]
 
 
-def failed_results(run_dir: Path, counts: LabelCounts) -> Iterator[tuple[Case, Trace, Verdict, Optional[int]]]:
+def failed_results(run_dir: Path, counts: LabelCounts) -> Iterator[tuple[Case, Trace, Verdict, int | None]]:
     """(case, trace, verdict, step limit) for every failed trace the labeller can label."""
     from ..runner.store import RunStore
 
@@ -72,7 +72,7 @@ def count_failed(run_dir: Path) -> int:
 
 
 def label_run(run_dir: Path, counts: LabelCounts,
-              on_label: Optional[Callable[[FormalLabels], None]] = None,
+              on_label: Callable[[FormalLabels], None] | None = None,
               workers: int = 1) -> Iterator[tuple[Case, Trace, FormalLabels]]:
     """Label every failed trace, in the run's order; ``workers`` > 1 labels on that many
     processes (labelling is CPU-bound: oracle calls), with the same output."""
@@ -82,7 +82,7 @@ def label_run(run_dir: Path, counts: LabelCounts,
 
     sent: deque[tuple[Case, Trace]] = deque()  # results come back in order: pair each with its item here
 
-    def items() -> Iterator[tuple[Case, Trace, Verdict, Optional[int]]]:
+    def items() -> Iterator[tuple[Case, Trace, Verdict, int | None]]:
         for item in failed_results(run_dir, counts):
             sent.append((item[0], item[1]))
             yield item
@@ -94,7 +94,7 @@ def label_run(run_dir: Path, counts: LabelCounts,
         yield case, trace, labels
 
 
-def _label_item(item: tuple[Case, Trace, Verdict, Optional[int]]) -> FormalLabels:
+def _label_item(item: tuple[Case, Trace, Verdict, int | None]) -> FormalLabels:
     return label_trace(*item)
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Optional
 
 
 class Module(str, Enum):
@@ -129,7 +128,7 @@ def error_type(module: str, name: str) -> ErrorType:
     return found
 
 
-def find(module: str, name: str) -> Optional[ErrorType]:
+def find(module: str, name: str) -> ErrorType | None:
     return _BY_KEY.get(f"{module}/{name}")
 
 
@@ -152,7 +151,7 @@ FROM_ERROR_CLASS: dict[str, str] = {
 }
 
 
-def from_error_class(error: str) -> Optional[ErrorType]:
+def from_error_class(error: str) -> ErrorType | None:
     """The nearest taxonomy type of a verdict error class (None for an unknown class)."""
     key = FROM_ERROR_CLASS.get(error)
     return _BY_KEY.get(key) if key else None

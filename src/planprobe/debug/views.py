@@ -10,7 +10,7 @@ error.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from ..schema import Case, Trace
 
@@ -21,7 +21,7 @@ WRAPPED = ("holistic",)
 class View(NamedTuple):
     case: Case  # the executable case whose calls are the steps
     trace: Trace  # its trace (executed, or the replayed plan)
-    unreadable: Optional[str] = None  # a holistic answer with no plan: why
+    unreadable: str | None = None  # a holistic answer with no plan: why
 
 
 def labellable_family(case: Case) -> bool:

@@ -27,10 +27,10 @@ from typing import Any
 from ..errors import PlanprobeError
 from ..models.base import Model
 from ..runner.store import RunStore
+from ..schema import TraceStatus
 from ..suites.external.apb_format import SPLITS
 from ..suites.external.apb_prompts import ApbPrompts, load
 from ..suites.external.apb_records import append_jsonl, iter_rows
-from ..schema import TraceStatus
 from ..suites.judged.spec import FAMILY, parse_spec
 from .apb import JUDGE_MAX_TOKENS, judge_record
 

@@ -11,7 +11,7 @@ push the rubric out of a small model's context.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any
 
 from ..schema import Case, ToolSpec, Trace, TraceStatus
 from ..suites.judged.render import RESULT_CHARS, clip, render_steps
@@ -51,7 +51,7 @@ def _type(spec: Any) -> str:
     return "any"
 
 
-def render_trace(trace: Trace, max_chars: int = 4000, restart_tool: Optional[ToolSpec] = None) -> str:
+def render_trace(trace: Trace, max_chars: int = 4000, restart_tool: ToolSpec | None = None) -> str:
     """The agent's calls (last attempt), their results, its final answer and how it ended.
     Attempts are counted from the raw calls of ``restart_tool`` (the case's), never from annotations."""
     attempts = trace.attempts(restart_tool)

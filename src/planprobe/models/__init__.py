@@ -7,7 +7,14 @@ from pathlib import Path
 
 from .base import ChatParams, ChatResult, Model, Prices
 from .cache import CachedModel, default_cache_path
-from .registry import ModelEntry, build_model, model_choices, model_entry, register_model, unregister_model
+from .registry import (
+    ModelEntry,
+    build_model,
+    model_choices,
+    model_entry,
+    register_model,
+    unregister_model,
+)
 from .retry import RetryPolicy
 
 __all__ = ["ChatParams", "ChatResult", "Model", "ModelEntry", "ModelOptions", "Prices", "RetryPolicy", "make_model",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional, Protocol
+from typing import Any, Protocol
 
 from ..schema import Message, ToolSpec, Usage
 
@@ -18,12 +18,12 @@ from ..schema import Message, ToolSpec, Usage
 @dataclass(frozen=True)
 class ChatParams:
     temperature: float = 0.0
-    seed: Optional[int] = None
+    seed: int | None = None
     max_tokens: int = 512
     tool_choice: str = "auto"  # "auto" | "required" | "none"
     stop: tuple[str, ...] = ()
     sample: int = 0  # which repeated trial this call serves; part of the cache key only
-    response_format: Optional[str] = None  # "json_object": ask for JSON mode (APB's setting)
+    response_format: str | None = None  # "json_object": ask for JSON mode (APB's setting)
 
     def key(self) -> dict[str, Any]:
         key = asdict(self)
@@ -36,7 +36,7 @@ class ChatParams:
 class ChatResult:
     message: Message  # role "assistant": content and/or tool_calls (OpenAI shape)
     usage: Usage = field(default_factory=Usage)
-    finish_reason: Optional[str] = None
+    finish_reason: str | None = None
     cached: bool = False
 
 
@@ -44,7 +44,7 @@ class Model(Protocol):
     @property
     def name(self) -> str: ...  # read-only: a plain attribute or a property both qualify
 
-    async def chat(self, messages: list[Message], tools: Optional[list[ToolSpec]], params: ChatParams) -> ChatResult: ...
+    async def chat(self, messages: list[Message], tools: list[ToolSpec] | None, params: ChatParams) -> ChatResult: ...
 
     async def aclose(self) -> None: ...
 

@@ -11,13 +11,13 @@ if TYPE_CHECKING:
     from . import ModelOptions
 
 
-def _local(name: str, options: "ModelOptions") -> Model:
+def _local(name: str, options: ModelOptions) -> Model:
     from .local import LocalModel
 
     return LocalModel(options.model_path, options.threads, options.n_ctx)
 
 
-def _openai(name: str, options: "ModelOptions") -> Model:
+def _openai(name: str, options: ModelOptions) -> Model:
     from .openai_backend import OpenAIModel
 
     return OpenAIModel(name, options.base_url, options.api_key_env, options.request_timeout, options.retry,
@@ -29,7 +29,7 @@ LOCAL = ModelEntry("local", _local, takes_name=False, serial=True,
 OPENAI = ModelEntry("openai", _openai, help="any OpenAI-compatible endpoint, see --base-url")
 
 
-def _litellm(name: str, options: "ModelOptions") -> Model:
+def _litellm(name: str, options: ModelOptions) -> Model:
     from .litellm_backend import LiteLLMModel
 
     return LiteLLMModel(name, options.base_url, options.api_key_env, options.request_timeout, options.retry,

@@ -18,7 +18,7 @@ import hashlib
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ..schema import Message, ToolSpec, Usage
 from .base import ChatParams, ChatResult, Model, canonical, message_json
@@ -38,7 +38,7 @@ def model_identity(model: Model) -> dict[str, Any]:
 
 
 class CachedModel:
-    def __init__(self, inner: Model, path: Optional[Path] = None):
+    def __init__(self, inner: Model, path: Path | None = None):
         self.inner = inner
         self.name = inner.name
         self.path = Path(path) if path else default_cache_path()
@@ -68,7 +68,7 @@ class CachedModel:
                             (str(path), st.st_size, st.st_mtime_ns, h.hexdigest()))
         return h.hexdigest()
 
-    def key(self, messages: list[Message], tools: Optional[list[ToolSpec]], params: ChatParams) -> str:
+    def key(self, messages: list[Message], tools: list[ToolSpec] | None, params: ChatParams) -> str:
         body = {
             "v": KEY_VERSION,
             "model": self.identity,
@@ -78,7 +78,7 @@ class CachedModel:
         }
         return hashlib.sha256(canonical(body).encode()).hexdigest()
 
-    async def chat(self, messages: list[Message], tools: Optional[list[ToolSpec]], params: ChatParams) -> ChatResult:
+    async def chat(self, messages: list[Message], tools: list[ToolSpec] | None, params: ChatParams) -> ChatResult:
         key = self.key(messages, tools, params)
         row = self.db.execute("SELECT response FROM calls WHERE key = ?", (key,)).fetchone()
         if row is not None:

@@ -28,8 +28,9 @@ import importlib.util
 import json
 import os
 import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional
+from typing import Any
 
 from ..errors import ContextLimitError, InfrastructureError, PlanprobeError
 from ..schema import Message, ToolSpec, Usage
@@ -144,7 +145,7 @@ def _note_unseen_parts(messages: list[Message]) -> None:
         trace.meta["parts_not_shown"] = unseen
 
 
-def render_chatml(messages: list[Message], tools: Optional[list[ToolSpec]]) -> str:
+def render_chatml(messages: list[Message], tools: list[ToolSpec] | None) -> str:
     system = [m.content or "" for m in messages if m.role == "system"]
     if tools:
         system.append(TOOL_INSTRUCTIONS.format(tools="\n".join(_tool_line(t) for t in tools)))
@@ -215,7 +216,7 @@ def _without_amx_repacking() -> Iterator[None]:
 
 
 class LocalModel:
-    def __init__(self, model_path: Optional[Path] = None, threads: Optional[int] = None, n_ctx: int = 4096,
+    def __init__(self, model_path: Path | None = None, threads: int | None = None, n_ctx: int = 4096,
                  verbose: bool = False):
         try:
             from llama_cpp import Llama
@@ -277,7 +278,7 @@ class LocalModel:
             except RuntimeError as exc:
                 raise InfrastructureError(f"the embedded model failed: {exc}") from None
 
-    async def chat(self, messages: list[Message], tools: Optional[list[ToolSpec]], params: ChatParams) -> ChatResult:
+    async def chat(self, messages: list[Message], tools: list[ToolSpec] | None, params: ChatParams) -> ChatResult:
         use_tools = bool(tools) and params.tool_choice != "none"
         _note_unseen_parts(messages)
         prompt = render_chatml(messages, tools if use_tools else None)

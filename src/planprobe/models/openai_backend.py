@@ -35,27 +35,32 @@ import asyncio
 import os
 import re
 import socket
-from typing import Any, Optional
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..environment import INFRA_PENDING, current_trace
-from ..errors import ContextLimitError, InfrastructureError, PlanprobeError, ServiceUnusableError
+from ..errors import (
+    ContextLimitError,
+    InfrastructureError,
+    PlanprobeError,
+    ServiceUnusableError,
+)
 from ..schema import Message, ToolSpec, TraceError
 from . import ratelimit
 from .base import ChatParams, ChatResult, Prices
 from .redact import public_url, redact, register_secret
 from .reply import parse_chat_reply
-from .retry import RetryPolicy, Retryable, parse_retry_after, with_retries
+from .retry import Retryable, RetryPolicy, parse_retry_after, with_retries
 
 RETRYABLE_STATUS = {408, 409, 425, 429}
 FATAL_STATUS = {401: "check the API key", 403: "check the API key and its permissions",
                 404: "check --base-url and the model name", 405: "check --base-url"}
 CONTEXT_OVERFLOW = re.compile(r"context[_ ]length|context window|maximum context|context size|exceed_context|"
-                              r"too many tokens|prompt is too long", re.I)
+                              r"too many tokens|prompt is too long", re.IGNORECASE)
 CLIENT_POOLS = 8
 
 
-def check_base_url(base_url: Optional[str]) -> Optional[str]:
+def check_base_url(base_url: str | None) -> str | None:
     """An http(s) URL with a host and a valid port, or a one-line error naming it."""
     if base_url is None:
         return None
@@ -75,11 +80,11 @@ class OpenAIModel:
     def __init__(
         self,
         model: str,
-        base_url: Optional[str] = None,
+        base_url: str | None = None,
         api_key_env: str = "OPENAI_API_KEY",
         request_timeout: float = 60.0,
         retry: RetryPolicy = RetryPolicy(),
-        prices: Optional[Prices] = None,
+        prices: Prices | None = None,
         tool_result_role: str = "tool",
     ):
         import openai  # imported here so the rest of planprobe loads without it
@@ -135,7 +140,7 @@ class OpenAIModel:
             out.append(d)
         return out
 
-    async def chat(self, messages: list[Message], tools: Optional[list[ToolSpec]], params: ChatParams) -> ChatResult:
+    async def chat(self, messages: list[Message], tools: list[ToolSpec] | None, params: ChatParams) -> ChatResult:
         request: dict[str, Any] = {
             "model": self.model,
             "messages": self.request_messages(messages),
@@ -218,7 +223,7 @@ def _body(exc) -> str:
 def _connection_failure(exc: BaseException) -> tuple[str, bool]:
     """(a short reason, whether no connection was made at all) for a transport error."""
     seen, chain = set(), []
-    node: Optional[BaseException] = exc
+    node: BaseException | None = exc
     while node is not None and id(node) not in seen:
         seen.add(id(node))
         chain.append(node)

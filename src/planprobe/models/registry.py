@@ -6,8 +6,9 @@ call at a time) is part of its entry, not a check of its name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanprobeError
 from ..plugins import Registry, checked_entry
@@ -50,7 +51,7 @@ BUILTIN_MODELS = {
 _REGISTRY: Registry[ModelEntry] = Registry("model", GROUP, BUILTIN_MODELS, _as_entry)
 
 
-def register_model(kind: str | ModelEntry, factory: Optional[ModelFactory] = None, *, takes_name: bool = True,
+def register_model(kind: str | ModelEntry, factory: ModelFactory | None = None, *, takes_name: bool = True,
                    serial: bool = False, help: str = "") -> Any:
     """Add a ``--model`` kind: ``register_model(ModelEntry(...))``, ``register_model("x", factory, …)``
     or ``@register_model("x")`` on the factory. The kind must be new (built-ins always stay)."""
@@ -95,7 +96,7 @@ def model_entries() -> dict[str, ModelEntry]:
     return _REGISTRY.all()
 
 
-def serves_one_call_at_a_time(spec: Optional[str]) -> bool:
+def serves_one_call_at_a_time(spec: str | None) -> bool:
     """Whether the backend named by ``--model`` answers one call at a time."""
     if not spec:
         return False
@@ -103,7 +104,7 @@ def serves_one_call_at_a_time(spec: Optional[str]) -> bool:
     return entry is not None and entry.serial
 
 
-def build_model(spec: str, options: "ModelOptions") -> Model:
+def build_model(spec: str, options: ModelOptions) -> Model:
     entry = model_entry(spec)
     model = entry.factory(spec.partition(":")[2], options)
     if not isinstance(getattr(model, "name", None), str) or not callable(getattr(model, "chat", None)) \

@@ -11,7 +11,7 @@ reaches the agent, so it can never be counted as an ``agent_crash``.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any
 
 from ..schema import Message, Usage
 from .base import tool_call
@@ -31,7 +31,7 @@ def _shown(value: Any) -> str:
     return redact(json.dumps(value)[:60])
 
 
-def _text(value: Any, source: str, field: str) -> Optional[str]:
+def _text(value: Any, source: str, field: str) -> str | None:
     """Message content: a string, null, or a list of text parts (joined)."""
     if value is None or isinstance(value, str):
         return None if value is None else redact(value)
@@ -49,7 +49,7 @@ def _count(usage: dict, field: str, source: str) -> int:
     return int(value)
 
 
-def _tool_calls(value: Any, source: str) -> Optional[list[dict[str, Any]]]:
+def _tool_calls(value: Any, source: str) -> list[dict[str, Any]] | None:
     if value is None or value == []:
         return None
     if not isinstance(value, list):
@@ -73,7 +73,7 @@ def _tool_calls(value: Any, source: str) -> Optional[list[dict[str, Any]]]:
     return calls
 
 
-def parse_chat_reply(text: str, source: str) -> tuple[Message, Usage, Optional[str]]:
+def parse_chat_reply(text: str, source: str) -> tuple[Message, Usage, str | None]:
     """(assistant message, usage, finish reason) from a chat-completion body."""
     try:
         data = json.loads(text)

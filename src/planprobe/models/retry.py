@@ -13,8 +13,9 @@ import asyncio
 import email.utils
 import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Awaitable, Callable, Optional, TypeVar
+from typing import TypeVar
 
 from ..errors import InfrastructureError
 
@@ -36,12 +37,12 @@ class RetryPolicy:
 class Retryable(Exception):
     """A failure worth another try; ``retry_after`` is the server's hint in seconds."""
 
-    def __init__(self, message: str, retry_after: Optional[float] = None):
+    def __init__(self, message: str, retry_after: float | None = None):
         super().__init__(message)
         self.retry_after = retry_after
 
 
-def parse_retry_after(value: Optional[str], now: Optional[float] = None) -> Optional[float]:
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
     """Seconds to wait from a Retry-After header: a number, or an HTTP date (relative to
     ``now``, the epoch time, default the current time)."""
     if not value:
@@ -60,8 +61,8 @@ def parse_retry_after(value: Optional[str], now: Optional[float] = None) -> Opti
 async def with_retries(
     call: Callable[[], Awaitable[T]],
     policy: RetryPolicy,
-    on_retry: Optional[Callable[[int, Retryable, float], None]] = None,
-    rng: Optional[random.Random] = None,
+    on_retry: Callable[[int, Retryable, float], None] | None = None,
+    rng: random.Random | None = None,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     clock: Callable[[], float] = time.monotonic,
 ) -> T:
@@ -70,7 +71,7 @@ async def with_retries(
     ``sleep`` and ``clock`` are injectable so that tests need no real waiting."""
     rng = rng or random.Random()
     start = clock()
-    last: Optional[Retryable] = None
+    last: Retryable | None = None
     for attempt in range(policy.max_attempts):
         try:
             return await call()

@@ -10,8 +10,8 @@ instance (one embedded model loaded, one HTTP client).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, Optional
 
 from ..errors import PlanprobeError
 from .base import Model
@@ -57,7 +57,7 @@ class RoleModels:
     models: Mapping[str, Model]
 
     @classmethod
-    def of(cls, model: "Model | RoleModels | Mapping[str, Model] | None") -> Optional["RoleModels"]:
+    def of(cls, model: Model | RoleModels | Mapping[str, Model] | None) -> RoleModels | None:
         if model is None or isinstance(model, RoleModels):
             return model
         if isinstance(model, Mapping):
@@ -69,7 +69,7 @@ class RoleModels:
         """The roles named explicitly (the default not included)."""
         return sorted(r for r in self.models if r != ANY_ROLE)
 
-    def get(self, role: str) -> Optional[Model]:
+    def get(self, role: str) -> Model | None:
         return self.models.get(role, self.models.get(ANY_ROLE))
 
     def for_role(self, role: str, agent: str = "") -> Model:

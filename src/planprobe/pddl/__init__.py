@@ -20,7 +20,7 @@ The core API, in the order data flows through it::
 See docs/pddl.md and docs/pddl-translation.md.
 """
 
-from . import fast_downward
+from . import fast_downward, reply_parser, translation  # NL: templates, reading replies
 from .errors import (
     PDDLSyntaxError,
     PlannerError,
@@ -34,10 +34,15 @@ from .model import Action, Atom, Domain, PDDLLiteral, Predicate, Problem, TypedN
 from .parser import load, load_domain, load_problem, parse_domain, parse_problem
 from .planner import PlanResult, solve
 from .simulator import applicable, apply, ground_step, parse_plan, parse_step, run
+from .translation import (
+    DomainTranslation,
+    TranslationConfigError,
+    Translator,
+    load_translation,
+    translator,
+)
 from .validator import Outcome, Relaxation, ValidationResult, validate
 from .writer import domain_to_pddl, problem_to_pddl
-from . import reply_parser, translation  # NL: templates, reading replies
-from .translation import DomainTranslation, TranslationConfigError, Translator, load_translation, translator
 
 __all__ = [
     "Action",

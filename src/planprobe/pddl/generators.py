@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from math import comb, factorial
 
@@ -61,7 +61,7 @@ LOGISTICS_GOALS = ("all", "partial")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-@lru_cache(maxsize=None)
+@cache
 def standard_domain_text(name: str) -> str:
     """The PDDL text of a shipped domain (``blocksworld`` or ``logistics``)."""
     if name not in STANDARD_DOMAINS:
@@ -69,7 +69,7 @@ def standard_domain_text(name: str) -> str:
     return resources.files(__package__).joinpath("domains").joinpath(f"{name}.pddl").read_text(encoding="utf-8")
 
 
-@lru_cache(maxsize=None)
+@cache
 def standard_domain(name: str) -> Domain:
     """The parsed shipped domain; parsed once per process and shared (domains are immutable)."""
     return parse_domain(standard_domain_text(name), f"{name}.pddl")
@@ -92,7 +92,7 @@ def block_names(n: int) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _lah_row(n: int) -> tuple[int, ...]:
     """L(n, k) for k = 1..n: the number of ways to split n blocks into k towers."""
     return tuple(comb(n - 1, k - 1) * factorial(n) // factorial(k) for k in range(1, n + 1))

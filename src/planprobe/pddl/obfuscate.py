@@ -37,7 +37,17 @@ from importlib import resources
 from typing import Any
 
 from ..errors import PlanprobeError
-from .model import EQUALITY, ROOT_TYPE, Action, Atom, Domain, PDDLLiteral, Predicate, Problem, TypedName
+from .model import (
+    EQUALITY,
+    ROOT_TYPE,
+    Action,
+    Atom,
+    Domain,
+    PDDLLiteral,
+    Predicate,
+    Problem,
+    TypedName,
+)
 from .simulator import parse_step
 
 __all__ = [
@@ -97,7 +107,7 @@ class Renaming:
     objects: dict[str, str] = field(default_factory=dict)  # the domain's constants and the problem's objects
 
     def inverse(self) -> Renaming:
-        inv = lambda m: {v: k for k, v in m.items()}  # noqa: E731
+        inv = lambda m: {v: k for k, v in m.items()}
         return Renaming(self.style, (self.domain[1], self.domain[0]), inv(self.actions), inv(self.predicates),
                         inv(self.types), inv(self.objects))
 
@@ -291,7 +301,7 @@ def obfuscate_problem(problem: Problem, domain: Domain, renaming: Renaming, obje
                     {**renaming.objects, **names})
     def ty(t: str) -> str:
         return full.types.get(t, t)
-    ren = lambda a: Atom(full.predicates[a.predicate] if a.predicate != EQUALITY else EQUALITY,  # noqa: E731
+    ren = lambda a: Atom(full.predicates[a.predicate] if a.predicate != EQUALITY else EQUALITY,
                          tuple(full.objects.get(x, x) for x in a.args))
     new_objects = [TypedName(names[o.name], ty(o.type)) for o in own]
     if objects == "neutral":  # list them by new name, so the listing does not group them by kind

@@ -27,8 +27,6 @@ from .errors import PDDLSyntaxError
 from .model import (
     EQUALITY,
     ROOT_TYPE,
-    either_type,
-    type_members,
     Action,
     Atom,
     Domain,
@@ -36,6 +34,8 @@ from .model import (
     Predicate,
     Problem,
     TypedName,
+    either_type,
+    type_members,
 )
 
 __all__ = ["PDDLSyntaxError", "load", "load_domain", "load_problem", "parse_domain", "parse_problem"]

@@ -244,8 +244,7 @@ class _Search:
                             hn = lm.run(nxt, all_free, len(cuts), record=new)
                         else:  # all but the one holding the action
                             hn = lm.run(nxt, [o for o in all_free if cut_of[o] != k], len(cuts) - 1, record=new)
-                        if hn < floor:
-                            hn = floor
+                        hn = max(hn, floor)
                         if new is not None and hn != INF:  # new is a list exactly when keep_stored
                             stored[nxt] = (cuts if k is None else [c for j, c in enumerate(cuts) if j != k]) + new
                     else:

@@ -48,7 +48,7 @@ class GroundingStats:
 class _Plan:
     """How to extend the binding of one schema once one precondition (the trigger) matched."""
 
-    __slots__ = ("schema_index", "trigger", "trigger_checks", "steps")
+    __slots__ = ("schema_index", "steps", "trigger", "trigger_checks")
 
     def __init__(self, schema_index: int, trigger, trigger_checks, steps):
         self.schema_index, self.trigger, self.trigger_checks, self.steps = schema_index, trigger, trigger_checks, steps

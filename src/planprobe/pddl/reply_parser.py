@@ -79,17 +79,17 @@ _ARTICLES = frozenset({"the", "a", "an"})
 _STOP = _ARTICLES | {"is", "are", "be", "being", "been"}
 _SUBJECT = _ARTICLES | {"both", "also"}  # words a bare coordinated subject may carry
 _WORD = re.compile(r"[a-z0-9_]+")
-_TAG = re.compile(r"\[(plan end|plan|statement|cost)\]", re.I)
+_TAG = re.compile(r"\[(plan end|plan|statement|cost)\]", re.IGNORECASE)
 _MARKDOWN = re.compile(r"\*\*|__|`")
 _BULLET = re.compile(r"^\s*(?:[-*•>+]+\s*)+")
-_NUMBER = re.compile(r"^\s*(?:step\s*)?(?:\(\d+\)|\d+\s*[.):\]-]|\d+\s+(?=[a-z]))\s*(?::\s*)?", re.I)
-_STEP_NUMBER = re.compile(r"^\s*step\s*\d+\s*[.:)-]?\s*", re.I)
+_NUMBER = re.compile(r"^\s*(?:step\s*)?(?:\(\d+\)|\d+\s*[.):\]-]|\d+\s+(?=[a-z]))\s*(?::\s*)?", re.IGNORECASE)
+_STEP_NUMBER = re.compile(r"^\s*step\s*\d+\s*[.:)-]?\s*", re.IGNORECASE)
 _PAREN = re.compile(r"\([^()]*\)")
 _PDDL_STEP = re.compile(r"^\(\s*([a-z0-9_][\w\-.]*)((?:\s+[a-z0-9_][\w\-.]*)*)\s*\)\s*[.,;]?$")
 NEGATION = re.compile(r"\b(?:not|no longer|never|neither|nor|none|nothing)\b|n't\b")
 PLANBENCH_NEGATION = re.compile(r"(?<=\s)not(?=\s)")  # PlanBench: only " not " negates a clause
 _CLAUSE_SPLIT = re.compile(r"\s*(?:[,;\n]|\.(?:\s|$)|\band\b)\s*")
-_VERDICT = re.compile(r"\bplan\s+is\s+(not\s+)?(in)?(valid|correct)\b", re.I)
+_VERDICT = re.compile(r"\bplan\s+is\s+(not\s+)?(in)?(valid|correct)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -405,7 +405,7 @@ def parse_state(text: str, tr: Translator, negation: re.Pattern = NEGATION) -> P
     (``NEGATION``: "not", "no longer", "n't", …) or ``PLANBENCH_NEGATION`` (only
     " not ", as PlanBench reads states — "X is no longer clear" then says X is clear)."""
     lex = _lexicon(tr)
-    cut = re.search(r"\[statement\]", text, re.I)
+    cut = re.search(r"\[statement\]", text, re.IGNORECASE)
     if cut is not None:
         text = text[:cut.start()]
     atoms: list[Atom] = []
@@ -414,7 +414,7 @@ def parse_state(text: str, tr: Translator, negation: re.Pattern = NEGATION) -> P
     ignored: list[str] = []
     for lineno, raw_line in enumerate(text.split("\n"), 1):
         line = _TAG.sub(" ", raw_line)
-        line = re.sub(r"\[[a-z ]+\]", " ", line, flags=re.I)
+        line = re.sub(r"\[[a-z ]+\]", " ", line, flags=re.IGNORECASE)
         line = _PAREN.sub(" ", _MARKDOWN.sub("", line)).lower()
         waiting: list[tuple[str, list[str]]] = []  # subjects without a predicate: "both X" (and Y are …)
         for clause in _CLAUSE_SPLIT.split(line):
@@ -481,7 +481,7 @@ def _read_fact(clause: str, lex: _Lexicon) -> tuple[Atom | None, str]:
 
 def parse_verification(text: str) -> Verification:
     """The verdict of a plan-verification answer (up to any ``[STATEMENT]``)."""
-    cut = re.search(r"\[statement\]", text, re.I)
+    cut = re.search(r"\[statement\]", text, re.IGNORECASE)
     if cut is not None:
         text = text[:cut.start()]
     m = _VERDICT.search(text)

@@ -14,27 +14,27 @@ import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, cast
+from typing import Any, cast
 
 from ..analysis.dissect import CAUSES, read_rows
 from ..analysis.robustness import robustness, robustness_lines
-from ..llm_judge.apb_run import judgement_lines
-from ..suites.travelplanner.submission import run_figure_lines, run_figures
 from ..analysis.stats import wilson_interval
-from .subtask_graph import graph_layout
 from ..analysis.summary import RunSummary, Tally, summarize, timeout_limit
-from ..runner.store import RunStore
 from ..errors import PlanprobeError
+from ..llm_judge.apb_run import judgement_lines
+from ..runner.store import RunStore
 from ..schema import ErrorClass
 from ..suites.base import HighlightsEvidence, has_capability
 from ..suites.registry import get_family
+from ..suites.travelplanner.submission import run_figure_lines, run_figures
+from .subtask_graph import graph_layout
 
 # A reply or tool result longer than this is cut in the drill-down (and says so),
 # so one runaway model cannot make a report of hundreds of megabytes.
 MAX_TEXT = 4000
 
 
-def clip(text: Optional[str], limit: int = MAX_TEXT) -> str:
+def clip(text: str | None, limit: int = MAX_TEXT) -> str:
     if not text:
         return ""
     if len(text) <= limit:
@@ -65,7 +65,7 @@ class RunData:
     judgements: list[str] = field(default_factory=list)  # LLM-judge summaries (APB's scores, judged pass rate)
     api_bank: list[str] = field(default_factory=list)  # API-Bank's official figures and PMC's, for API-Bank runs
     # the chance baseline's causes over the same dissected cases; None when not measured for all of them
-    root_cause_baseline: Optional[dict[str, int]] = None
+    root_cause_baseline: dict[str, int] | None = None
 
     def head(self) -> dict[str, Any]:
         s = self.summary.to_json()
@@ -102,7 +102,7 @@ def _highlights(case: dict[str, Any], verdict: dict[str, Any]) -> list[list[int]
 
 
 
-def _row(case: dict[str, Any], trace: dict[str, Any], verdict: dict[str, Any], cause: Optional[str]) -> dict[str, Any]:
+def _row(case: dict[str, Any], trace: dict[str, Any], verdict: dict[str, Any], cause: str | None) -> dict[str, Any]:
     """One result as the page needs it; reads the stored JSON as plain data (no
     model validation: 10,000 of them must load in about a second)."""
     calls = [{
@@ -143,7 +143,7 @@ def read_root_causes(run_dir: Path) -> dict[str, str]:
     return {cid: str(row.get("cause")) for cid, row in read_rows(run_dir).items()}
 
 
-def root_cause_tables(run_dir: Path) -> tuple[dict[str, int], Optional[dict[str, int]]]:
+def root_cause_tables(run_dir: Path) -> tuple[dict[str, int], dict[str, int] | None]:
     """Cause counts over the dissected cases, and their chance-baseline counts (None unless
     every dissected case has one), both in Alg. 2's order."""
     rows = list(read_rows(run_dir).values())
@@ -198,7 +198,7 @@ def _curves(rows: list[dict[str, Any]], cases: dict[str, dict[str, Any]]) -> lis
     return curves
 
 
-def load_run(run_dir: Path, name: Optional[str] = None) -> RunData:
+def load_run(run_dir: Path, name: str | None = None) -> RunData:
     """Read one run directory into report data (finished results only)."""
     store = RunStore(run_dir)
     try:

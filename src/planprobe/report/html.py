@@ -24,12 +24,13 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ..version import __version__
 from ..analysis.compare import compare_runs
 from ..errors import PlanprobeError
 from ..runner.store import RunStore
+from ..version import __version__
 from .data import RunData
 from .plots import figures, svg_inline
+
 
 def packed_json(obj: Any) -> str:
     """JSON -> gzip (mtime 0, so reports are byte-identical) -> base64: compact, and

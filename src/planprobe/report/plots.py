@@ -11,8 +11,8 @@ matplotlib's mathtext from interpreting a ``$`` in someone's directory name.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, Optional
 
 from ..errors import PlanprobeError
 from .data import Curve, RunData
@@ -64,7 +64,7 @@ def curve_figure(axis: str, series: list[tuple[int, Curve]], fmt: str = "svg") -
 
 
 def bars_figure(title: str, series: list[tuple[int, dict[str, int]]], fmt: str = "svg", legend: bool = False,
-                baselines: Optional[dict[int, dict[str, int]]] = None) -> bytes:
+                baselines: dict[int, dict[str, int]] | None = None) -> bytes:
     """Share of failures per class (or root cause), grouped by run; a run's chance baseline
     (``baselines[run index]``), if any, is drawn hatched right below its bars."""
     plt = _pyplot()
@@ -133,7 +133,7 @@ def export_figures(runs: list[RunData], directory: Path, formats: Iterable[str])
     return written
 
 
-def svg_inline(data: bytes) -> Optional[str]:
+def svg_inline(data: bytes) -> str | None:
     """The <svg> element of a matplotlib SVG file, for inlining (drops the XML prolog)."""
     text = data.decode("utf-8")
     start = text.find("<svg")

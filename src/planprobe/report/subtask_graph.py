@@ -6,12 +6,12 @@ columns by wave (a wave runs concurrently and depends only on earlier waves)."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 COL_W, ROW_H, BOX_W, BOX_H, PAD = 200, 70, 170, 48, 10
 
 
-def graph_layout(trace: dict[str, Any]) -> Optional[dict[str, Any]]:
+def graph_layout(trace: dict[str, Any]) -> dict[str, Any] | None:
     """{"w", "h", "nodes": [{id, label, executor, x, y, rewritten}], "edges": [[x1, y1, x2, y2]],
     "global": [...]} for a trace with a PMC plan, else None."""
     info = (trace.get("meta") or {}).get("pmc") or {}

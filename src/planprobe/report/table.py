@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from rich.console import Console
 from rich.table import Table
 
@@ -36,7 +34,7 @@ DIFFICULTY_COLUMNS = {"constraints": "constraints", "restatements": "restated", 
                       "words": "words"}
 
 
-def difficulty_table(summary: RunSummary) -> Optional[Table]:
+def difficulty_table(summary: RunSummary) -> Table | None:
     """Per action count, the mean of each difficulty measure the cases record; None if none do."""
     shown = [key for key in DIFFICULTY_COLUMNS if any(key in d for d in summary.difficulty.values())]
     if not shown:
@@ -50,7 +48,7 @@ def difficulty_table(summary: RunSummary) -> Optional[Table]:
     return table
 
 
-def summary_table(summary: RunSummary, title: Optional[str] = None) -> Table:
+def summary_table(summary: RunSummary, title: str | None = None) -> Table:
     agent = summary.meta.get("agent", "?")
     model = summary.meta.get("model")
     table = Table(title=title or f"agent {agent}" + (f" · model {model}" if model else ""), title_justify="left")
@@ -90,5 +88,5 @@ def comparison_table(rows: list[tuple[str, RunSummary]], title: str = "") -> Tab
     return table
 
 
-def print_table(table: Table, console: Optional[Console] = None) -> None:
+def print_table(table: Table, console: Console | None = None) -> None:
     (console or Console()).print(table)

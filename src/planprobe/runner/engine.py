@@ -19,17 +19,28 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Awaitable, Callable, Iterable, Optional
 
-from ..version import __version__
 from ..agents.base import Agent
-from ..environment import INFRA_PENDING, Environment, IterationLimitExceeded, Limits, current_trace
-from ..errors import ContextLimitError, InfrastructureError, PlanprobeError, ServiceUnusableError
+from ..environment import (
+    INFRA_PENDING,
+    Environment,
+    IterationLimitExceeded,
+    Limits,
+    current_trace,
+)
+from ..errors import (
+    ContextLimitError,
+    InfrastructureError,
+    PlanprobeError,
+    ServiceUnusableError,
+)
 from ..models.redact import redact
 from ..schema import Case, Trace, TraceError, TraceStatus, Verdict
 from ..suites.registry import get_family
+from ..version import __version__
 from .resume import check_same_settings
 from .store import STORE_FORMAT, RunStore, suite_digest
 
@@ -37,7 +48,7 @@ from .store import STORE_FORMAT, RunStore, suite_digest
 @dataclass(frozen=True)
 class RunConfig:
     agent: str
-    model: Optional[str] = None
+    model: str | None = None
     trials: int = 1
     concurrency: int = 8
     limits: Limits = field(default_factory=Limits)
@@ -54,16 +65,16 @@ class RunConfig:
 OnResult = Callable[[Trace, Verdict], None]
 
 
-async def run_episode(case: Case, agent: Agent, limits: Limits, trial: int = 0, model: Optional[str] = None,
-                      models: Optional[dict[str, str]] = None) -> Trace:
+async def run_episode(case: Case, agent: Agent, limits: Limits, trial: int = 0, model: str | None = None,
+                      models: dict[str, str] | None = None) -> Trace:
     """One agent on one case, under the limits; never raises for agent failures. ``model``
     is the run's model name, ``models`` role -> model name when roles have their own."""
     env = get_family(case.family).environment(case, limits, trial, agent.name)
     return await drive(env, lambda: agent(case, env), model, models)
 
 
-async def drive(env: Environment, start: Callable[[], Awaitable[Optional[str]]], model: Optional[str] = None,
-                models: Optional[dict[str, str]] = None) -> Trace:
+async def drive(env: Environment, start: Callable[[], Awaitable[str | None]], model: str | None = None,
+                models: dict[str, str] | None = None) -> Trace:
     """Run an agent's coroutine (``start()``) in its environment under the environment's
     limits and return the trace; agent failures are recorded, never raised. Shared by a
     fresh episode and a re-rollout (runner/rollout.py)."""
@@ -111,7 +122,7 @@ async def drive(env: Environment, start: Callable[[], Awaitable[Optional[str]]],
 
 
 def open_run(out: Path, cases: Iterable[Case], config: RunConfig, suite_name: str = "",
-             digest: Optional[str] = None) -> RunStore:
+             digest: str | None = None) -> RunStore:
     """Create a run directory, or reopen one for resuming after checking it holds the
     same suite and settings. The cases stream into the store with the settings in one
     transaction. ``digest`` is the suite's fingerprint when the caller already read it
@@ -165,7 +176,7 @@ async def run_pending(
     store: RunStore,
     agent: Agent,
     config: RunConfig,
-    on_result: Optional[OnResult] = None,
+    on_result: OnResult | None = None,
 ) -> int:
     """Run every (case, trial) the store does not have yet, and every infra one with
     attempts left; returns how many ran.

@@ -14,7 +14,6 @@ from pathlib import Path
 from ..environment import Limits
 from ..errors import PlanprobeError
 
-
 # the command-line option that sets each resumable setting, for the refusal message
 _OPTION = {"agent": "--agent", "model": "--model", "seed": "--seed", "model_params": "--temperature/--max-tokens",
            "max_iterations": "--max-iterations", "timeout_s": "--timeout"}

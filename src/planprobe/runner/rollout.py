@@ -28,13 +28,21 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Optional
 
 from ..agents.base import Agent
 from ..agents.prefix import Prefix, can_resume
 from ..environment import Limits
 from ..errors import PlanprobeError
-from ..schema import DEFAULT_ROLE, Case, Message, Origin, SubEpisode, Trace, Usage, Verdict
+from ..schema import (
+    DEFAULT_ROLE,
+    Case,
+    Message,
+    Origin,
+    SubEpisode,
+    Trace,
+    Usage,
+    Verdict,
+)
 from ..suites.registry import get_family
 from .engine import drive
 from .steps import step_count, with_steps
@@ -61,9 +69,9 @@ def _prefix_episodes(original: Trace, steps: int) -> list[SubEpisode]:
 
 
 async def rerollout(case: Case, original: Trace, steps: int, agent: Agent, limits: Limits = Limits(), *,
-                    guidance: Optional[str] = None, role: str = DEFAULT_ROLE, attempt: int = 1,
-                    run: Optional[str] = None, model: Optional[str] = None,
-                    models: Optional[dict[str, str]] = None) -> Trace:
+                    guidance: str | None = None, role: str = DEFAULT_ROLE, attempt: int = 1,
+                    run: str | None = None, model: str | None = None,
+                    models: dict[str, str] | None = None) -> Trace:
     """The original's first ``steps`` steps replayed, ``guidance`` inserted, ``agent`` continuing.
     Agent failures are recorded in the trace (as in a fresh episode); a prefix that cannot be
     replayed, or an agent that cannot resume, raises PlanprobeError naming the case and step."""
@@ -108,9 +116,9 @@ async def rerollout(case: Case, original: Trace, steps: int, agent: Agent, limit
 
 
 def rerollout_in_run(run_dir: Path, case_id: str, trial: int, steps: int, agent: Agent, *,
-                     guidance: Optional[str] = None, role: str = DEFAULT_ROLE, limits: Optional[Limits] = None,
-                     model: Optional[str] = None, models: Optional[dict[str, str]] = None,
-                     store_it: bool = True, attempt: Optional[int] = None) -> tuple[Trace, Verdict]:
+                     guidance: str | None = None, role: str = DEFAULT_ROLE, limits: Limits | None = None,
+                     model: str | None = None, models: dict[str, str] | None = None,
+                     store_it: bool = True, attempt: int | None = None) -> tuple[Trace, Verdict]:
     """Re-roll out a stored result and store the new attempt beside it (``RunStore.add_rerollout``),
     judged by the case's oracle; its attempt number is one more than the case's earlier ones.
     The run's own limits apply unless ``limits`` is given. Takes the run directory's lock.

@@ -28,10 +28,11 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Optional, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import FormatVersionError, PlanprobeError
 
@@ -96,14 +97,14 @@ class ResultRow:
     trial: int
     status: str
     passed: bool
-    primary_error: Optional[str]
+    primary_error: str | None
     infra: bool
     wall_time: float
     model_calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cost_usd: Optional[float] = None
+    cost_usd: float | None = None
 
 
 class SuiteDigest:
@@ -340,7 +341,7 @@ class RunStore:
             self._put_cases(db, cases)
 
     @staticmethod
-    def _put_cases(db: sqlite3.Connection, cases: Iterable[Case], digest: Optional[SuiteDigest] = None) -> None:
+    def _put_cases(db: sqlite3.Connection, cases: Iterable[Case], digest: SuiteDigest | None = None) -> None:
         def rows():
             for i, c in enumerate(cases):
                 if digest is not None:
@@ -352,7 +353,7 @@ class RunStore:
         except sqlite3.IntegrityError as exc:
             raise PlanprobeError(f"the suite repeats a case id ({exc})") from None
 
-    def initialize(self, cases: Iterable[Case], meta: dict[str, object], expect_digest: Optional[str] = None) -> str:
+    def initialize(self, cases: Iterable[Case], meta: dict[str, object], expect_digest: str | None = None) -> str:
         """Store the suite's cases and the run's settings in one transaction, streaming
         the cases; returns the suite's digest. A failure half-way (a bad case, a full
         disk, Ctrl-C, a suite that is not the one ``expect_digest`` says was checked)
@@ -426,7 +427,7 @@ class RunStore:
             out.append((case_id, trial, int(meta.get("attempt", 1)), list(meta.get("earlier_infra", [])) + last))
         return out
 
-    def result_count(self, trials: Optional[int] = None) -> int:
+    def result_count(self, trials: int | None = None) -> int:
         """Finished results (of trials 0..trials-1 when given)."""
         if trials is None:
             return self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
@@ -451,7 +452,7 @@ class RunStore:
                 if trial not in finished or (case.id, trial) in retry:
                     yield case, trial
 
-    def add_result(self, trace: Trace, verdict: Verdict, raw: Optional[tuple[str, str]] = None) -> None:
+    def add_result(self, trace: Trace, verdict: Verdict, raw: tuple[str, str] | None = None) -> None:
         """Store a result; it may replace an infra result of the same (case, trial), never another.
         ``raw`` is the pair's JSON when the caller already has it (a result merged from a shard)."""
         u = trace.usage
@@ -537,7 +538,7 @@ class RunStore:
                  trace.model_dump_json(), verdict.model_dump_json(), time.time()),
             )
 
-    def rerollouts(self, case_id: Optional[str] = None, trial: Optional[int] = None) -> list[tuple[Trace, Verdict]]:
+    def rerollouts(self, case_id: str | None = None, trial: int | None = None) -> list[tuple[Trace, Verdict]]:
         """Stored re-rollouts (of one result when ``case_id``/``trial`` are given), in attempt order;
         none in a run written before they existed."""
         if not self._has_rerollouts_table():

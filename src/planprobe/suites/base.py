@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, NamedTuple, Optional, Protocol, Sequence, TypeVar, runtime_checkable
+from collections.abc import Iterator, Mapping, Sequence
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    NamedTuple,
+    Protocol,
+    TypeVar,
+    runtime_checkable,
+)
 
 from ..environment import Environment, Limits
 from ..schema import Case, Evidence, ToolSpec, Trace, Verdict
@@ -48,7 +56,7 @@ class Family(Protocol):
 
     def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]: ...
 
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
+    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> list[PlannedCall] | None:
         """A plan with exactly this fault, or None when the case leaves no room for it."""
         ...
 
@@ -65,7 +73,7 @@ class ClassifiesFaults(Protocol):
     """The reference ``faulty:<fault>`` agent asks which class this case must report for a
     fault (e.g. a style without that class). Without it: ``faults[fault]``."""
 
-    def fault_class(self, case: Case, fault: str) -> Optional[str]: ...
+    def fault_class(self, case: Case, fault: str) -> str | None: ...
 
 
 @runtime_checkable
@@ -74,7 +82,7 @@ class GrantsRestarts(Protocol):
     of the tool whose valid calls the environment grants as restarts; attempt boundaries
     are derived from the raw calls of that tool. Without it: no restarts, every call is judged."""
 
-    def restart_tool(self, case: Case) -> Optional[str]: ...
+    def restart_tool(self, case: Case) -> str | None: ...
 
 
 @runtime_checkable
@@ -88,7 +96,7 @@ class AnswersInText(Protocol):
 
     def random_answer(self, case: Case, rng: random.Random) -> str: ...
 
-    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]: ...
+    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> str | None: ...
 
 
 class NoToolPlans:
@@ -102,7 +110,7 @@ class NoToolPlans:
     def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
         return []
 
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
+    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> list[PlannedCall] | None:
         return None
 
 
@@ -112,7 +120,7 @@ class AnswersSomeInText(Protocol):
     cases whose reference plan is executed (the judged family: APB's protocol asks for a
     written plan, its execute mode for calls). Every ``AnswersInText`` family has it too."""
 
-    def reference_answer(self, case: Case) -> Optional[str]: ...
+    def reference_answer(self, case: Case) -> str | None: ...
 
 
 @runtime_checkable
@@ -224,7 +232,7 @@ class RunsComposites(Protocol):
     checked in the state after the first, and if it cannot run neither runs (pddl)."""
 
     def execute_composite(self, name: str, first: str, first_args: dict[str, Any], second: str,
-                          second_args: dict[str, Any]) -> tuple[str, Optional[str]]: ...
+                          second_args: dict[str, Any]) -> tuple[str, str | None]: ...
 
 
 @runtime_checkable

@@ -10,8 +10,8 @@ so a suite that loads is a suite every later command can use.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
 
 from pydantic import ValidationError
 
@@ -103,7 +103,7 @@ def _read_cases(path: Path) -> Iterator[tuple[str, Case]]:
                     continue
                 where = f"{path}:{lineno}"
                 case = parse_case_line(line, where)
-                first: Optional[int] = seen.get(case.id)
+                first: int | None = seen.get(case.id)
                 if first is not None:
                     raise PlanprobeError(f"{where}: duplicate case id {case.id!r} (first on line {first})")
                 seen[case.id] = lineno

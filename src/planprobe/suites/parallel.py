@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 from collections import deque
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
-from typing import Callable, Iterator, Optional
 
 from ..schema import Case
 
@@ -20,7 +20,7 @@ ChunkFn = Callable[[int, int], list[str]]  # (start, stop) -> serialized cases, 
 MakeCase = Callable[[int], Case]  # index -> case; a module-level function or a partial of one (pickled to workers)
 
 
-def auto_workers(n: int, requested: Optional[int] = None) -> int:
+def auto_workers(n: int, requested: int | None = None) -> int:
     """Workers to use: as requested, else every core for suites big enough to gain."""
     if requested is not None:
         return max(1, requested)
@@ -59,7 +59,7 @@ def indexed_cases(make: MakeCase, n: int, start: int = 0) -> Iterator[Case]:
         yield make(i)
 
 
-def suite_lines(make: MakeCase, n: int, workers: Optional[int] = None, chunk: int = 1000) -> Iterator[str]:
+def suite_lines(make: MakeCase, n: int, workers: int | None = None, chunk: int = 1000) -> Iterator[str]:
     """A suite of ``n`` cases as JSON lines, produced on ``workers`` processes (default:
     every core for large suites), in index order and byte-identical to one process."""
     return ordered_chunks(partial(case_lines, make), n, auto_workers(n, workers), chunk)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
-from typing import Optional, TypeVar, cast
+from typing import TypeVar, cast
 
 from ..errors import PlanprobeError
 from ..plugins import Registry, missing_members
@@ -104,7 +104,7 @@ def is_builtin(name: str) -> bool:
     return _REGISTRY.builtin(name)
 
 
-def restart_tool_of(case: Case) -> Optional[ToolSpec]:
+def restart_tool_of(case: Case) -> ToolSpec | None:
     """The tool whose valid calls the case's environment grants as restarts, as the case
     offers it (its schema decides which calls are valid); None when there is none. The
     family says which tool that is (capability ``GrantsRestarts``); families without it
@@ -112,7 +112,7 @@ def restart_tool_of(case: Case) -> Optional[ToolSpec]:
     return case.derived("restart_tool", _find_restart_tool)[0]  # a tuple: None is a value worth caching
 
 
-def _find_restart_tool(case: Case) -> tuple[Optional[ToolSpec]]:
+def _find_restart_tool(case: Case) -> tuple[ToolSpec | None]:
     family = get_family(case.family)
     name = family.restart_tool(case) if isinstance(family, GrantsRestarts) else None
     return (next((t for t in case.tools if t.name == name), None) if name is not None else None,)

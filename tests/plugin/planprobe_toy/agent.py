@@ -7,7 +7,6 @@ required order happens to be alphabetical: a floor for the ``lamps`` family.
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 from planprobe import AgentEntry, AgentRequest, Case, Environment
 
@@ -15,7 +14,7 @@ from planprobe import AgentEntry, AgentRequest, Case, Environment
 class AlphabeticalAgent:
     name = "alphabetical"
 
-    async def __call__(self, case: Case, env: Environment) -> Optional[str]:
+    async def __call__(self, case: Case, env: Environment) -> str | None:
         for tool in env.tools:
             lamps = tool.parameters.get("properties", {}).get("lamp", {}).get("enum", [])
             for lamp in sorted(lamps):

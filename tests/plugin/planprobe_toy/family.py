@@ -8,10 +8,22 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
-from planprobe import Case, CaseMeta, Environment, Evidence, Limits, PlannedCall, PlanprobeError, ToolSpec, Trace
-from planprobe import TraceStatus, Verdict
+from planprobe import (
+    Case,
+    CaseMeta,
+    Environment,
+    Evidence,
+    Limits,
+    PlannedCall,
+    PlanprobeError,
+    ToolSpec,
+    Trace,
+    TraceStatus,
+    Verdict,
+)
 from planprobe.schema import ErrorClass, sort_errors
 
 FAMILY = "lamps"
@@ -32,7 +44,7 @@ def _order(case: Case) -> list[str]:
 
 
 class LampsEnvironment(Environment):
-    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
+    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
         return f"The {args['lamp']} lamp is on.", None
 
 
@@ -99,7 +111,7 @@ class LampsFamily:
     def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
         return [_switch(lamp) for lamp in rng.sample(_order(case), len(_order(case)))]
 
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
+    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> list[PlannedCall] | None:
         plan = self.reference_plan(case)
         k = rng.randrange(len(plan))
         if fault == "drop":

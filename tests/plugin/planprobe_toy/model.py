@@ -3,8 +3,6 @@ so ``--model toy --agent tools`` runs offline through the whole model path."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from planprobe import Message, ModelEntry, ModelOptions, ToolSpec
 from planprobe.models import ChatParams, ChatResult
 
@@ -12,7 +10,7 @@ from planprobe.models import ChatParams, ChatResult
 class ToyModel:
     name = "toy"
 
-    async def chat(self, messages: list[Message], tools: Optional[list[ToolSpec]], params: ChatParams) -> ChatResult:
+    async def chat(self, messages: list[Message], tools: list[ToolSpec] | None, params: ChatParams) -> ChatResult:
         return ChatResult(message=Message(role="assistant", content="I will not switch anything on."))
 
     async def aclose(self) -> None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable
-from typing import Any, Optional
+from typing import Any
 
 from . import api_account, api_health, api_schedule, api_services
 from .api_support import Handler, fail
@@ -40,15 +40,15 @@ _NO_API_NAME = {"CheckToken", "DeleteAccount", "ForgotPassword", "RegisterUser"}
 class World:
     """One fresh copy of API-Bank's initial databases and the APIs over them."""
 
-    def __init__(self, databases: dict[str, Any], seed: str = "", recorded: Optional[dict[str, Any]] = None,
-                 searcher: Optional[Callable[[Any], Any]] = None):
+    def __init__(self, databases: dict[str, Any], seed: str = "", recorded: dict[str, Any] | None = None,
+                 searcher: Callable[[Any], Any] | None = None):
         self._source = databases
         self.db: dict[str, Any] = {}  # tables copied on first use: most calls touch one or two
         self.rng = random.Random(f"planprobe/apibank/{seed}")
         self.recorded = recorded or {}  # canonical_input -> recorded result (offline web APIs)
         self.searcher = searcher
-        self.verification_code: Optional[int] = None
-        self.reset_user: Optional[str] = None
+        self.verification_code: int | None = None
+        self.reset_user: str | None = None
         self.bank_accounts: dict[int, dict[str, str]] = {0: {"account": "test", "password": "test", "name": "yifei"}}
 
     # -- the shared token check (API-Bank's CheckToken) ----------------------
@@ -74,7 +74,7 @@ class World:
         if api == "GetToday":
             inputs = None
         output: Any = None
-        exception: Optional[str] = None
+        exception: str | None = None
         try:
             output = handler(self, inputs if inputs is not None else {})
         except Exception as exc:  # noqa: BLE001  (API-Bank turns every failure into its message)

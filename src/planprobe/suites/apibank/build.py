@@ -21,14 +21,27 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, OracleKind, ToolSpec
 from .api_support import canonical_input
-from .catalog import CallRefused, catalog, convert_arguments, public_definition, tool_spec
+from .catalog import (
+    CallRefused,
+    catalog,
+    convert_arguments,
+    public_definition,
+    tool_spec,
+)
 from .checks import check
-from .data import Level3Sample, Turn, dialogue_files, read_databases, read_dialogue, read_level3
+from .data import (
+    Level3Sample,
+    Turn,
+    dialogue_files,
+    read_databases,
+    read_dialogue,
+    read_level3,
+)
 from .searcher import level12_searcher, split_by_uppercase
 
 FAMILY = "apibank"
@@ -53,7 +66,7 @@ L3_RESPONSE_INSTRUCTION = ("The user's requirement was fulfilled with the API ca
                            "reply to the user reporting the outcome, as plain text; make no tool call.")
 
 
-def call_text(api: str, args: Optional[dict[str, Any]]) -> str:
+def call_text(api: str, args: dict[str, Any] | None) -> str:
     """A call in API-Bank's bracket syntax (shown to agents as history)."""
     inner = ", ".join(f"{k}='{v}'" if isinstance(v, str) else f"{k}={json.dumps(v, ensure_ascii=False)}"
                       for k, v in (args or {}).items())
@@ -281,7 +294,7 @@ def level3_cases(root: Path, pass_rouge: float, kinds: tuple[str, ...]) -> Itera
 KINDS = {1: ("api", "response"), 2: ("api", "response"), 3: ("step", "response", "run")}
 
 
-def import_cases(root: Path, level: int, kinds: Optional[tuple[str, ...]] = None,
+def import_cases(root: Path, level: int, kinds: tuple[str, ...] | None = None,
                  pass_rouge: float = DEFAULT_PASS_ROUGE) -> list[Case]:
     """Every case of one level (all kinds unless ``kinds`` narrows them). Everything is
     read and checked before a case is returned, so bad input never yields a partial suite."""

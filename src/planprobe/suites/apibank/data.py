@@ -19,7 +19,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ...errors import PlanprobeError
 from .catalog import catalog
@@ -42,7 +42,7 @@ class Turn:
     role: str  # "User", "AI" or "API"
     text: str = ""
     api_name: str = ""
-    result: Optional[dict[str, Any]] = None  # API turns: the recorded result dict
+    result: dict[str, Any] | None = None  # API turns: the recorded result dict
     line: int = 0
 
     def to_json(self) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import copy
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
@@ -50,7 +50,7 @@ def databases_for(spec: dict[str, Any]) -> dict[str, Any]:
     return dbs
 
 
-def fresh_world(spec: dict[str, Any], seed: str, databases: Optional[dict[str, Any]] = None) -> World:
+def fresh_world(spec: dict[str, Any], seed: str, databases: dict[str, Any] | None = None) -> World:
     """A World over fresh databases, as API-Bank's evaluator builds a ToolManager per call."""
     dbs = databases if databases is not None else databases_for(spec)
     return World(dbs, seed=seed, recorded=spec.get("recorded") or {},
@@ -61,7 +61,7 @@ def dump(result: Any) -> str:
     return json.dumps(result, ensure_ascii=False, default=str)
 
 
-def _lv3_refusal(api: str, args: dict[str, Any]) -> Optional[str]:
+def _lv3_refusal(api: str, args: dict[str, Any]) -> str | None:
     """What API-Bank's level-3 EmailReminder refuses although its rule ignores the field
     (``content``): a time that does not parse, an empty content."""
     if api != "EmailReminder":
@@ -132,7 +132,7 @@ class ApiBankEnvironment(Environment):
             if isinstance(name, str) and name in self._callable and all(t.name != name for t in self.tools):
                 self.tools.append(self._callable[name])
 
-    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
+    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
         if self.level == 3:
             result = self.server.call(name, args)
         else:

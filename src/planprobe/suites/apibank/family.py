@@ -24,11 +24,20 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar
 
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
-from ...schema import Case, ErrorClass, Evidence, ToolCall, ToolCallError, Trace, TraceStatus, Verdict
+from ...schema import (
+    Case,
+    ErrorClass,
+    Evidence,
+    ToolCall,
+    ToolCallError,
+    Trace,
+    TraceStatus,
+    Verdict,
+)
 from ...tool_args import parse_arguments
 from ..base import NoToolPlans, PlannedCall
 from .build import FAMILY, KINDS, RESPONSE_FAMILY, SPEC_VERSION, call_text
@@ -76,11 +85,11 @@ def check_spec(case: Case) -> dict[str, Any]:
 class CallJudgement:
     correct: bool
     category: str  # "" when correct
-    result: Optional[dict[str, Any]] = None
+    result: dict[str, Any] | None = None
     detail: str = ""
 
 
-def _refused(call: ToolCall) -> Optional[str]:
+def _refused(call: ToolCall) -> str | None:
     """API-Bank's category for a call the environment refused, or None."""
     if call.error == ToolCallError.MALFORMED_ARGUMENTS.value:
         return "FAILED_PARSE_API_CALL"
@@ -306,7 +315,7 @@ class ApiBankFamily(_ApiBankCases):
             out.append(rng.choice(same) if same and rng.random() < 0.5 else PlannedCall(name, "{}"))
         return out
 
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
+    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> list[PlannedCall] | None:
         plan = self._gold_plan(case)
         if not plan:
             return None
@@ -352,7 +361,7 @@ class ApiBankResponseFamily(NoToolPlans, _ApiBankCases):
         words = case.task.split()
         return " ".join(rng.choice(words) for _ in range(min(20, len(words)))) if words else "OK"
 
-    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]:
+    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> str | None:
         if fault != "unrelated":
             return None
         spec = case.spec

@@ -28,7 +28,7 @@ import math
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any
 
 from .catalog import catalog, public_definition
 
@@ -79,7 +79,7 @@ class LexicalIndex:
         norm = math.sqrt(sum(v * v for v in vec.values()))
         return {w: v / norm for w, v in vec.items()} if norm else {}
 
-    def best(self, query: str) -> Optional[str]:
+    def best(self, query: str) -> str | None:
         q = self._vector(words(query))
         best_name, best_score = None, 0.0
         for name, nv, dv in zip(self.names, self.name_vectors, self.desc_vectors):

@@ -9,7 +9,7 @@ new attempt, and only the last attempt is judged.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ...environment import Environment, Limits
 from ...schema import Case
@@ -36,7 +36,7 @@ class ConstraintEnvironment(Environment):
         super().__init__(case, limits, trial, agent)
         self.prepared = prepare(case)
 
-    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
+    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
         prepared = self.prepared
         if prepared.extended and name == RESTART_TOOL:
             self.restart()

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 from ...environment import Environment, Limits
 from ...schema import Case, Trace, Verdict
 from ..base import PlannedCall
 from . import oracle, reference_plans
-from .prepared import prepare
 from .environment import ConstraintEnvironment
 from .grammar import sentence_from_json, shaped_atoms
+from .prepared import prepare
 from .skeleton_check import check_skeleton
 from .spec import FAMILY, check_spec, parse_spec
 
@@ -21,7 +20,7 @@ class ConstraintFamily:
     generate_command = ("constraints", "planprobe.cli.generate_constraints:register")  # HasGenerateCommand
     faults = reference_plans.FAULTS
 
-    def fault_class(self, case: Case, fault: str) -> Optional[str]:
+    def fault_class(self, case: Case, fault: str) -> str | None:
         """The class an injected fault must be reported as: the paper's style has no Repeated Action."""
         return (reference_plans.PAPER_FAULTS if prepare(case).paper else reference_plans.FAULTS).get(fault)
 
@@ -36,7 +35,7 @@ class ConstraintFamily:
     def check(self, case: Case, trace: Trace) -> Verdict:
         return oracle.check(case, trace)
 
-    def restart_tool(self, case: Case) -> Optional[str]:
+    def restart_tool(self, case: Case) -> str | None:
         """The extended mode's ``request_restart`` (the environment grants it); none in the basic mode."""
         return prepare(case).restart_tool
 
@@ -46,7 +45,7 @@ class ConstraintFamily:
     def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
         return reference_plans.random_plan(prepare(case), rng)
 
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
+    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> list[PlannedCall] | None:
         return reference_plans.faulty_plan(prepare(case), fault, rng)
 
     def evidence_spans(self, spec: dict, constraint_ids: set[str]) -> list[tuple[int, int]]:

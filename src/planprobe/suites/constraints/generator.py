@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
-from typing import Iterator, NamedTuple, Optional
+from typing import NamedTuple
 
 from pydantic_core import to_json
 
@@ -25,7 +26,13 @@ from .reader import reader_for, requirement_of
 from .render import capitalise, render_sentence
 from .solver import HORIZON
 from .spec import FAMILY, RESTART_TOOL, SPEC_VERSION, STYLES
-from .synthesis import MAX_ITERATIONS_LIMIT, MAX_SENTENCES_LIMIT, SynthesisOptions, connectivity, synthesize
+from .synthesis import (
+    MAX_ITERATIONS_LIMIT,
+    MAX_SENTENCES_LIMIT,
+    SynthesisOptions,
+    connectivity,
+    synthesize,
+)
 
 # planprobe's templates: the seed's (Fig. 5a, 7a) plus the task list, how tasks are run, and
 # what the requirement's relations mean, so the text has one reading.
@@ -85,7 +92,7 @@ class ConstraintSuiteOptions:
     seed: int = 0
     extended: bool = False
     max_duration: int = 3
-    topic: Optional[str] = None
+    topic: str | None = None
     style: str = "planprobe"
     allow_unconstrained: bool = False  # keep paragraphs that leave some action unconstrained
     check_text: bool = True  # read every text back and re-draw any with more than one reading
@@ -366,7 +373,7 @@ def case_lines(opts: ConstraintSuiteOptions, start: int, stop: int) -> list[str]
     return [_case_json(_draft(i, opts)) for i in range(start, stop)]
 
 
-def generate_lines(opts: ConstraintSuiteOptions, workers: Optional[int] = None) -> Iterator[str]:
+def generate_lines(opts: ConstraintSuiteOptions, workers: int | None = None) -> Iterator[str]:
     """The suite as JSON lines, produced on ``workers`` processes (default: all cores
     for large suites), always in index order and byte-identical to one process."""
     opts.check()

@@ -20,7 +20,7 @@ skeleton is a list of atoms (``derive``):
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 Atom = tuple  # ("order", a, b) | ("start_ge", a, hour) | ("end_le", a, hour)
 
@@ -37,12 +37,12 @@ class Relative(NamedTuple):
     before: bool
     obj: tuple[int, ...] | Time
     verb: int
-    prep: Optional[int] = None
+    prep: int | None = None
 
 
 class NounPhrase(NamedTuple):
     group: tuple[int, ...]
-    rel: Optional[Relative] = None
+    rel: Relative | None = None
 
 
 class Clause(NamedTuple):
@@ -59,7 +59,7 @@ class Clause(NamedTuple):
     subj: NounPhrase
     obj: NounPhrase | Time
     verb: int
-    prep: Optional[int] = None
+    prep: int | None = None
 
 
 class MultiClause(NamedTuple):

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Optional
 
 from ...errors import PlanprobeError
 
@@ -54,7 +53,7 @@ def tool_name(activity: str) -> str:
 def parse_lexicon(text: str, source: str = "<lexicon>") -> Lexicon:
     """Parse the lexicon format: ``## Job`` lines, each followed by activity lines."""
     jobs: list[Job] = []
-    name: Optional[str] = None
+    name: str | None = None
     acts: list[str] = []
     seen_tools: set[str] = set()
 
@@ -95,13 +94,13 @@ def parse_lexicon(text: str, source: str = "<lexicon>") -> Lexicon:
     return Lexicon(tuple(jobs))
 
 
-@lru_cache(maxsize=None)
+@cache
 def default_lexicon() -> Lexicon:
     text = resources.files(__package__).joinpath("lexicon.txt").read_text(encoding="utf-8")
     return parse_lexicon(text, "lexicon.txt")
 
 
-def load_lexicon(path: Optional[Path]) -> Lexicon:
+def load_lexicon(path: Path | None) -> Lexicon:
     if path is None:
         return default_lexicon()
     try:

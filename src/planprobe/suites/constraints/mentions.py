@@ -15,11 +15,20 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Optional, Sequence
 
 from . import vocabulary as V
-from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time, derive_part
+from .grammar import (
+    Clause,
+    MultiClause,
+    NounPhrase,
+    Relative,
+    Sentence,
+    SubSentence,
+    Time,
+    derive_part,
+)
 
 CANDIDATES = 24  # arrangements drawn per paragraph
 MAX_EXACT = 12  # above this many actions the chance of a random order is not computed (no re-arranging)
@@ -44,7 +53,7 @@ def _np(np: NounPhrase, rng: random.Random) -> NounPhrase:
     return NounPhrase(_shuffled(np.group, rng), rel)
 
 
-def _mirror(part: SubSentence) -> Optional[SubSentence]:
+def _mirror(part: SubSentence) -> SubSentence | None:
     """The same relation with subject and object exchanged, or None where the grammar has
     no such form (a time object; a fronted or subordinate slot that would get a relative
     clause or three tasks). The mirror states exactly the atoms of the part: exchanging
@@ -154,8 +163,8 @@ def _random_order_valid(n: int, before: tuple[tuple[int, int], ...]) -> float:
     return ways[-1] / math.factorial(n)
 
 
-def arrange(sentences: list[Sentence], atoms: Optional[list[list[list[tuple]]]], names: Sequence[str],
-            rng: random.Random) -> tuple[list[Sentence], Optional[list[list[list[tuple]]]]]:
+def arrange(sentences: list[Sentence], atoms: list[list[list[tuple]]] | None, names: Sequence[str],
+            rng: random.Random) -> tuple[list[Sentence], list[list[list[tuple]]] | None]:
     """The paragraph re-arranged (same meaning) so its first mentions are a valid order as
     often as a random order is; atoms are derived again for the re-arranged parts."""
     n = len(names)

@@ -17,17 +17,24 @@ constraints, until every constraint is stated.
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case
 from . import vocabulary as V
-from .prepared import prepare
 from .generator import ConstraintSuiteOptions, build_case, text_reads_as_spec
 from .grammar import (
-    Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time, derive_part, sentence_from_json,
+    Clause,
+    MultiClause,
+    NounPhrase,
+    Relative,
+    Sentence,
+    SubSentence,
+    Time,
+    derive_part,
+    sentence_from_json,
 )
 from .lexicon import Lexicon, default_lexicon
+from .prepared import prepare
 from .synthesis import MAX_STATEMENTS
 
 _TRIES = 50  # mutants drawn before giving up (each must read back as the original constraints)
@@ -108,7 +115,7 @@ def terminal_substitute(case: Case, rng: random.Random, n: int = 0) -> Case:
 # -- Topic --------------------------------------------------------------------
 
 
-def topic_change(case: Case, rng: random.Random, n: int = 0, lexicon: Optional[Lexicon] = None) -> Case:
+def topic_change(case: Case, rng: random.Random, n: int = 0, lexicon: Lexicon | None = None) -> Case:
     """Same skeleton and words, the actions renamed after another job's activities (TopicChange)."""
     prepared, opts, durations, sentences = _context(case)
     lex = lexicon or default_lexicon()
@@ -157,7 +164,7 @@ class _Cover:
             group.append(rng.choice(options))
         return tuple(group)
 
-    def _relative(self, group: tuple[int, ...], used: set[int]) -> Optional[Relative]:
+    def _relative(self, group: tuple[int, ...], used: set[int]) -> Relative | None:
         """A relative clause on ``group`` stating only target atoms, or None."""
         rng = self.rng
         options: list[Relative] = []
@@ -223,7 +230,7 @@ class _Cover:
                       rng.randrange(len(V.preps(before, False))))
 
 
-def _paragraph(target: set[Atom], n: int, rng: random.Random) -> Optional[list[Sentence]]:
+def _paragraph(target: set[Atom], n: int, rng: random.Random) -> list[Sentence] | None:
     """Sentences stating exactly ``target``, each atom at most MAX_STATEMENTS times."""
     cover = _Cover(target, n, rng)
     stated: dict[Atom, int] = {}
@@ -261,7 +268,7 @@ def query_synthesize(case: Case, rng: random.Random, n: int = 0) -> Case:
     target |= {(k, a, h) for _, k, a, h in prepared.windows}
 
     def draw() -> Case:
-        new: Optional[list[Sentence]] = None
+        new: list[Sentence] | None = None
         for _ in range(20):
             new = _paragraph(target, prepared.n, rng)
             if new is not None and new != sentences:  # a different structure, unless the case admits no other

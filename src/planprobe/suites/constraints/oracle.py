@@ -28,7 +28,6 @@ a start time outside 0-23 is a Parameter Error (the seed's tools take any intege
 
 from __future__ import annotations
 
-
 from ...schema import Case, ErrorClass, OracleKind, Trace, Verdict, sort_errors
 from ...tool_args import parse_arguments, validate_arguments
 from ..registry import restart_tool_of

@@ -23,7 +23,7 @@ step-wise verdict reads like an executed one.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...schema import ErrorClass, split_attempts
 from ...tool_args import parse_arguments, validate_arguments

@@ -7,8 +7,6 @@ constraint came from, ready to quote in evidence.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from ...errors import PlanprobeError
 from ...schema import Case
 from .solver import OrderClosure, predecessors, schedule
@@ -17,7 +15,7 @@ from .vocabulary import format_hour
 
 
 class PreparedCase:
-    def __init__(self, spec: ConstraintSpec, tool_params: Optional[dict[str, dict]] = None, task: str = ""):
+    def __init__(self, spec: ConstraintSpec, tool_params: dict[str, dict] | None = None, task: str = ""):
         self.spec = spec
         self.task = task
         self.tool_params = tool_params or {}  # tool name -> JSON schema of its arguments
@@ -61,7 +59,7 @@ class PreparedCase:
                 deadline[a] = min(deadline[a], hour)
         return release, deadline
 
-    def solution(self) -> list[tuple[int, Optional[int]]]:
+    def solution(self) -> list[tuple[int, int | None]]:
         """A valid plan: [(action, start time or None), ...] in execution order."""
         if not self.extended:
             return [(a, None) for a in self.closure().linear_extension()]

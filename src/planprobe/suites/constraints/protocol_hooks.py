@@ -11,13 +11,13 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...schema import Case, Evidence, ToolSpec
 from ..base import PlannedCall
-from .prepared import prepare
 from .environment import hours
 from .prefix import prefix_problems
+from .prepared import prepare
 
 _REVEALED = "Returns how many hours the task took."
 

@@ -32,9 +32,9 @@ those in a reading makes it differ from the case's constraints.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Optional
 
 Atom = tuple
 Atoms = frozenset
@@ -202,7 +202,7 @@ _POINTS = {EVENT: ("s", "e", True), START: ("s", "s", False), END: ("e", "e", Fa
 _KIND = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "=": "eq"}
 
 
-def _compare(aspect: str, rel: str, other: Optional[str]) -> Optional[tuple[str, str, str]]:
+def _compare(aspect: str, rel: str, other: str | None) -> tuple[str, str, str] | None:
     """All points of the subject stand in ``rel`` to all points of the object (a task
     with aspect ``other``, or a time when ``other`` is None). Tasks are half-open
     intervals [start, end); a time is an instant. Returns (subject point, op, object point)."""
@@ -235,8 +235,8 @@ def _task_atom(a: str, b: str, pa: str, op: str, pb: str) -> Atom:
     return ("order", a, b)
 
 
-def _relate(subj: tuple[str, ...], aspect: str, rel: str, obj: int | float | tuple[str, ...],
-            other: Optional[str] = EVENT) -> list[Atoms]:
+def _relate(subj: tuple[str, ...], aspect: str, rel: str, obj: float | tuple[str, ...],
+            other: str | None = EVENT) -> list[Atoms]:
     """The readings of "subj <rel> obj": one atom set per reading."""
     if rel in (">>", "<<"):
         pairs = [(a, b) for a in subj for b in obj] if isinstance(obj, tuple) else [(a, obj) for a in subj]
@@ -526,7 +526,7 @@ class _Parse:
 _EMPTY: Atoms = frozenset()
 
 
-def _fronted(rel: str, obj, obj_atoms: Atoms, other: Optional[str]):
+def _fronted(rel: str, obj, obj_atoms: Atoms, other: str | None):
     def meaning(subj: tuple[str, ...], aspect: str) -> list[Atoms]:
         other_aspect = other if isinstance(obj, tuple) else None
         return [obj_atoms | m for m in _relate(subj, aspect, rel, obj, other_aspect)]
@@ -541,7 +541,7 @@ def _antecedents(members: tuple[str, ...], marker) -> list[tuple[str, ...]]:
     return [members] if len(members) == marker else []
 
 
-def _tokens(text: str) -> Optional[tuple[str, ...]]:
+def _tokens(text: str) -> tuple[str, ...] | None:
     """Lower-case tokens; None when the text has characters the reader cannot read."""
     toks = _TOKEN_OR_OTHER.findall(text.lower())
     for tok in toks:

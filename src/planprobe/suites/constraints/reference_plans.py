@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Iterator, Optional, Sequence
+from collections.abc import Iterator, Sequence
 
 from ...schema import ErrorClass
 from ..base import PlannedCall
 from .prepared import PreparedCase
 
-Schedule = list[tuple[int, Optional[int]]]  # (action, start time or None)
+Schedule = list[tuple[int, int | None]]  # (action, start time or None)
 Timed = list[tuple[int, int]]  # an extended case's schedule: (action, start time)
 
 FAULTS: dict[str, str] = {
@@ -27,7 +27,7 @@ FAULTS: dict[str, str] = {
 PAPER_FAULTS: dict[str, str] = {**FAULTS, "duplicate": ErrorClass.ORDER_ERROR.value}
 
 
-def to_calls(prepared: PreparedCase, plan: Sequence[tuple[int, Optional[int]]]) -> list[PlannedCall]:
+def to_calls(prepared: PreparedCase, plan: Sequence[tuple[int, int | None]]) -> list[PlannedCall]:
     if not prepared.extended:
         return [PlannedCall(prepared.tools[a], "{}") for a, _ in plan]
     return [PlannedCall(prepared.tools[a], json.dumps({"start_time": s})) for a, s in plan]
@@ -53,7 +53,7 @@ def random_plan(prepared: PreparedCase, rng: random.Random) -> list[PlannedCall]
     return to_calls(prepared, plan)
 
 
-def _retime(prepared: PreparedCase, order: list[int], deadlines: bool = False) -> Optional[Timed]:
+def _retime(prepared: PreparedCase, order: list[int], deadlines: bool = False) -> Timed | None:
     """Earliest start times for this sequence, honouring release times; None if a task
     would run past the day, or (``deadlines``) if a first run misses its deadline."""
     release, deadline = prepared.windows_arrays()
@@ -98,7 +98,7 @@ def _valid_schedules(prepared: PreparedCase, limit: int = 200) -> Iterator[Timed
     yield from extend([], 0)
 
 
-def faulty_plan(prepared: PreparedCase, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
+def faulty_plan(prepared: PreparedCase, fault: str, rng: random.Random) -> list[PlannedCall] | None:
     base = prepared.solution()
     n = len(base)
     if fault == "drop":
@@ -138,7 +138,7 @@ def faulty_plan(prepared: PreparedCase, fault: str, rng: random.Random) -> Optio
     raise ValueError(f"unknown fault {fault!r}")
 
 
-def _duplicate(prepared: PreparedCase, base: Timed, rng: random.Random) -> Optional[Timed]:
+def _duplicate(prepared: PreparedCase, base: Timed, rng: random.Random) -> Timed | None:
     """Run one task a second time: at the end of the day's plan if it fits, else
     right after its first run, with the later tasks moved back."""
     order = [a for a, _ in base]
@@ -155,7 +155,7 @@ def _duplicate(prepared: PreparedCase, base: Timed, rng: random.Random) -> Optio
     return None
 
 
-def _swap(prepared: PreparedCase, base: Schedule, rng: random.Random) -> Optional[list[PlannedCall]]:
+def _swap(prepared: PreparedCase, base: Schedule, rng: random.Random) -> list[PlannedCall] | None:
     order = [a for a, _ in base]
     pos = {a: i for i, a in enumerate(order)}
     constraints = list(prepared.orders)
@@ -171,7 +171,7 @@ def _swap(prepared: PreparedCase, base: Schedule, rng: random.Random) -> Optiona
     return None
 
 
-def _wrong_start(prepared: PreparedCase, base: Timed, rng: random.Random) -> Optional[Timed]:
+def _wrong_start(prepared: PreparedCase, base: Timed, rng: random.Random) -> Timed | None:
     """Start a task an hour before its predecessor has ended (where no constraint
     links the two), or let the last task run past 24:00."""
     release, _ = prepared.windows_arrays()

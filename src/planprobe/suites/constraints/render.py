@@ -9,7 +9,7 @@ with any comma that follows, and every sentence ends with a full stop.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import vocabulary as V
 from .grammar import Clause, NounPhrase, Relative, Sentence, SubSentence, Time

@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec
-from .prepared import prepare
-from .generator import _action_tool
-from .lexicon import default_lexicon, tool_name
-from .generator import build_case, text_reads_as_spec
+from .generator import _action_tool, build_case, text_reads_as_spec
 from .grammar import Sentence
+from .lexicon import default_lexicon, tool_name
 from .mutations import _context, _Cover
+from .prepared import prepare
 from .solver import HORIZON, predecessors, schedule
 from .spec import ConstraintSpec, parse_spec
 from .synthesis import MAX_STATEMENTS
@@ -169,8 +167,8 @@ def min_cost_plan(case: Case, costs: dict[str, int],
     n, full = prepared.n, (1 << prepared.n) - 1
     index = prepared.tool_index
     combos = [(name, index[a], index[b], c) for name, a, b, c in composites]
-    best: list[Optional[int]] = [None] * (full + 1)
-    choice: list[Optional[tuple[str, int]]] = [None] * (full + 1)
+    best: list[int | None] = [None] * (full + 1)
+    choice: list[tuple[str, int] | None] = [None] * (full + 1)
     best[0] = 0
     for s in range(full + 1):  # every transition adds actions, so increasing s is a topological order
         base = best[s]
@@ -237,7 +235,7 @@ def min_cost_calls(case: Case, costs: dict[str, int],
         return start >= release[i] and start <= HORIZON - 1 and start + d[i] <= min(deadline[i], HORIZON)
 
     # state (mask, free hour) -> (cost, previous state, tool, start)
-    best: dict[tuple[int, int], tuple[int, Optional[tuple[int, int]], str, int]] = {(0, 0): (0, None, "", 0)}
+    best: dict[tuple[int, int], tuple[int, tuple[int, int] | None, str, int]] = {(0, 0): (0, None, "", 0)}
     for s in range(full + 1):
         for free in range(HORIZON + 1):
             here = best.get((s, free))
@@ -265,7 +263,7 @@ def min_cost_calls(case: Case, costs: dict[str, int],
         raise PlanprobeError(f"case {case.id}: no valid schedule (the base case is unsolvable)")
     cost, free = min(finals)
     calls: list[tuple[str, str]] = []
-    state: Optional[tuple[int, int]] = (full, free)
+    state: tuple[int, int] | None = (full, free)
     while state is not None and state != (0, 0):
         _, prev, name, start = best[state]
         calls.append((name, json.dumps({"start_time": start})))

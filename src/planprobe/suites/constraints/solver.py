@@ -18,9 +18,9 @@ computes unsat cores where a direct argument is not at hand.
 
 from __future__ import annotations
 
-from collections import deque
-from typing import Iterable, Optional, Sequence
 import itertools
+from collections import deque
+from collections.abc import Iterable, Sequence
 
 HORIZON = 24  # the day: tasks start in [0, 23] and end by 24:00
 
@@ -87,8 +87,7 @@ def atoms_add(
             pairs.append((j, x))
             continue
         if kind == "start_ge":
-            if x > release[j]:
-                release[j] = x
+            release[j] = max(release[j], x)
         elif x < deadline[j]:
             deadline[j] = x
         if release[j] + durations[j] > deadline[j]:
@@ -106,10 +105,10 @@ class OrderClosure:
         self.after = after
 
     @classmethod
-    def empty(cls, n: int) -> "OrderClosure":
+    def empty(cls, n: int) -> OrderClosure:
         return cls([0] * n)
 
-    def extended(self, pairs: Iterable[tuple[int, int]]) -> Optional["OrderClosure"]:
+    def extended(self, pairs: Iterable[tuple[int, int]]) -> OrderClosure | None:
         """A new closure with ``a before b`` for each pair, or None if that makes a cycle."""
         after = self.after[:]
         return OrderClosure(after) if closure_add(after, pairs) else None
@@ -131,7 +130,7 @@ class OrderClosure:
 class ScheduleState:
     """Everything synthesis needs to decide extended-mode satisfiability incrementally."""
 
-    __slots__ = ("order", "release", "deadline", "durations")
+    __slots__ = ("deadline", "durations", "order", "release")
 
     def __init__(self, order: OrderClosure, release: list[int], deadline: list[int], durations: Sequence[int]):
         self.order = order
@@ -140,18 +139,18 @@ class ScheduleState:
         self.durations = durations
 
     @classmethod
-    def empty(cls, durations: Sequence[int]) -> "ScheduleState":
+    def empty(cls, durations: Sequence[int]) -> ScheduleState:
         n = len(durations)
         return cls(OrderClosure.empty(n), [0] * n, [HORIZON] * n, durations)
 
-    def with_atoms(self, atoms: Iterable[tuple]) -> Optional["ScheduleState"]:
+    def with_atoms(self, atoms: Iterable[tuple]) -> ScheduleState | None:
         """A new state with the atoms added and only the cheap checks done."""
         after, release, deadline = self.order.after[:], self.release[:], self.deadline[:]
         if not atoms_add(after, release, deadline, self.durations, atoms):
             return None
         return ScheduleState(OrderClosure(after), release, deadline, self.durations)
 
-    def extended(self, atoms: Iterable[tuple]) -> Optional["ScheduleState"]:
+    def extended(self, atoms: Iterable[tuple]) -> ScheduleState | None:
         """A new state with the atoms added, or None if no schedule satisfies it."""
         state = self.with_atoms(atoms)
         return state if state is not None and state.feasible() else None
@@ -159,7 +158,7 @@ class ScheduleState:
     def feasible(self) -> bool:
         return self.schedule() is not None
 
-    def schedule(self) -> Optional[list[tuple[int, int]]]:
+    def schedule(self) -> list[tuple[int, int]] | None:
         """A feasible schedule as [(action, start), ...] in execution order, or None."""
         preds = self.order.predecessors()
         return schedule(preds, self.release, self.deadline, self.durations)
@@ -167,7 +166,7 @@ class ScheduleState:
 
 def schedule(
     preds: Sequence[int], release: Sequence[int], deadline: Sequence[int], durations: Sequence[int]
-) -> Optional[list[tuple[int, int]]]:
+) -> list[tuple[int, int]] | None:
     """Exact single-machine feasibility with precedences, release times and deadlines."""
     quick = _edf_schedule(preds, release, deadline, durations)
     if quick is not None:
@@ -238,7 +237,7 @@ def _dp_schedule(preds, release, deadline, durations):
 
 def order_cycle_core(
     n: int, constraints: Sequence[tuple[str, int, int]], executed: Sequence[int]
-) -> Optional[list[str]]:
+) -> list[str] | None:
     """Smallest set of order constraints that, with the order the plan executed its
     actions in, admits no valid plan — even placing the missing actions anywhere.
 
@@ -247,12 +246,12 @@ def order_cycle_core(
     minimum core (0-1 BFS from the edge's head back to its tail). None if the
     executed order can still be completed into a valid plan.
     """
-    adj: list[list[tuple[int, int, Optional[str]]]] = [[] for _ in range(n)]
+    adj: list[list[tuple[int, int, str | None]]] = [[] for _ in range(n)]
     for a, b in itertools.pairwise(executed):
         adj[a].append((b, 0, None))
     for cid, a, b in constraints:
         adj[a].append((b, 1, cid))
-    best: Optional[list[str]] = None
+    best: list[str] | None = None
     for cid, a, b in constraints:
         path = _cheapest_path(adj, b, a, n)
         if path is None:
@@ -265,9 +264,9 @@ def order_cycle_core(
     return best
 
 
-def _cheapest_path(adj, src: int, dst: int, n: int) -> Optional[list[str]]:
-    dist: list[Optional[int]] = [None] * n
-    via: list[Optional[tuple[int, Optional[str]]]] = [None] * n
+def _cheapest_path(adj, src: int, dst: int, n: int) -> list[str] | None:
+    dist: list[int | None] = [None] * n
+    via: list[tuple[int, str | None] | None] = [None] * n
     dist[src] = 0
     dq = deque([src])
     while dq:
@@ -354,7 +353,7 @@ def missing_fit(
     return False
 
 
-def _earliest_gap(taken: Sequence[tuple[int, int]], lb: int, d: int, latest_end: int) -> Optional[int]:
+def _earliest_gap(taken: Sequence[tuple[int, int]], lb: int, d: int, latest_end: int) -> int | None:
     start = lb
     for s, e in taken:
         if e <= start:

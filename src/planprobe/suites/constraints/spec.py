@@ -8,7 +8,7 @@ skeleton (so dissection can re-word the case without changing its meaning).
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -26,7 +26,7 @@ class ActionSpec(StrictModel):
     id: str
     name: str
     tool: str
-    duration: Optional[int] = None  # extended mode: hours, revealed only when the tool runs
+    duration: int | None = None  # extended mode: hours, revealed only when the tool runs
 
 
 class ConstraintAtom(StrictModel):
@@ -35,8 +35,8 @@ class ConstraintAtom(StrictModel):
     id: str
     kind: Literal["order", "start_ge", "end_le"]
     a: str
-    b: Optional[str] = None
-    hour: Optional[int] = None
+    b: str | None = None
+    hour: int | None = None
     clauses: list[int] = Field(default_factory=list)
 
     def later(self) -> str:

@@ -18,11 +18,19 @@ case), hence the local-variable style and ``int(random() * k)`` in place of
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
 
 from . import vocabulary as V
-from .grammar import Clause, MultiClause, NounPhrase, Relative, Sentence, SubSentence, Time
+from .grammar import (
+    Clause,
+    MultiClause,
+    NounPhrase,
+    Relative,
+    Sentence,
+    SubSentence,
+    Time,
+)
 from .solver import HORIZON, atoms_add, closure_add_orders, predecessors, schedule
 
 _N_VP_NONE = len(V.VP_NONE)
@@ -48,7 +56,7 @@ def default_max_sentences(n_actions: int) -> int:
 
 @dataclass(frozen=True)
 class SynthesisOptions:
-    max_sentences: Optional[int] = None  # N; None: default_max_sentences(|A|)
+    max_sentences: int | None = None  # N; None: default_max_sentences(|A|)
     max_iterations: int = 20  # K
     max_parts: int = 3  # sub-sentences per sentence
     p_multi: float = 0.3  # a sub-sentence is a multi-clause
@@ -95,8 +103,7 @@ def part_atoms_generator(rng: random.Random, n: int, extended: bool,
         """Remove a random group of 1-3 actions (at most ``limit``) from ``avail``."""
         r = rnd()
         k = 1 if r < p1 else 2 if r < p2 else 3
-        if k > limit:
-            k = limit
+        k = min(k, limit)
         if k == 1:
             return (avail.pop(int(rnd() * len(avail))),)
         return tuple([avail.pop(int(rnd() * len(avail))) for _ in range(k)])
@@ -104,7 +111,7 @@ def part_atoms_generator(rng: random.Random, n: int, extended: bool,
     def hour(before: bool) -> Time:
         return Time(3 + int(rnd() * 21) if before else 1 + int(rnd() * 21))
 
-    def relative(avail: list[int]) -> Optional[Relative]:
+    def relative(avail: list[int]) -> Relative | None:
         """A relative clause on a group (called with probability p_relative)."""
         before = rnd() < 0.5
         if extended and (not avail or rnd() < p_time):
@@ -189,7 +196,7 @@ def synthesize(
     rng: random.Random,
     n: int,
     opts: SynthesisOptions,
-    durations: Optional[list[int]] = None,
+    durations: list[int] | None = None,
 ) -> Skeleton:
     """Alg. 1. ``durations`` switches on the extended mode (time windows, one machine).
 

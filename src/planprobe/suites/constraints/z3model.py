@@ -9,7 +9,7 @@ directly).
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
 import z3
 
@@ -66,7 +66,7 @@ def extension_core(
     fixed: dict[int, int],
     busy: Sequence[tuple[int, int]],
     horizon: int = HORIZON,
-) -> Optional[list[str]]:
+) -> list[str] | None:
     """A minimal set of constraint ids under which the actions a plan left out cannot
     be fitted around what it executed (``fixed``: action -> start of its first run;
     ``busy``: every executed interval). None when they still fit."""

@@ -39,10 +39,9 @@ from typing import Any
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, OracleKind, ToolSpec
 from ..judged.render import render_steps
+from ..judged.spec import FAMILY, SPEC_VERSION, JudgedSpec, Reference, Step, check_spec
 from .apb_format import SPLIT_SETTINGS, SPLITS, json_field
 from .apb_records import numbered_lines, skip_or_stop
-from ..judged.spec import FAMILY, SPEC_VERSION, JudgedSpec, Reference, Step, check_spec
-
 
 INSTRUCTIONS = {
     "plan": "Carry out this task with the available tools, one call at a time (the tools return recorded "

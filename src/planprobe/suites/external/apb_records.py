@@ -125,5 +125,4 @@ def append_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
     """APB's own line format (``ensure_ascii=False``, default separators), flushed per call."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        handle.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in records)

@@ -52,13 +52,27 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import PlanprobeError
-from ...pddl import Domain, PDDLSyntaxError, Problem, load_domain, load_problem, solve, validate
+from ...pddl import (
+    Domain,
+    PDDLSyntaxError,
+    Problem,
+    load_domain,
+    load_problem,
+    solve,
+    validate,
+)
 from ...pddl.grounding import ground
-from ...pddl.model import PDDLLiteral
-from ..planbench.prompt_blocks import verification_message
-from ...pddl.model import Atom
-from ..planbench.planbench_rules import PlanBenchReader, fact_string
+from ...pddl.model import Atom, PDDLLiteral
 from ...pddl.reply_parser import parse_plan, parse_state, parse_verification
+from ...pddl.simulator import run
+from ...pddl.translation import (
+    DomainTranslation,
+    Translator,
+    load_translation,
+    translator,
+)
+from ..planbench.planbench_rules import PlanBenchReader, fact_string
+from ..planbench.prompt_blocks import verification_message
 from ..planbench.scoring import (
     resulting_state,
     score_plan,
@@ -68,8 +82,6 @@ from ..planbench.scoring import (
     score_verification,
     score_verification_planbench,
 )
-from ...pddl.simulator import run
-from ...pddl.translation import DomainTranslation, Translator, load_translation, translator
 
 __all__ = [
     "LAYOUTS",
@@ -491,7 +503,7 @@ def _score_verification(ctx: _Context) -> _Verdict:
 def _score_reuse(ctx: _Context) -> _Verdict:
     tr, problem = ctx.tr, ctx.problem
     statement = _last_statement(ctx.query)
-    m = re.search(r"My goal is to have that (.*?)\.\s*\n", statement, re.S)
+    m = re.search(r"My goal is to have that (.*?)\.\s*\n", statement, re.DOTALL)
     if m is None:
         raise PlanprobeError("field 'query': no 'My goal is to have that …' in the last [STATEMENT]")
     stated = parse_state(m.group(1), tr)

@@ -12,15 +12,17 @@ a ``minimum_cost`` constraint (the plan's cost must equal the minimum).
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any, ClassVar
 
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence, Trace, Verdict, sort_errors
 from ..base import PlannedCall
-from ..travelplanner import reference_answers
 from ..travelplanner import family as tp
-from ..travelplanner.cases import FAMILY as TRAVELPLANNER, prepare
+from ..travelplanner import reference_answers
+from ..travelplanner.cases import FAMILY as TRAVELPLANNER
+from ..travelplanner.cases import prepare
 from .generate import FAMILY, ItineraryOptions, generate_cases
 from .scopes import SCOPES
 
@@ -75,7 +77,7 @@ class ItineraryFamily(tp.TravelPlannerFamily):
     def check(self, case: Case, trace: Trace) -> Verdict:
         return check(case, trace)
 
-    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]:
+    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> str | None:
         """TravelPlanner's mutations; ``over_budget`` only where the dearest stays do break the
         budget (a loose budget leaves no room for that fault)."""
         answer = super().faulty_answer(case, fault, rng)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import datetime
 import functools
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any
 
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta
@@ -35,7 +36,7 @@ class ItineraryOptions:
     seed: int = 0
     levels: tuple[str, ...] = LEVELS
     days: tuple[int, ...] = DAYS
-    cities: Optional[int] = None       # cities to visit (default: 1/2/3 for 3/5/7 days)
+    cities: int | None = None       # cities to visit (default: 1/2/3 for 3/5/7 days)
     sandbox_cities: int = 3            # cities of the destination state in each sandbox
     cost_aware: bool = False           # ask for the cheapest plan (its cost must equal the minimum)
 
@@ -154,7 +155,7 @@ def generate_cases(opts: ItineraryOptions) -> Iterator[Case]:
     return indexed_cases(functools.partial(make_case, opts), opts.n)
 
 
-def generate_lines(opts: ItineraryOptions, workers: Optional[int] = None) -> Iterator[str]:
+def generate_lines(opts: ItineraryOptions, workers: int | None = None) -> Iterator[str]:
     """The suite's lines in index order; byte-identical for any number of workers."""
     opts.check()
     return suite_lines(functools.partial(make_case, opts), opts.n, workers, chunk=500)

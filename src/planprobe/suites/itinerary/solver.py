@@ -19,9 +19,9 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
-from ..travelplanner.evaluate import _RULE_TEXT, _ROOM_OK
+from ..travelplanner.evaluate import _ROOM_OK, _RULE_TEXT
 
 INF = math.inf
 
@@ -173,9 +173,9 @@ class Solver:
 
     # -- the whole trip -----------------------------------------------------------
 
-    def solve(self, pool: list[str], k: int) -> Optional[Solution]:
+    def solve(self, pool: list[str], k: int) -> Solution | None:
         nights = self.q.days - 1
-        best: Optional[tuple[float, tuple[str, ...], tuple[int, ...], str]] = None
+        best: tuple[float, tuple[str, ...], tuple[int, ...], str] | None = None
         bound = INF
         splits = _splits(nights, k)
         for order in itertools.permutations(pool, k):

@@ -14,14 +14,14 @@ import itertools
 import random
 from dataclasses import replace
 
-from ...schema import Case
 from ...pddl.contradiction import _alike, _kinds, contradict_goal
 from ...pddl.errors import PlannerTimeoutError, UnsolvableError
 from ...pddl.model import Atom, PDDLLiteral
-from ...pddl.planner import solve
 from ...pddl.obfuscate import Renaming
-from .prepared import prepare
+from ...pddl.planner import solve
+from ...schema import Case
 from .generator import build_case
+from .prepared import prepare
 
 MAX_TRIES = 24  # candidate facts the planner tries for a control
 CONTROL_NODE_LIMIT = 20_000  # expansions per try: a reachable extra fact is found well within it

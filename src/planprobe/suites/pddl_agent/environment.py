@@ -10,11 +10,11 @@ tool's schema never get here: ``Environment.call`` rejects them first.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ...environment import Environment, Limits
-from ...schema import Case, ToolCallError
 from ...pddl.errors import PlanStepError
+from ...schema import Case, ToolCallError
 from .prepared import prepare
 
 
@@ -24,7 +24,7 @@ class PDDLEnvironment(Environment):
         self.prepared = prepare(case)
         self.state = self.prepared.grounded.init
 
-    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
+    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
         prepared = self.prepared
         if name not in prepared.tool_action:  # a tool the case offers that is no action of the domain
             return f"Error: '{name}' is not an action of this world; nothing changed.", \
@@ -42,7 +42,7 @@ class PDDLEnvironment(Environment):
         self.state = action.apply(before)
         return self._done(what, before)
 
-    def _done(self, what: str, before: int) -> tuple[str, Optional[str]]:
+    def _done(self, what: str, before: int) -> tuple[str, str | None]:
         prepared, say, grounded = self.prepared, self.prepared.renderer, self.prepared.grounded
         if prepared.spec.observation == "changes":
             now = grounded.decode(self.state & ~before)
@@ -51,7 +51,7 @@ class PDDLEnvironment(Environment):
         return f"Done: {what}. The state is now: {say.atoms(grounded.decode(self.state))}.", None
 
     def execute_composite(self, name: str, first: str, first_args: dict[str, Any], second: str,
-                          second_args: dict[str, Any]) -> tuple[str, Optional[str]]:
+                          second_args: dict[str, Any]) -> tuple[str, str | None]:
         """A cost variant's composite (capability ``RunsComposites``): ``first`` then ``second``
         as one call; the second is checked in the state after the first, and if it cannot run
         the call is rolled back, so nothing changes (as a service's transaction would)."""

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import random
-from typing import Any, Optional
+from typing import Any
 
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec, Trace, Verdict
 from ..base import PlannedCall
 from . import oracle, reference_plans
-from .prepared import prepare
 from .environment import PDDLEnvironment
+from .prepared import prepare
 from .spec import FAMILY
 
 
@@ -32,7 +32,7 @@ class PDDLAgentFamily:
                 known = ", ".join(prepared.tool_action)
                 raise PlanprobeError(f"field 'tools.{i}.name': {tool.name!r} is not an action of the domain in "
                                      f"'spec.domain' (actions: {known})")
-            props = list((tool.parameters.get("properties") or {}))
+            props = list(tool.parameters.get("properties") or {})
             if props != keys:
                 raise PlanprobeError(f"field 'tools.{i}.parameters': tool {tool.name!r} must take the action's "
                                      f"parameters {keys}, got {props}")
@@ -49,7 +49,7 @@ class PDDLAgentFamily:
     def random_plan(self, case: Case, rng: random.Random) -> list[PlannedCall]:
         return reference_plans.random_plan(case, rng)
 
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
+    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> list[PlannedCall] | None:
         return reference_plans.faulty_plan(case, fault, rng)
 
     def contradict(self, case: Case, rng: random.Random) -> tuple[Case, str]:

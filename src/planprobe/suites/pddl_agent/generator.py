@@ -11,13 +11,11 @@ mystery domains; object names are drawn per case.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from typing import Iterator, Optional
 
 from ...errors import PlanprobeError
-from ...schema import Case, CaseMeta
-from ..parallel import indexed_cases, suite_lines
 from ...pddl.constructive import constructive_plan
 from ...pddl.generators import (
     BLOCKSWORLD_GOALS,
@@ -29,9 +27,17 @@ from ...pddl.generators import (
     standard_domain,
 )
 from ...pddl.model import Domain, Problem
-from ...pddl.obfuscate import OBJECT_NAMING, STYLES, Renaming, obfuscate_domain, obfuscate_problem
+from ...pddl.obfuscate import (
+    OBJECT_NAMING,
+    STYLES,
+    Renaming,
+    obfuscate_domain,
+    obfuscate_problem,
+)
 from ...pddl.planner import solve
 from ...pddl.writer import domain_to_pddl, problem_to_pddl
+from ...schema import Case, CaseMeta
+from ..parallel import indexed_cases, suite_lines
 from .describe import Renderer, task_text
 from .spec import FAMILY, SPEC_VERSION
 from .tools import action_tools
@@ -52,8 +58,8 @@ class PDDLSuiteOptions:
     packages: Range = (1, 3)
     airplanes: Range = (1, 2)
     trucks: int = 1  # per city
-    goal: Optional[str] = None  # blocksworld: on | full | partial; logistics: all | partial
-    obfuscate: Optional[str] = None  # mystery | random
+    goal: str | None = None  # blocksworld: on | full | partial; logistics: all | partial
+    obfuscate: str | None = None  # mystery | random
     object_names: str = "style"  # obfuscated objects: style | neutral | keep
     language: str = "nl"  # nl | pddl
     observation: str = "state"  # state | changes
@@ -126,8 +132,8 @@ def _domain_text(domain: Domain) -> str:
 
 
 def build_case(case_id: str, problem: Problem, *, language: str = "nl", observation: str = "state",
-               failed_calls: str = "error", renaming: Optional[Renaming] = None, plan: Optional[list[str]] = None,
-               plan_optimal: Optional[bool] = None, meta: Optional[CaseMeta] = None) -> Case:
+               failed_calls: str = "error", renaming: Renaming | None = None, plan: list[str] | None = None,
+               plan_optimal: bool | None = None, meta: CaseMeta | None = None) -> Case:
     """A ``pddl`` agent case for any parsed problem (generated, obfuscated, or loaded
     from files); ``plan`` is a known valid plan for it, in its own vocabulary."""
     say = Renderer(problem, language)
@@ -153,7 +159,7 @@ def generate_case(index: int, opts: PDDLSuiteOptions) -> Case:
     problem = _problem(index, opts, rng)
     optimal = None
     if opts.solve:
-        plan: Optional[list[str]] = list(solve(problem, time_limit=None).steps)
+        plan: list[str] | None = list(solve(problem, time_limit=None).steps)
         optimal = True
     else:
         plan = constructive_plan(problem, check=False)
@@ -190,7 +196,7 @@ def generate_cases(opts: PDDLSuiteOptions, start: int = 0) -> Iterator[Case]:
     return indexed_cases(partial(generate_case, opts=opts), opts.n, start)
 
 
-def generate_lines(opts: PDDLSuiteOptions, workers: Optional[int] = None) -> Iterator[str]:
+def generate_lines(opts: PDDLSuiteOptions, workers: int | None = None) -> Iterator[str]:
     """The suite as JSON lines, in index order, byte-identical for any number of workers."""
     opts.check()
     return suite_lines(partial(generate_case, opts=opts), opts.n, workers)

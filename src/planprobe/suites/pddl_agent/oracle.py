@@ -29,12 +29,21 @@ call failed.
 
 from __future__ import annotations
 
-from ...schema import Case, ErrorClass, OracleKind, ToolCall, ToolSpec, Trace, Verdict, sort_errors
+from ...pddl.errors import PlanStepError
+from ...pddl.grounding import GroundAction
+from ...schema import (
+    Case,
+    ErrorClass,
+    OracleKind,
+    ToolCall,
+    ToolSpec,
+    Trace,
+    Verdict,
+    sort_errors,
+)
 from ...tool_args import parse_arguments, validate_arguments
 from ..registry import restart_tool_of
 from ..unfinished import unfinished_verdict
-from ...pddl.errors import PlanStepError
-from ...pddl.grounding import GroundAction
 from .prepared import PreparedCase, prepare
 
 CHECKER = "pddl-agent/1"

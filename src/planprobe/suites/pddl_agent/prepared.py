@@ -10,12 +10,12 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from ...errors import PlanprobeError
-from ...schema import Case
 from ...pddl.errors import PDDLSyntaxError
 from ...pddl.grounding import GroundAction, GroundProblem, ground
 from ...pddl.model import Action, Domain, Problem
 from ...pddl.obfuscate import Renaming
 from ...pddl.parser import parse_domain, parse_problem
+from ...schema import Case
 from .describe import Renderer
 from .spec import AgentSpec, parse_spec
 from .tools import parameter_keys, tool_names

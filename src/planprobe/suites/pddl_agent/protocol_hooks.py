@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...schema import Case, ErrorClass, Evidence, ToolCall, Trace
 from ..base import PlannedCall

@@ -16,15 +16,14 @@ from __future__ import annotations
 import itertools
 import json
 import random
-from typing import Optional
 
-from ...schema import Case, ErrorClass
-from ..base import PlannedCall
 from ...pddl.errors import PlannerTimeoutError, PlanStepError
 from ...pddl.planner import solve
 from ...pddl.satisficing import greedy_plan
 from ...pddl.simulator import random_walk
 from ...pddl.validator import validate
+from ...schema import Case, ErrorClass
+from ..base import PlannedCall
 from .prepared import PreparedCase, prepare
 
 REFERENCE_NODE_LIMIT = 20_000
@@ -83,7 +82,7 @@ def random_plan(case: Case, rng: random.Random) -> list[PlannedCall]:
     return to_calls(prepared, steps)
 
 
-def _run(prepared: PreparedCase, steps: list[str]) -> Optional[int]:
+def _run(prepared: PreparedCase, steps: list[str]) -> int | None:
     """The final state if every step executes, else None."""
     state = prepared.grounded.init
     for s in steps:
@@ -99,7 +98,7 @@ def _split(step: str) -> tuple[str, list[str]]:
     return name, args
 
 
-def faulty_plan(case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
+def faulty_plan(case: Case, fault: str, rng: random.Random) -> list[PlannedCall] | None:
     prepared = prepare(case)
     base = reference_steps(case)
     n = len(base)
@@ -150,7 +149,7 @@ def faulty_plan(case: Case, fault: str, rng: random.Random) -> Optional[list[Pla
     return calls
 
 
-def _impossible_call(prepared: PreparedCase, case: Case, limit: int = 5000) -> Optional[PlannedCall]:
+def _impossible_call(prepared: PreparedCase, case: Case, limit: int = 5000) -> PlannedCall | None:
     """A schema-valid call whose static preconditions (or equalities) are false."""
     static = prepared.problem.domain.static_predicates
     for tool in case.tools:

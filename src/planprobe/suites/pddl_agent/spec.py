@@ -8,7 +8,7 @@ plans) is derived from it.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,10 +36,10 @@ class AgentSpec(BaseModel):
     # the task's parts as shown to the agent: domain (rules), init, goal, objects (legend)
     description: dict[str, str] = Field(default_factory=dict)
     # obfuscation: original name -> shown name (obfuscate.Renaming.to_json()); None if plain
-    renaming: Optional[dict[str, Any]] = None
+    renaming: dict[str, Any] | None = None
     # a known valid plan (PDDL steps) and whether it is optimal; None: computed when needed
-    plan: Optional[list[str]] = None
-    plan_optimal: Optional[bool] = None
+    plan: list[str] | None = None
+    plan_optimal: bool | None = None
 
 
 def parse_spec(case: Case) -> AgentSpec:

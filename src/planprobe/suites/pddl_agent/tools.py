@@ -15,8 +15,8 @@ import random
 import re
 from functools import lru_cache
 
-from ...schema import ToolSpec
 from ...pddl.model import Action, Atom, Domain, Problem
+from ...schema import ToolSpec
 
 _BAD_TOOL_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _BAD_KEY_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
@@ -115,7 +115,7 @@ def action_tools(problem: Problem) -> list[ToolSpec]:
 
 
 _DESCRIPTION = re.compile(r"^Perform the action [^\s(]+\(([^)]*)\)\. Preconditions: (.*?)\. Makes true: (.*?)\. "
-                          r"Makes false: (.*?)\. (.*)$", re.S)
+                          r"Makes false: (.*?)\. (.*)$", re.DOTALL)
 
 
 def aliased(tool: ToolSpec, name: str, rng: random.Random) -> ToolSpec:

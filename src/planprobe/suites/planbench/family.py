@@ -9,13 +9,13 @@ return nothing.
 from __future__ import annotations
 
 import random
-from typing import Any, Optional
+from typing import Any
 
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
+from ...pddl.validator import Outcome, validate
 from ...schema import Case, Trace, Verdict
 from ..base import NoToolPlans
-from ...pddl.validator import Outcome, validate
 from . import oracle, reference_answers
 from .prepared import prepare
 from .spec import FAMILY
@@ -24,7 +24,7 @@ from .spec import FAMILY
 class TextEnvironment(Environment):
     """No tools: a call is recorded as a call to an unknown tool (and fails the case)."""
 
-    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:  # pragma: no cover
+    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:  # pragma: no cover
         raise AssertionError("a planbench case has no tools to execute")
 
 
@@ -69,6 +69,6 @@ class PlanBenchFamily(NoToolPlans):
     def random_answer(self, case: Case, rng: random.Random) -> str:
         return reference_answers.random_answer(case, rng)
 
-    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]:
+    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> str | None:
         return reference_answers.faulty_answer(case, fault, rng)
 

@@ -14,17 +14,17 @@ spec (``spec.py``) holds what the oracle needs.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import Iterator, Optional
 
 from ...errors import PlanprobeError
-from ...schema import Case, CaseMeta
-from ..parallel import indexed_cases, suite_lines
 from ...pddl.contradiction import contradict_goal
 from ...pddl.generators import LogisticsSize, blocksworld_problem, logistics_problem
 from ...pddl.model import Problem
 from ...pddl.writer import domain_to_pddl, problem_to_pddl
+from ...schema import Case, CaseMeta
+from ..parallel import indexed_cases, suite_lines
 from .problems import generalizable
 from .prompts import prompt
 from .spec import FAMILY, SPEC_VERSION, TASKS, VERIFY_LEVELS
@@ -45,7 +45,7 @@ class PlanBenchOptions:
     domain: str = "blocksworld"
     n: int = 100
     seed: int = 0
-    shots: Optional[int] = None  # None: the task's default (t3: 3, else 1)
+    shots: int | None = None  # None: the task's default (t3: 3, else 1)
     blocks: Range = (3, 5)  # blocksworld
     cities: Range = (2, 2)  # logistics
     locations: Range = (1, 2)  # per city
@@ -109,7 +109,7 @@ def _general(opts: PlanBenchOptions, base: str, rng: random.Random):
     return generalizable(base, size, rng)
 
 
-def _steps(shown: Shown, steps: Optional[list[str]]) -> Optional[list[str]]:
+def _steps(shown: Shown, steps: list[str] | None) -> list[str] | None:
     return None if steps is None else shown.steps(steps)
 
 
@@ -203,7 +203,7 @@ def generate_cases(opts: PlanBenchOptions, start: int = 0) -> Iterator[Case]:
     return indexed_cases(partial(generate_case, opts=opts), opts.n, start)
 
 
-def generate_lines(opts: PlanBenchOptions, workers: Optional[int] = None) -> Iterator[str]:
+def generate_lines(opts: PlanBenchOptions, workers: int | None = None) -> Iterator[str]:
     """The suite as JSON lines, in index order, byte-identical for any number of workers."""
     opts.check()
     return suite_lines(partial(generate_case, opts=opts), opts.n, workers)

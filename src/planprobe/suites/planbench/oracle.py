@@ -38,27 +38,42 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...schema import Case, ErrorClass, Evidence, OracleKind, Trace, Verdict, sort_errors
-from ..registry import restart_tool_of
-from ..unfinished import unfinished_verdict
-from .prompt_blocks import verification_message
 from ...pddl.model import PDDLLiteral
 from ...pddl.reply_parser import parse_plan
-from .scoring import UNMET_GOAL, UNMET_PRECONDITION, failure_kind, score_plan, score_state, score_verification
 from ...pddl.translation import join_items
 from ...pddl.validator import Outcome
+from ...schema import (
+    Case,
+    ErrorClass,
+    Evidence,
+    OracleKind,
+    Trace,
+    Verdict,
+    sort_errors,
+)
+from ..registry import restart_tool_of
+from ..unfinished import unfinished_verdict
 from .prepared import PreparedCase, prepare
+from .prompt_blocks import verification_message
+from .scoring import (
+    UNMET_GOAL,
+    UNMET_PRECONDITION,
+    failure_kind,
+    score_plan,
+    score_state,
+    score_verification,
+)
 from .spec import PLAN_TASKS
 
 CHECKER = "planbench/1"
 E = ErrorClass
-REFUSE_LINE = re.compile(r"^\s*(?:[-*>#]+\s*)?\**refuse\**\s*:", re.I | re.M)
+REFUSE_LINE = re.compile(r"^\s*(?:[-*>#]+\s*)?\**refuse\**\s*:", re.IGNORECASE | re.MULTILINE)
 NO_PLAN = re.compile(
     r"\bno (?:valid |such |possible |feasible )?plan (?:exists|is possible|can (?:achieve|reach|satisfy))"
     r"|\bthere is no (?:valid |possible |feasible )?plan\b"
     r"|\b(?:goal|goals) (?:is|are) (?:unreachable|unachievable|impossible|contradictory|unsatisfiable)\b"
     r"|\b(?:cannot|can ?not|can't) (?:be )?(?:achieved?|reached?|satisfied|solved)\b"
-    r"|\bimpossible to (?:achieve|reach|satisfy)\b", re.I)
+    r"|\bimpossible to (?:achieve|reach|satisfy)\b", re.IGNORECASE)
 
 
 def refused(reply: str, plan_steps: int | None) -> bool:

@@ -7,18 +7,17 @@ the problems once per case (kept in ``Case._derived``).
 from __future__ import annotations
 
 from functools import cached_property, lru_cache
-from typing import Optional
 
 from ...errors import PlanprobeError
-from ...schema import Case
 from ...pddl.errors import PDDLSyntaxError
 from ...pddl.grounding import GroundProblem, ground
 from ...pddl.model import Atom, Domain, Problem
 from ...pddl.parser import parse_domain, parse_problem
-from .scoring import resulting_state
 from ...pddl.simulator import parse_step
 from ...pddl.translation import Translator, load_translation, translator
 from ...pddl.validator import ValidationResult, validate
+from ...schema import Case
+from .scoring import resulting_state
 from .spec import PlanBenchSpec, parse_spec
 
 
@@ -54,7 +53,7 @@ class PreparedCase:
         self.tr: Translator = translator(self.problem, config)
 
     @cached_property
-    def truth(self) -> Optional[ValidationResult]:
+    def truth(self) -> ValidationResult | None:
         """t3: the validator's verdict on the plan to verify."""
         return validate(self.grounded, self.spec.plan) if self.spec.plan is not None else None
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
-from typing import Optional
 
 from ...errors import PlanprobeError
 from ...pddl.constructive import constructive_plan
@@ -52,7 +51,7 @@ def node_budget(problem: Problem) -> int:
     return max(50, min(NODE_LIMIT[base], LMCUT_WORK // max(1, actions) ** 2))
 
 
-def optimal_plan(problem: Problem) -> Optional[list[str]]:
+def optimal_plan(problem: Problem) -> list[str] | None:
     """An optimal plan, or None when the search needs more than the node budget."""
     base = _base(problem)
     try:
@@ -164,7 +163,7 @@ class Event:
     changed: Problem
 
 
-def unexpected_event(problem: Problem, plan: list[str], rng: random.Random) -> Optional[Event]:
+def unexpected_event(problem: Problem, plan: list[str], rng: random.Random) -> Event | None:
     """A PlanBench-style unexpected event during ``plan`` after which the goal does not
     already hold (so the new plan is not empty); None when no prefix leaves room for one."""
     states = states_along(problem, plan)

@@ -10,11 +10,11 @@ any intro gets one generated from the PDDL.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
+from ...pddl.validator import validate
 from . import prompt_blocks
 from .scoring import resulting_state
-from ...pddl.validator import validate
 from .tasks import Block, Built
 from .worlds import Shown
 

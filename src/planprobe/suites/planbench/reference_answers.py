@@ -15,13 +15,12 @@
 from __future__ import annotations
 
 import random
-from typing import Optional
 
-from ...schema import Case, ErrorClass
-from .prompt_blocks import verification_message
 from ...pddl.simulator import random_walk
 from ...pddl.validator import Outcome, validate
+from ...schema import Case, ErrorClass
 from .prepared import PreparedCase, prepare
+from .prompt_blocks import verification_message
 from .spec import PLAN_TASKS
 
 __all__ = ["FAULTS", "faulty_answer", "random_answer", "reference_answer"]
@@ -47,7 +46,9 @@ def _plan_text(prepared: PreparedCase, steps: list[str]) -> str:
 def _reference_steps(prepared: PreparedCase) -> list[str]:
     if prepared.spec.reference is not None:
         return list(prepared.spec.reference)
-    from ...pddl.planner import solve  # a hand-written case without a reference: plan it
+    from ...pddl.planner import (
+        solve,  # a hand-written case without a reference: plan it
+    )
 
     return list(solve(prepared.grounded, time_limit=None).steps)
 
@@ -97,7 +98,7 @@ def _random_verdict(prepared: PreparedCase, rng: random.Random) -> str:
             f"{tr.action(plan[k])}\nThe unmet precondition is:\n{tr.atom(rng.choice(facts))}")
 
 
-def faulty_answer(case: Case, fault: str, rng: random.Random) -> Optional[str]:
+def faulty_answer(case: Case, fault: str, rng: random.Random) -> str | None:
     prepared = prepare(case)
     spec = prepared.spec
     if spec.unsolvable is not None or fault not in FAULTS:
@@ -134,7 +135,7 @@ def faulty_answer(case: Case, fault: str, rng: random.Random) -> Optional[str]:
     return None if padded is None else _plan_text(prepared, padded)
 
 
-def _detour(prepared: PreparedCase, steps: list[str], rng: random.Random) -> Optional[list[str]]:
+def _detour(prepared: PreparedCase, steps: list[str], rng: random.Random) -> list[str] | None:
     """``steps`` with an action and its undoing inserted somewhere (still valid, longer)."""
     grounded = prepared.grounded
     states = [grounded.init]

@@ -35,8 +35,8 @@ under its default ``--rules planbench``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from ...pddl.grounding import GroundProblem, ground
 from ...pddl.model import Atom, Problem
@@ -49,9 +49,14 @@ from ...pddl.reply_parser import (
     parse_state,
     parse_verification,
 )
-from .planbench_rules import PlanBenchError, PlanBenchReader, PlanExtraction, verification_levels
 from ...pddl.translation import Translator
 from ...pddl.validator import Outcome, ValidationResult, validate
+from .planbench_rules import (
+    PlanBenchError,
+    PlanBenchReader,
+    PlanExtraction,
+    verification_levels,
+)
 
 __all__ = [
     "UNMET_GOAL",
@@ -76,7 +81,7 @@ __all__ = [
 
 UNMET_GOAL = "unmet_goal"
 UNMET_PRECONDITION = "unmet_precondition"
-_STATEMENT = re.compile(r"\[statement\]", re.I)
+_STATEMENT = re.compile(r"\[statement\]", re.IGNORECASE)
 
 
 def _ground(problem: Problem | GroundProblem) -> GroundProblem:

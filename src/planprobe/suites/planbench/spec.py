@@ -10,7 +10,7 @@ itself is ``Case.task``; nothing here is shown to the model.
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -56,17 +56,17 @@ class PlanBenchSpec(BaseModel):
     # prefix's new facts as its goal (PlanBench's new instance); t6 from the changed state
     problem: str = Field(min_length=1)
     # the problem as the query states it, when it differs from `problem` (t4, t6)
-    stated: Optional[str] = None
+    stated: str | None = None
     # the built-in translation config that says (and reads back) facts and actions;
     # None: the generic translation of the PDDL domain
-    translation: Optional[str] = None
-    plan: Optional[list[str]] = None  # t3: the plan to verify; t7: the executed action sequence
-    reference: Optional[list[str]] = None  # plan tasks: a correct plan (optimal where known)
-    optimal_length: Optional[int] = None  # t2: the length of an optimal plan
+    translation: str | None = None
+    plan: list[str] | None = None  # t3: the plan to verify; t7: the executed action sequence
+    reference: list[str] | None = None  # plan tasks: a correct plan (optimal where known)
+    optimal_length: int | None = None  # t2: the length of an optimal plan
     verify: Literal["binary", "type", "explanation"] = "binary"  # t3: the level that decides pass/fail
-    event: Optional[Event] = None  # t6
+    event: Event | None = None  # t6
     rules: Literal["planbench", "planprobe"] = "planbench"  # t7: which words negate a stated fact
-    unsolvable: Optional[str] = None  # why no plan exists (a contradictory goal): the reply must refuse
+    unsolvable: str | None = None  # why no plan exists (a contradictory goal): the reply must refuse
     refusal_note: bool = False  # the prompt says how to refuse
     shots: int = Field(default=1, ge=0)  # worked examples in the prompt
 

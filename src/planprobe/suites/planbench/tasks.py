@@ -30,8 +30,8 @@ How each task uses its shots (``shots`` worked examples):
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable, Optional
 
 from ...errors import PlanprobeError
 from ...pddl.grounding import ground
@@ -52,11 +52,11 @@ class Block:
 
     kind: str  # plan | optimality | verification | execution | reuse | replanning
     problem: Problem
-    plan: Optional[list[str]] = None  # the plan shown (or to verify / executed / replanned)
-    goal: Optional[tuple[Atom, ...]] = None  # a goal stated instead of the problem's
+    plan: list[str] | None = None  # the plan shown (or to verify / executed / replanned)
+    goal: tuple[Atom, ...] | None = None  # a goal stated instead of the problem's
     ordered: bool = False  # state ``goal`` in the given order (shuffled goals)
-    event: Optional[Event] = None
-    new_plan: Optional[list[str]] = None  # t6: the plan after the event (worked examples)
+    event: Event | None = None
+    new_plan: list[str] | None = None  # t6: the plan after the event (worked examples)
     worked: bool = True
 
 
@@ -65,11 +65,11 @@ class Built:
     examples: list[Block]
     query: Block
     judged: Problem  # the problem a reply is judged against
-    reference: Optional[list[str]] = None  # a correct plan for ``judged`` (plan tasks)
+    reference: list[str] | None = None  # a correct plan for ``judged`` (plan tasks)
     optimal: bool = False  # ``reference`` is optimal
-    stated: Optional[Problem] = None  # the query's problem when ``judged`` differs (t4, t6)
-    plan: Optional[list[str]] = None  # t3: the plan to verify; t7: the executed sequence
-    event: Optional[Event] = None
+    stated: Problem | None = None  # the query's problem when ``judged`` differs (t4, t6)
+    plan: list[str] | None = None  # t3: the plan to verify; t7: the executed sequence
+    event: Event | None = None
     notes: dict = field(default_factory=dict)  # for the case's metadata
 
 

@@ -11,9 +11,9 @@ oracle never needs to know it was obfuscated.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Optional
 
 from ...errors import PlanprobeError
 from ...pddl.generators import standard_domain
@@ -28,9 +28,9 @@ __all__ = ["ALIASES", "VARIANTS", "Shown", "Variant", "show", "variant"]
 class Variant:
     name: str
     base: str  # the standard domain: blocksworld | logistics
-    style: Optional[str] = None  # obfuscation: None | mystery | random
+    style: str | None = None  # obfuscation: None | mystery | random
     objects: str = "keep"  # object naming when obfuscated: keep | neutral | style
-    translation: Optional[str] = None  # built-in translation config; None: the generic one
+    translation: str | None = None  # built-in translation config; None: the generic one
 
 
 VARIANTS: dict[str, Variant] = {
@@ -68,7 +68,7 @@ class Shown:
     plain: Problem
     problem: Problem
     tr: Translator
-    renaming: Optional[Renaming] = None
+    renaming: Renaming | None = None
 
     def steps(self, steps: Iterable[str]) -> list[str]:
         steps = list(steps)

@@ -11,7 +11,16 @@ from .holistic import HolisticFamily
 from .parse import ParsedPlan, extract_json, parse_plan
 from .spec import HOLISTIC, PROTOCOLS, STEPWISE, base_case
 from .stepwise import StepwiseFamily
-from .wrap import EXECUTE, check_protocol, replay, stepwise_rng, wrap, wrap_holistic, wrap_lines, wrap_stepwise
+from .wrap import (
+    EXECUTE,
+    check_protocol,
+    replay,
+    stepwise_rng,
+    wrap,
+    wrap_holistic,
+    wrap_lines,
+    wrap_stepwise,
+)
 
 __all__ = [
     "EXECUTE", "HOLISTIC", "PROTOCOLS", "STEPWISE", "HolisticFamily", "ParsedPlan", "StepwiseFamily", "base_case",

@@ -12,11 +12,26 @@ base family's error classes and evidence, re-addressed to the wrapped case;
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from ...environment import Environment, Limits
-from ...schema import Case, ErrorClass, Evidence, Trace, TraceStatus, Verdict, sort_errors
-from ..base import AnswersInText, HighlightsEvidence, NoToolPlans, PlannedCall, ShapesConstraints
+from ...schema import (
+    Case,
+    ErrorClass,
+    Evidence,
+    Trace,
+    TraceStatus,
+    Verdict,
+    sort_errors,
+)
+from ..base import (
+    AnswersInText,
+    HighlightsEvidence,
+    NoToolPlans,
+    PlannedCall,
+    ShapesConstraints,
+)
 from ..registry import families, get_family, restart_tool_of
 from .parse import ParsedPlan, parse_plan, quote
 from .spec import base_case, spec_of
@@ -28,7 +43,7 @@ UNPARSEABLE = "unparseable"  # the fault every protocol knows: an answer that is
 class PlanningEnvironment(Environment):
     """No tools: every call is recorded as a call to an unknown tool, and fails the case."""
 
-    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:  # pragma: no cover
+    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:  # pragma: no cover
         raise AssertionError("a planning case has no tools to execute")
 
 
@@ -85,12 +100,12 @@ class ProtocolFamily(NoToolPlans):
     # -- for subclasses ------------------------------------------------------
 
     def _judge(self, case: Case, base: Case, calls: list[PlannedCall],
-               trace: Trace) -> tuple[Optional[Verdict], list[Evidence]]:
+               trace: Trace) -> tuple[Verdict | None, list[Evidence]]:
         """The base family's verdict on the plan (None if the protocol alone decides)
         and the protocol's own evidence against it."""
         raise NotImplementedError
 
-    def _relabel(self, case: Case, trace: Trace, verdict: Optional[Verdict], extra: Sequence[Evidence] = ()) -> Verdict:
+    def _relabel(self, case: Case, trace: Trace, verdict: Verdict | None, extra: Sequence[Evidence] = ()) -> Verdict:
         """The base verdict as the wrapped case's, with the protocol's own evidence first."""
         extra = list(extra)
         tag = f"{self.name}/{self.version}"
@@ -126,7 +141,7 @@ def _executed(call) -> Evidence:
              "the plan must be given as the answer.")
 
 
-def _unparsed(answer: Optional[str], parsed: ParsedPlan) -> Evidence:
+def _unparsed(answer: str | None, parsed: ParsedPlan) -> Evidence:
     shown = f': "{quote(answer)}"' if answer and answer.strip() else ""
     return Evidence(
         error=ACT, kind="unparsed_answer", symbolic=f"unreadable answer: {parsed.problem}",
@@ -144,5 +159,5 @@ def not_offered(base: Case, calls: list[PlannedCall], first_step: int = 0) -> li
             for n, c in enumerate(calls, first_step) if c.name in hidden]
 
 
-def evidence(error: str, kind: str, symbolic: str, text: str, step: Optional[int] = None) -> Evidence:
+def evidence(error: str, kind: str, symbolic: str, text: str, step: int | None = None) -> Evidence:
     return Evidence(error=error, kind=kind, symbolic=symbolic, text=text, step=step)

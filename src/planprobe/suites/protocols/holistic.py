@@ -17,7 +17,6 @@ tool chain) plus ``unparseable`` (an answer in Python-dict quotes: not JSON).
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 from ...schema import Case, Trace
 from ..base import ClassifiesFaults, PlannedCall
@@ -38,7 +37,7 @@ class HolisticFamily(ProtocolFamily):
     def faults(self) -> dict[str, str]:
         return {**base_faults(), UNPARSEABLE: ACT}
 
-    def fault_class(self, case: Case, fault: str) -> Optional[str]:
+    def fault_class(self, case: Case, fault: str) -> str | None:
         """The base family's class for its faults (it may depend on the case, e.g. its style)."""
         if fault == UNPARSEABLE:
             return ACT
@@ -62,7 +61,7 @@ class HolisticFamily(ProtocolFamily):
         base = base_case(case)
         return prompts.holistic_answer(get_family(base.family).random_plan(base, rng), PLAN_SUMMARY)
 
-    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]:
+    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> str | None:
         if fault == UNPARSEABLE:
             return self.reference_answer(case).replace('"', "'")
         base = base_case(case)

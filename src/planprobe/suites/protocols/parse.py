@@ -16,8 +16,9 @@ them as the Act Errors they are, at the step where they occur.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any
 
 from ...lenient_json import find_json
 from ..base import PlannedCall
@@ -31,12 +32,12 @@ ARG_KEYS = ("parameters", "arguments", "args", "params", "parameter_description"
 
 @dataclass(frozen=True)
 class ParsedPlan:
-    calls: Optional[list[PlannedCall]]  # None when no plan could be read
-    problem: Optional[str] = None  # why not, in words
-    description: Optional[str] = None  # the plan's own summary, if it gave one
+    calls: list[PlannedCall] | None  # None when no plan could be read
+    problem: str | None = None  # why not, in words
+    description: str | None = None  # the plan's own summary, if it gave one
 
 
-def quote(text: Optional[str]) -> str:
+def quote(text: str | None) -> str:
     """A short, single-line excerpt of untrusted text for an evidence line."""
     text = " ".join((text or "").split())
     return text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS] + "…"
@@ -48,13 +49,13 @@ def _acceptable(value: Any, keys: Sequence[str]) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
-def extract_json(text: str, keys: Sequence[str]) -> tuple[Any, Optional[str]]:
+def extract_json(text: str, keys: Sequence[str]) -> tuple[Any, str | None]:
     """The JSON value in ``text`` that looks like the answer (an object with one of
     ``keys``, or a list of step objects), and None; or None and why not."""
     return find_json(text, lambda value: _acceptable(value, keys))
 
 
-def _steps_of(value: Any, keys: Sequence[str]) -> tuple[Optional[list], Optional[str]]:
+def _steps_of(value: Any, keys: Sequence[str]) -> tuple[list | None, str | None]:
     if isinstance(value, list):
         return value, None
     if not isinstance(value, dict):
@@ -97,7 +98,7 @@ def _call(step: Any) -> PlannedCall:
     return PlannedCall(name.strip(), json.dumps(args, sort_keys=True))
 
 
-def parse_plan(text: Optional[str], keys: Sequence[str]) -> ParsedPlan:
+def parse_plan(text: str | None, keys: Sequence[str]) -> ParsedPlan:
     """The calls of an answer whose steps sit under the first of ``keys`` found
     (e.g. ``("tool_chain", "steps")``)."""
     if text is None or not text.strip():

@@ -11,7 +11,8 @@ instance, tells the agent to run tools and ask for restarts).
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ...schema import ToolSpec
 from ..base import PlannedCall
@@ -30,7 +31,7 @@ _NO_EXECUTION = (
 )
 
 
-def system_text(base_system: Optional[str]) -> str:
+def system_text(base_system: str | None) -> str:
     """The wrapped case's system prompt. It replaces an agent's own default ("complete
     tasks by calling the provided tools"), which would contradict the protocol."""
     return f"{base_system}\n\n{PLANNER_SYSTEM}" if base_system else PLANNER_SYSTEM
@@ -84,7 +85,7 @@ def stepwise_text(task: str, tools: Sequence[ToolSpec], prefix: Sequence[tuple[P
     )
 
 
-def holistic_answer(calls: Sequence[PlannedCall], plan: str, reasons: Optional[Sequence[str]] = None) -> str:
+def holistic_answer(calls: Sequence[PlannedCall], plan: str, reasons: Sequence[str] | None = None) -> str:
     chain = []
     for n, call in enumerate(calls):
         step = step_json(call)

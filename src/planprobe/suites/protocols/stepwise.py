@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence, Trace, Verdict, sort_errors
@@ -91,7 +91,7 @@ class StepwiseFamily(ProtocolFamily):
         plan = [c for c in get_family(base.family).random_plan(base, rng) if c not in done]
         return prompts.stepwise_answer(plan[: spec.k])
 
-    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]:
+    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> str | None:
         expected = self.own_faults.get(fault, ACT if fault == UNPARSEABLE else None)
         if expected is None or fault == "stall":
             return None

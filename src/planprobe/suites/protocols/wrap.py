@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from ...environment import Limits
 from ...errors import PlanprobeError

@@ -9,7 +9,7 @@ realistic errors and do nothing; ``refuse`` records the refusal.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ...environment import Environment, Limits
 from ...schema import Case
@@ -41,9 +41,9 @@ class RobustEnvironment(Environment):
         self.composites = {c.tool: c for c in self.spec.composites}
         self.variant_names = frozenset(t.name for t in case.tools)
         family = get_family(base.family)
-        self.split: Optional[ComposesTools] = family if isinstance(family, ComposesTools) else None
+        self.split: ComposesTools | None = family if isinstance(family, ComposesTools) else None
 
-    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
+    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
         spec = self.spec
         if name == spec.refuse_tool:
             return REFUSAL_RECORDED, None
@@ -73,7 +73,7 @@ class RobustEnvironment(Environment):
             return f"{first} {second}", None
         return self._base(spec.base_name(name), args)
 
-    def _base(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
+    def _base(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
         before = self.base_env.attempt
         result = self.base_env.execute(name, args)
         if self.base_env.attempt != before:  # the base granted a restart: mirror it in the judged trace

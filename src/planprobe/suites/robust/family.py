@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar
 
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Trace, Verdict
-from ..base import AnswersInText, ClassifiesFaults, GrantsRestarts, HighlightsEvidence, PlannedCall, WrapsCases
+from ..base import (
+    AnswersInText,
+    ClassifiesFaults,
+    GrantsRestarts,
+    HighlightsEvidence,
+    PlannedCall,
+    WrapsCases,
+)
 from ..registry import families, get_family
 from . import oracle
 from .environment import RobustEnvironment
@@ -46,7 +53,7 @@ class RobustFamily:
                 out.setdefault(fault, error)
         return {**out, **self.own_faults}
 
-    def fault_class(self, case: Case, fault: str) -> Optional[str]:
+    def fault_class(self, case: Case, fault: str) -> str | None:
         """The variant's own faults have their class; the others keep the base family's."""
         if fault in self.own_faults:
             return self.own_faults[fault]
@@ -77,7 +84,7 @@ class RobustFamily:
     def check(self, case: Case, trace: Trace) -> Verdict:
         return oracle.check(case, trace)
 
-    def restart_tool(self, case: Case) -> Optional[str]:
+    def restart_tool(self, case: Case) -> str | None:
         """The base case's restart tool: calls under its name reach the base environment, which grants them."""
         base = base_case(case)
         family = get_family(base.family)
@@ -189,7 +196,7 @@ class RobustFamily:
             return [PlannedCall(t, "{}") for t in tools]
         return self._in_variant_terms(case, get_family(base.family).random_plan(base, rng))
 
-    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> Optional[list[PlannedCall]]:
+    def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> list[PlannedCall] | None:
         spec = spec_of(case)
         if spec.unsolvable is not None:
             return None  # the fault classes are about plans; an unsolvable case has none

@@ -17,9 +17,19 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, cast
+from typing import Any, cast
 
-from ...schema import Case, ErrorClass, Evidence, OracleKind, ToolCall, Trace, TraceStatus, Verdict, sort_errors
+from ...schema import (
+    Case,
+    ErrorClass,
+    Evidence,
+    OracleKind,
+    ToolCall,
+    Trace,
+    TraceStatus,
+    Verdict,
+    sort_errors,
+)
 from ..base import ComposesTools, has_capability
 from ..registry import get_family, restart_tool_of
 from .spec import RobustSpec, base_case, follow_on_args, spec_of
@@ -37,7 +47,7 @@ OTHER = "other"
 BROKEN_BEHAVIOURS = (USED_REPLACEMENT, RETRIED_BROKEN, USED_OTHER_TOOL, REFUSED, OTHER)
 
 
-def refusal(spec: RobustSpec, trace: Trace, calls: list[ToolCall]) -> Optional[str]:
+def refusal(spec: RobustSpec, trace: Trace, calls: list[ToolCall]) -> str | None:
     """The refusal's reason, or None when the agent did not refuse."""
     for call in calls:
         if spec.refuse_tool and call.name == spec.refuse_tool and call.error is None:
@@ -101,7 +111,7 @@ def _failed(case: Case, trace: Trace, labels: dict[str, Any], evidence: list[Evi
 
 
 def _base_calls(spec: RobustSpec, calls: list[ToolCall], variant_names: frozenset[str],
-                base: Optional[Case] = None) -> tuple[list[ToolCall], list[Evidence]]:
+                base: Case | None = None) -> tuple[list[ToolCall], list[Evidence]]:
     """The calls in the base case's terms, and evidence of the variant's own (distractor calls;
     invalid calls of a composite whose halves take their own arguments, which no base tool is)."""
     out: list[ToolCall] = []

@@ -8,7 +8,7 @@ it, why the case is unsolvable, what each tool costs.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -37,9 +37,9 @@ class Given(StrictModel):
 class Unsolvable(StrictModel):
     kind: Literal["removal", "contradiction", "missing-info"]
     proof: str  # why no plan exists, for the evidence
-    removed_tool: Optional[str] = None
-    missing_tool: Optional[str] = None
-    missing_param: Optional[str] = None
+    removed_tool: str | None = None
+    missing_tool: str | None = None
+    missing_param: str | None = None
 
 
 class Composite(StrictModel):
@@ -54,16 +54,16 @@ class RobustSpec(StrictModel):
     base: dict[str, Any]  # the base case (with a contradiction added, for that kind)
     transforms: list[str]
     distractors: list[str] = Field(default_factory=list)
-    broken: Optional[Broken] = None
-    unsolvable: Optional[Unsolvable] = None
-    refuse_tool: Optional[str] = None  # present in every case of a suite with unsolvable variants
+    broken: Broken | None = None
+    unsolvable: Unsolvable | None = None
+    refuse_tool: str | None = None  # present in every case of a suite with unsolvable variants
     costs: dict[str, int] = Field(default_factory=dict)
     composites: list[Composite] = Field(default_factory=list)
-    min_cost: Optional[int] = None
+    min_cost: int | None = None
     min_cost_plan: list[str] = Field(default_factory=list)
     min_cost_args: list[str] = Field(default_factory=list)  # arguments (JSON) of each call; empty: none
     aliases: dict[str, str] = Field(default_factory=dict)  # variant tool name -> the base tool it runs
-    given: Optional[Given] = None
+    given: Given | None = None
 
     def base_name(self, name: str) -> str:
         """The base tool a variant tool runs (spec version 1 named the replacement only in ``broken``)."""

@@ -18,7 +18,7 @@ every distractor's duration), are not offered step-wise: ``stepwise_plan`` says 
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...errors import PlanprobeError
 from ...schema import Case, ErrorClass, Evidence

@@ -24,7 +24,7 @@ the cheapest plan's calls take arguments, ``ChainsComposites`` for what a compos
 from __future__ import annotations
 
 import random
-from typing import Iterable, Iterator, Optional
+from collections.abc import Iterable, Iterator
 
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec
@@ -88,9 +88,9 @@ ALIAS_NAMES = (
 )
 
 
-def parse_transforms(names: list[str]) -> list[tuple[str, Optional[str]]]:
+def parse_transforms(names: list[str]) -> list[tuple[str, str | None]]:
     """Validate ``--transform`` values: [(kind, argument)], each kind once."""
-    out: list[tuple[str, Optional[str]]] = []
+    out: list[tuple[str, str | None]] = []
     for raw in names:
         kind, _, arg = raw.partition(":")
         if kind == "extraneous":
@@ -133,7 +133,7 @@ def _unsolvable_kinds(case: Case) -> tuple[str, ...]:
     return tuple(k for k in UNSOLVABLE_KINDS if k != "contradiction")
 
 
-def robustify(case: Case, transforms: list[tuple[str, Optional[str]]], seed: int = 0) -> Case:
+def robustify(case: Case, transforms: list[tuple[str, str | None]], seed: int = 0) -> Case:
     """One robustness variant of a formal case; deterministic in (seed, case id)."""
     if case.family == FAMILY:
         raise PlanprobeError(f"case {case.id} is already a robustness variant")
@@ -295,14 +295,14 @@ def near_duplicate_tools(tools: list[ToolSpec], k: int, rng: random.Random) -> l
     return out
 
 
-def transform_lines(lines: Iterable[str], transforms: list[tuple[str, Optional[str]]], seed: int = 0) -> Iterator[str]:
+def transform_lines(lines: Iterable[str], transforms: list[tuple[str, str | None]], seed: int = 0) -> Iterator[str]:
     """Suite lines in, variant lines out (streaming: suites of any size)."""
     for line in lines:
         yield robustify(Case.model_validate_json(line), transforms, seed).model_dump_json()
 
 
 def _unsolvable(case: Case, tools: list[ToolSpec], needed: list[str], kind: str, rng: random.Random,
-                spec: RobustSpec, taken: set[str]) -> tuple[Case, list[ToolSpec], Unsolvable, Optional[str]]:
+                spec: RobustSpec, taken: set[str]) -> tuple[Case, list[ToolSpec], Unsolvable, str | None]:
     """An unsolvable variant: (base, tools, why, a note for the task)."""
     if kind == "removal":  # a needed tool goes; a tool for another activity, under an unrelated name, comes
         gone = rng.choice(needed)
@@ -329,7 +329,7 @@ def _unsolvable(case: Case, tools: list[ToolSpec], needed: list[str], kind: str,
 
 
 def _control(case: Case, tools: list[ToolSpec], needed: list[str], kind: str, rng: random.Random,
-             spec: RobustSpec, taken: set[str]) -> tuple[Case, list[ToolSpec], Optional[str]]:
+             spec: RobustSpec, taken: set[str]) -> tuple[Case, list[ToolSpec], str | None]:
     """A solvable control carrying the same kind of change as an unsolvable variant of ``kind``."""
     if kind == "removal":  # a needed tool under an unrelated name: the text's names and the tools mismatch as often
         name = rng.choice(needed)
@@ -351,7 +351,7 @@ def _control(case: Case, tools: list[ToolSpec], needed: list[str], kind: str, rn
 
 
 def _decoy(case: Case, tools: list[ToolSpec], gone: str, rng: random.Random, spec: RobustSpec,
-           taken: set[str]) -> Optional[ToolSpec]:
+           taken: set[str]) -> ToolSpec | None:
     """What takes a removed tool's place, under an unrelated name, so that the tool count and the
     names the text does not mention are as in the controls: a tool for an activity the task does
     not ask for (families with ``distractor_tools``), else a twin of another tool of the case."""
@@ -389,7 +389,7 @@ def draw_pairs(actions: list[str], count: int, rng: random.Random, repeats: bool
 
 
 def _priced(case: Case, tools: list[ToolSpec], spec: RobustSpec, rng: random.Random,
-            base: Optional[Case] = None) -> list[ToolSpec]:
+            base: Case | None = None) -> list[ToolSpec]:
     """Price every tool and add composites, some of them usable in a valid order. ``base`` is
     the case the cheapest plan is for (a contradiction's control has one more goal fact)."""
     costs = {t.name: rng.randint(2, 9) for t in tools}

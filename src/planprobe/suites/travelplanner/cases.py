@@ -14,8 +14,9 @@ has one, and whether ``--strict`` decides pass/fail.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, ToolSpec
@@ -61,8 +62,8 @@ TOOLS = [
 
 
 def make_case(*, split: str, idx: int, mode: str, fields: QueryFields, sandbox: dict[str, str],
-              plan: Optional[list[dict[str, Any]]], strict: bool, system: Optional[str] = None,
-              task: Optional[str] = None, reference_information: Optional[str] = None) -> Case:
+              plan: list[dict[str, Any]] | None, strict: bool, system: str | None = None,
+              task: str | None = None, reference_information: str | None = None) -> Case:
     if mode not in MODES:
         raise PlanprobeError(f"--mode {mode!r}: expected one of {', '.join(MODES)}")
     if mode == "sole-planning":
@@ -98,7 +99,7 @@ class Compiled:
         self.mode: str = spec["mode"]
         self.fields = parse_fields(spec["fields"], f"{where}: spec.fields")
         sb = spec["sandbox"]
-        self._inline: Optional[Sandbox] = None
+        self._inline: Sandbox | None = None
         if isinstance(sb, dict) and sb.get("kind") == "inline":  # a synthesized sandbox (the itinerary family)
             if not isinstance(sb.get("tables"), dict):
                 raise PlanprobeError(f"{where}: field 'spec.sandbox.tables': expected an object of tables")
@@ -145,7 +146,7 @@ def inline_sandbox(tables: dict[str, Any], where: str) -> Sandbox:
 _LOADED: dict[tuple[str, str], Sandbox] = {}
 
 
-def sandbox_for(kind: str, directory: str, progress: Optional[Callable[[str], None]] = None) -> Sandbox:
+def sandbox_for(kind: str, directory: str, progress: Callable[[str], None] | None = None) -> Sandbox:
     """The sandbox a case names, loaded once per process (the two most recent are kept).
     ``progress`` is called with each table's name as it is read (database directories)."""
     key = (kind, directory)

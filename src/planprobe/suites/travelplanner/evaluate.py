@@ -10,15 +10,24 @@ passed ``plan.format_problem`` (the official code would raise on it otherwise).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 from .fields import QueryFields
 from .plan import Plan
 from .sandbox import Row, Sandbox
-from .text import NO_MORE_DAYS, before_parenthesis, filled, flight_number, from_to, name_city, transport_kind
+from .text import (
+    NO_MORE_DAYS,
+    before_parenthesis,
+    filled,
+    flight_number,
+    from_to,
+    name_city,
+    transport_kind,
+)
 
-Result = tuple[Optional[bool], Optional[str]]
+Result = tuple[bool | None, str | None]
 COMMONSENSE = ("is_reasonable_visiting_city", "is_valid_restaurants", "is_valid_attractions",
                "is_valid_accommodation", "is_valid_transportation", "is_valid_information_in_current_city",
                "is_valid_information_in_sandbox", "is_not_absent")
@@ -46,8 +55,8 @@ class PlanEvaluation:
     not score them (the plan is incomplete or leaves the sandbox)."""
 
     commonsense: dict[str, Result]
-    hard: Optional[dict[str, Result]]
-    cost: Optional[float] = None
+    hard: dict[str, Result] | None
+    cost: float | None = None
 
     @property
     def commonsense_pass(self) -> bool:
@@ -69,7 +78,7 @@ class PlanEvaluation:
         return out
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "PlanEvaluation":
+    def from_json(cls, data: dict[str, Any]) -> PlanEvaluation:
         def unpack(d: dict[str, Any]) -> dict[str, Result]:
             return {k: (v[0], v[1]) for k, v in d.items()}
         hard = data.get("hard")

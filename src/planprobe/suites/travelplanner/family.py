@@ -17,11 +17,19 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar
 
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
-from ...schema import Case, ErrorClass, Evidence, Trace, TraceStatus, Verdict, sort_errors
+from ...schema import (
+    Case,
+    ErrorClass,
+    Evidence,
+    Trace,
+    TraceStatus,
+    Verdict,
+    sort_errors,
+)
 from ..base import NoToolPlans
 from ..unfinished import status_verdict
 from . import reference_answers
@@ -36,12 +44,12 @@ _CLASS = {"is_valid_information_in_sandbox": E.ACT_ERROR, "is_not_absent": E.ACT
 
 
 class TravelEnvironment(Environment):
-    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
+    def execute(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
         return run_tool(prepare(self.case).sandbox, name, args)
 
 
-def evaluate_answer(case: Case, answer: Optional[str]) -> tuple[dict[str, Any], Optional[PlanEvaluation],
-                                                                 Optional[PlanEvaluation], str]:
+def evaluate_answer(case: Case, answer: str | None) -> tuple[dict[str, Any], PlanEvaluation | None,
+                                                                 PlanEvaluation | None, str]:
     """(labels, official evaluation, strict evaluation, why not delivered)."""
     prepared = prepare(case)
     q = prepared.fields
@@ -112,7 +120,7 @@ class TravelPlannerFamily(NoToolPlans):
         prepared = prepare(case)
         return reference_answers.dump(reference_answers.random_plan(prepared.fields, prepared.sandbox, rng))
 
-    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> Optional[str]:
+    def faulty_answer(self, case: Case, fault: str, rng: random.Random) -> str | None:
         prepared = prepare(case)
         if fault not in reference_answers.MUTATIONS or not prepared.plan:
             return None

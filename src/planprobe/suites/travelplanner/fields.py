@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import Any, Optional
+from typing import Any
 
 from ...errors import PlanprobeError
 
@@ -103,7 +103,7 @@ def parse_fields(data: Any, where: str) -> QueryFields:
                        budget=budget, level=level, query=query)
 
 
-def constraint_label(fields: QueryFields) -> Optional[str]:
+def constraint_label(fields: QueryFields) -> str | None:
     """The set local constraints in a few words (for case topics)."""
     parts = [f"{k}={v if not isinstance(v, list) else '/'.join(v)}" for k, v in fields.local_constraint.items()
              if v is not None]

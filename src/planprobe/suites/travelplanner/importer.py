@@ -8,8 +8,8 @@ database directory). Everything is read and checked before the suite is written
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional
 
 from ...errors import PlanprobeError
 from ...schema import Case
@@ -17,9 +17,9 @@ from ..io import write_suite
 from .cases import MODES, make_case, sandbox_for
 
 
-def build_cases(*, modes: list[str], strict: bool, train_dir: Optional[Path] = None, split_file: Optional[Path] = None,
-                database: Optional[Path] = None, split: Optional[str] = None,
-                progress: Optional[Callable[[str], None]] = None) -> list[Case]:
+def build_cases(*, modes: list[str], strict: bool, train_dir: Path | None = None, split_file: Path | None = None,
+                database: Path | None = None, split: str | None = None,
+                progress: Callable[[str], None] | None = None) -> list[Case]:
     for mode in modes:
         if mode not in MODES:
             raise PlanprobeError(f"--mode {mode!r}: expected one of {', '.join(MODES)}")

@@ -14,8 +14,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from .evaluate import COMMONSENSE, HARD, PAPER_NAMES, PlanEvaluation
 from .fields import QueryFields
@@ -40,7 +41,7 @@ class Tally:
     final_plans: int = 0
     per_constraint: dict[str, list[int]] = field(default_factory=dict)  # key -> [passed, failed]
 
-    def add(self, hard_total: int, ev: Optional[PlanEvaluation]) -> None:
+    def add(self, hard_total: int, ev: PlanEvaluation | None) -> None:
         """One query: its hard-constraint count and its plan's evaluation (None: not delivered)."""
         self.queries += 1
         self.hard_total += hard_total
@@ -59,16 +60,16 @@ class Tally:
         self.hard_plans += ev.hard_pass
         self.final_plans += ev.final_pass
 
-    def _count(self, key: str, ok: Optional[bool]) -> None:
+    def _count(self, key: str, ok: bool | None) -> None:
         if ok is None:
             return
         slot = self.per_constraint.setdefault(key, [0, 0])
         slot[0 if ok else 1] += 1
 
-    def figures(self) -> dict[str, Optional[float]]:
+    def figures(self) -> dict[str, float | None]:
         n = self.queries
 
-        def rate(k: int, d: int) -> Optional[float]:
+        def rate(k: int, d: int) -> float | None:
             return round(k / d, 10) if d else None
 
         return {
@@ -92,7 +93,7 @@ class Tally:
         }
 
 
-def tally(items: Iterable[tuple[QueryFields, Optional[PlanEvaluation]]]) -> Tally:
+def tally(items: Iterable[tuple[QueryFields, PlanEvaluation | None]]) -> Tally:
     t = Tally()
     for q, ev in items:
         t.add(q.hard_total(), ev)
@@ -103,7 +104,7 @@ def figure_lines(data: dict[str, Any], title: str = "TravelPlanner") -> list[str
     """The six figures as the official script prints them, plus the counts."""
     f, c = data["figures"], data["counts"]
 
-    def pct(x: Optional[float]) -> str:
+    def pct(x: float | None) -> str:
         return "-" if x is None else f"{100 * x:.2f}%"
 
     return [

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import csv
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any
 
 from ...errors import PlanprobeError
 from ..io import parse_json_line
@@ -29,8 +30,8 @@ NUMBER_FIELDS = ("days", "visiting_city_number", "people_number", "budget")
 class OfficialQuery:
     idx: int  # 1-based position in the split, TravelPlanner's idx
     fields: QueryFields
-    reference_information: Optional[str]  # the text the sole-planning agent is given
-    plan: Optional[list[dict[str, Any]]]  # annotated plan (train split only)
+    reference_information: str | None  # the text the sole-planning agent is given
+    plan: list[dict[str, Any]] | None  # annotated plan (train split only)
 
 
 def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -17,7 +17,7 @@ these two formats, deterministically.
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any
 
 from .literal import LiteralError, read_literal
 from .text import from_to
@@ -25,10 +25,10 @@ from .text import from_to
 DAY_KEYS = ("days", "current_city", "transportation", "breakfast", "attraction", "lunch", "dinner", "accommodation")
 TEXT_KEYS = DAY_KEYS[1:]
 _LABELS = {k.replace("_", " "): k for k in TEXT_KEYS}
-_DAY_HEAD = re.compile(r"^\s*[#*]*\s*day\s*(\d+)\s*[:.]?\s*[*]*\s*$", re.I | re.M)
+_DAY_HEAD = re.compile(r"^\s*[#*]*\s*day\s*(\d+)\s*[:.]?\s*[*]*\s*$", re.IGNORECASE | re.MULTILINE)
 _FIELD = re.compile(r"^\s*[-*]*\s*(current city|transportation|breakfast|attraction|lunch|dinner|accommodation)"
-                    r"\s*[*]*\s*:\s*[*]*\s*(.*?)\s*$", re.I)
-_FENCE = re.compile(r"```(?:json|python)?\s*(.*?)```", re.S | re.I)
+                    r"\s*[*]*\s*:\s*[*]*\s*(.*?)\s*$", re.IGNORECASE)
+_FENCE = re.compile(r"```(?:json|python)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 Plan = list[dict[str, Any]]
 
@@ -41,7 +41,7 @@ class PlanFormatError(ValueError):
         self.field = field
 
 
-def read_answer(answer: Optional[str]) -> tuple[Optional[Plan], str]:
+def read_answer(answer: str | None) -> tuple[Plan | None, str]:
     """The plan in an answer and how it was read ('json', 'text'), or (None, why not)."""
     if answer is None or not answer.strip():
         return None, "the answer is empty"
@@ -54,7 +54,7 @@ def read_answer(answer: Optional[str]) -> tuple[Optional[Plan], str]:
     return None, "no plan could be read (neither a JSON list of days nor 'Day N:' blocks)"
 
 
-def _structured(answer: str) -> Optional[Plan]:
+def _structured(answer: str) -> Plan | None:
     candidates = [m.group(1) for m in _FENCE.finditer(answer)] + [answer]
     for text in candidates:
         text = text.strip()
@@ -87,7 +87,7 @@ def _text_layout(answer: str) -> Plan:
     return days
 
 
-def format_problem(plan: Any, days: int) -> Optional[PlanFormatError]:
+def format_problem(plan: Any, days: int) -> PlanFormatError | None:
     """Where the official evaluator would fail to read this plan (it would raise), or
     None. ``days``: the query's number of days (the evaluator reads that many entries)."""
     if plan is None or plan == [] or plan == "":

@@ -8,7 +8,8 @@ from __future__ import annotations
 import copy
 import json
 import random
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from .evaluate import MEALS
 from .fields import QueryFields
@@ -16,10 +17,10 @@ from .plan import Plan
 from .sandbox import Row, Sandbox
 from .text import before_parenthesis, filled, from_to, name_city
 
-Mutation = Callable[[Plan, QueryFields, Sandbox, random.Random], Optional[Plan]]
+Mutation = Callable[[Plan, QueryFields, Sandbox, random.Random], Plan | None]
 
 
-def dump(plan: Optional[Plan]) -> str:
+def dump(plan: Plan | None) -> str:
     return "" if not plan else json.dumps(plan, ensure_ascii=False)
 
 
@@ -46,7 +47,7 @@ def _suffix(value: str) -> str:
 # -- mutations ---------------------------------------------------------------
 
 
-def open_route(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def open_route(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     """The last day no longer returns to the origin."""
     last = plan[q.days - 1]
     a, _b = from_to(last["current_city"])
@@ -57,7 +58,7 @@ def open_route(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> 
     return plan
 
 
-def repeat_restaurant(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def repeat_restaurant(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     slots = _meal_slots(plan[:q.days])
     if len(slots) < 2:
         return None
@@ -66,7 +67,7 @@ def repeat_restaurant(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Rand
     return plan
 
 
-def repeat_attraction(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def repeat_attraction(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     days = [i for i, d in enumerate(plan[:q.days]) if filled(d.get("attraction"))]
     if len(days) < 2:
         return None
@@ -75,7 +76,7 @@ def repeat_attraction(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Rand
     return plan
 
 
-def unterminated_repeat(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def unterminated_repeat(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     """A repeated attraction written last without the closing ';' (the official reader drops it)."""
     days = [i for i, d in enumerate(plan[:q.days]) if filled(d.get("attraction"))]
     if len(days) < 2:
@@ -86,7 +87,7 @@ def unterminated_repeat(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Ra
     return plan
 
 
-def short_stay(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def short_stay(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     """Every night of the first stay moved to a place whose minimum stay is longer."""
     trip = plan[:q.days]
     first = next((i for i, d in enumerate(trip) if filled(d.get("accommodation"))), None)
@@ -103,7 +104,7 @@ def short_stay(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> 
     return None
 
 
-def conflicting_transport(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def conflicting_transport(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     last = plan[q.days - 1]
     a, b = from_to(last["current_city"])
     if a is None:
@@ -116,7 +117,7 @@ def conflicting_transport(plan: Plan, q: QueryFields, box: Sandbox, rng: random.
     return plan
 
 
-def _other_city_restaurant(plan: Plan, box: Sandbox, day: dict[str, Any]) -> Optional[Row]:
+def _other_city_restaurant(plan: Plan, box: Sandbox, day: dict[str, Any]) -> Row | None:
     here = set(_day_cities(day))
     for row in box.restaurants:
         used = any(name_city(d.get(m) or "")[0] == row["Name"] for d in plan for m in MEALS)
@@ -125,7 +126,7 @@ def _other_city_restaurant(plan: Plan, box: Sandbox, day: dict[str, Any]) -> Opt
     return None
 
 
-def wrong_city_meal(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def wrong_city_meal(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     """A meal on a travel day in a city the day is not in (valid in the sandbox)."""
     for day in plan[:q.days]:
         if "from" in day["current_city"] and filled(day.get("dinner")):
@@ -137,7 +138,7 @@ def wrong_city_meal(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random
     return None
 
 
-def stay_city_meal(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def stay_city_meal(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     """The same on a day spent in one city (the official check reads the city's letters there)."""
     for day in plan[:q.days]:
         if "from" not in day["current_city"] and filled(day.get("lunch")):
@@ -149,7 +150,7 @@ def stay_city_meal(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random)
     return None
 
 
-def unknown_restaurant(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def unknown_restaurant(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     slots = _meal_slots(plan[:q.days])
     if not slots:
         return None
@@ -158,7 +159,7 @@ def unknown_restaurant(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Ran
     return plan
 
 
-def name_prefix(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def name_prefix(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     """A restaurant named by the first part of its name only (a substring still matches)."""
     for i, m in _meal_slots(plan[:q.days]):
         name, _city = name_city(plan[i][m])
@@ -169,7 +170,7 @@ def name_prefix(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) ->
     return None
 
 
-def missing_meal(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def missing_meal(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     for day in plan[:q.days]:
         if "from" not in day["current_city"]:
             day["lunch"] = "-"
@@ -178,7 +179,7 @@ def missing_meal(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -
 
 
 def _replace_stays(plan: Plan, q: QueryFields, box: Sandbox,
-                   pick: Callable[[list[Row]], Optional[Row]]) -> Optional[Plan]:
+                   pick: Callable[[list[Row]], Row | None]) -> Plan | None:
     changed = False
     for day in plan[:q.days]:
         value = day.get("accommodation")
@@ -191,11 +192,11 @@ def _replace_stays(plan: Plan, q: QueryFields, box: Sandbox,
     return plan if changed else None
 
 
-def over_budget(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def over_budget(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     return _replace_stays(plan, q, box, lambda rows: max(rows, key=lambda r: r["price"]) if rows else None)
 
 
-def house_rule(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def house_rule(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     rule = q.local_constraint["house rule"]
     if rule is None:
         return None
@@ -203,7 +204,7 @@ def house_rule(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> 
     return _replace_stays(plan, q, box, lambda rows: next((r for r in rows if text in str(r["house_rules"])), None))
 
 
-def room_type(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def room_type(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     wanted = q.local_constraint["room type"]
     if wanted is None:
         return None
@@ -212,7 +213,7 @@ def room_type(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> O
     return _replace_stays(plan, q, box, lambda rows: next((r for r in rows if r["room type"] == bad), None))
 
 
-def cuisine(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def cuisine(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     """Every meal away from home at a place without the first wanted cuisine."""
     wanted = q.local_constraint["cuisine"]
     if not wanted:
@@ -231,7 +232,7 @@ def cuisine(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Opt
     return plan
 
 
-def transport_rule(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def transport_rule(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     rule = q.local_constraint["transportation"]
     if rule is None:
         return None
@@ -248,7 +249,7 @@ def transport_rule(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random)
     return plan
 
 
-def lowercase_mode(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def lowercase_mode(plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     """Every leg driven, written 'self-driving' in lower case, on a 'no self-driving' query
     (the official rule check is case-sensitive)."""
     if q.local_constraint["transportation"] != "no self-driving":
@@ -285,7 +286,7 @@ MUTATIONS: dict[str, tuple[Mutation, str]] = {
 }
 
 
-def mutate(name: str, plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Optional[Plan]:
+def mutate(name: str, plan: Plan, q: QueryFields, box: Sandbox, rng: random.Random) -> Plan | None:
     """A copy of ``plan`` with the mutation applied, or None when the plan leaves no room for it."""
     return MUTATIONS[name][0](copy.deepcopy(plan), q, box, rng)
 

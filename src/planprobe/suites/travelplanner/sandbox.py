@@ -19,9 +19,10 @@ from __future__ import annotations
 import csv
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any
 
 from ...errors import PlanprobeError
 
@@ -61,10 +62,10 @@ class Distance:
 
     origin: str
     destination: str
-    duration: Optional[str]
-    distance: Optional[str]
+    duration: str | None
+    distance: str | None
 
-    def cost(self, mode: str) -> Optional[int]:
+    def cost(self, mode: str) -> int | None:
         """The official cost: 0.05 per km self-driving, 1 per km by taxi, None when the
         pair has no valid route (missing values, or a duration counted in days). The
         official code ``eval``s the distance text; it is read as a number here."""
@@ -90,12 +91,12 @@ class Sandbox:
     restaurants: list[Row] = field(default_factory=list)
     attractions: list[Row] = field(default_factory=list)
     distances: list[Distance] = field(default_factory=list)
-    cities: dict[str, Optional[str]] = field(default_factory=dict)  # city -> state (None: not known)
+    cities: dict[str, str | None] = field(default_factory=dict)  # city -> state (None: not known)
     _by_number: dict[str, list[Row]] = field(default_factory=dict, repr=False)
     _by_city: dict[str, dict[str, list[Row]]] = field(default_factory=dict, repr=False)
     _by_route: dict[tuple[str, str], Distance] = field(default_factory=dict, repr=False)
 
-    def index(self) -> "Sandbox":
+    def index(self) -> Sandbox:
         self._by_number = {}
         for row in self.flights:
             self._by_number.setdefault(row["Flight Number"], []).append(row)
@@ -125,7 +126,7 @@ class Sandbox:
     def flights_numbered(self, number: str) -> list[Row]:
         return self._by_number.get(number, [])
 
-    def distance(self, origin: str, destination: str) -> Optional[Distance]:
+    def distance(self, origin: str, destination: str) -> Distance | None:
         return self._by_route.get((origin, destination))
 
     # -- the tools' searches (TravelPlanner's tool semantics) --------------------
@@ -141,7 +142,7 @@ class Sandbox:
         return [c for c, s in self.cities.items() if s == state]
 
 
-def _number(text: str) -> Optional[float]:
+def _number(text: str) -> float | None:
     try:
         value = float(text)
     except ValueError:
@@ -232,8 +233,8 @@ def load_database(directory: Path, progress=None) -> Sandbox:
     return box.index()
 
 
-def _read_cities(path: Path) -> dict[str, Optional[str]]:
-    cities: dict[str, Optional[str]] = {}
+def _read_cities(path: Path) -> dict[str, str | None]:
+    cities: dict[str, str | None] = {}
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -259,14 +260,14 @@ _TABLE_KEY = re.compile(r"^(Attractions|Restaurants|Accommodations) in (.+)$")
 REF_TABLES = {"Attractions": "attractions", "Restaurants": "restaurants", "Accommodations": "accommodations"}
 
 
-def from_reference(ref: dict[str, Any], where: str, visited_state: Optional[str] = None,
-                   origin: Optional[str] = None) -> Sandbox:
+def from_reference(ref: dict[str, Any], where: str, visited_state: str | None = None,
+                   origin: str | None = None) -> Sandbox:
     """A sandbox holding exactly the rows of one query's reference information. The
     city map knows the cities the information names; ``visited_state`` (the query's
     destination state, for multi-city trips) is the state of the cities it lists
     attractions, restaurants or accommodations for."""
     box = Sandbox(source=where)
-    cities: dict[str, Optional[str]] = {}
+    cities: dict[str, str | None] = {}
     if origin:
         cities[origin] = None
     routes: dict[tuple[str, str], Distance] = {}

@@ -9,8 +9,9 @@ with the official figures and the strict reading; and the run summary block
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any
 
 from ...atomic import write_lines_atomic
 from ...errors import PlanprobeError
@@ -22,12 +23,12 @@ from .plan import format_problem
 from .sandbox import Sandbox
 
 
-def read_submission(path: Path, queries: list[QueryFields]) -> list[Optional[list[dict[str, Any]]]]:
+def read_submission(path: Path, queries: list[QueryFields]) -> list[list[dict[str, Any]] | None]:
     """The plans of a submission, in query order; one line per problem, naming it."""
     path = Path(path)
     if not path.is_file():
         raise PlanprobeError(f"{path}: no such file")
-    plans: list[Optional[list[dict[str, Any]]]] = []
+    plans: list[list[dict[str, Any]] | None] = []
     with path.open(encoding="utf-8") as handle:
         for n, line in enumerate(handle, 1):
             if not line.strip():
@@ -50,14 +51,14 @@ def read_submission(path: Path, queries: list[QueryFields]) -> list[Optional[lis
     return plans
 
 
-def score(queries: list[QueryFields], plans: list[Optional[list[dict[str, Any]]]], box: Sandbox,
+def score(queries: list[QueryFields], plans: list[list[dict[str, Any]] | None], box: Sandbox,
           progress=None) -> dict[str, Any]:
     """Official and strict figures, and every constraint per plan."""
     official, strict = Tally(), Tally()
     per_plan = []
     for k, (q, plan) in enumerate(zip(queries, plans)):
-        ev: Optional[PlanEvaluation] = Evaluator(q, box).evaluate(plan) if plan else None
-        sev: Optional[PlanEvaluation] = Evaluator(q, box, strict=True).evaluate(plan) if plan else None
+        ev: PlanEvaluation | None = Evaluator(q, box).evaluate(plan) if plan else None
+        sev: PlanEvaluation | None = Evaluator(q, box, strict=True).evaluate(plan) if plan else None
         official.add(q.hard_total(), ev)
         strict.add(q.hard_total(), sev)
         per_plan.append({"idx": k + 1, "official": ev.to_json() if ev else None,
@@ -75,7 +76,7 @@ def submission_lines(run_dir: Path) -> Iterator[str]:
     store = RunStore(run_dir)
     try:
         cases = {c["id"]: c for c in map(json.loads, store.raw_cases()) if c.get("family") == "travelplanner"}
-        answers: dict[str, Optional[str]] = {}
+        answers: dict[str, str | None] = {}
         for trace_json, _ in store.raw_results():
             trace = json.loads(trace_json)
             if trace.get("trial", 0) == 0 and trace["case_id"] in cases:

@@ -4,7 +4,7 @@ expressions, reproduced so both modes read a plan the same way)."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Optional, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs  # typing.TypeIs from Python 3.13 on
@@ -17,7 +17,7 @@ _NAME_CITY = re.compile(r"(.*?),\s*([^,]+)(\(\w[\w\s]*\))?$")
 NO_MORE_DAYS = "You don't need to fill in the information for this or later days."
 
 
-def from_to(text: str) -> tuple[Optional[str], Optional[str]]:
+def from_to(text: str) -> tuple[str | None, str | None]:
     """'A' and 'B' of the first "from A to B" (B ends at a comma), or (None, None)."""
     m = _FROM_TO.search(text)
     return (m.group(1), m.group(2)) if m else (None, None)
@@ -38,13 +38,13 @@ def name_city(text: str) -> tuple[str, str]:
     return m.group(1).strip(), before_parenthesis(m.group(2).strip()).strip()
 
 
-def flight_number(value: str) -> Optional[str]:
+def flight_number(value: str) -> str | None:
     """The number after 'Flight Number: ' up to the next comma; None without that label."""
     parts = value.split("Flight Number: ")
     return parts[1].split(",")[0] if len(parts) > 1 else None
 
 
-def transport_kind(text: str) -> Optional[str]:
+def transport_kind(text: str) -> str | None:
     low = text.lower()
     if "taxi" in low:
         return "Taxi"

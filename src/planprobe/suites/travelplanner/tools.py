@@ -3,7 +3,7 @@ tables in the column order of the official tools, or their 'no result' sentences
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from .sandbox import TABLES, Row, Sandbox
 from .text import before_parenthesis
@@ -20,7 +20,7 @@ def _fmt(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def run_tool(box: Sandbox, name: str, args: dict[str, Any]) -> tuple[str, Optional[str]]:
+def run_tool(box: Sandbox, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
     if name == "FlightSearch":
         a, b, d = args["departure_city"], args["destination_city"], args["date"]
         rows = box.flight_search(a, b, d)

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ...errors import PlanprobeError
 from ..io import parse_json_line
@@ -49,28 +49,28 @@ CUISINES = ("American", "Chinese", "Italian", "Mexican", "Indian", "Mediterranea
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                  "ten": 10}
 _PEOPLE = [
-    (re.compile(r"\b(?:group|party) of (\d+|\w+)\b", re.I), None),
-    (re.compile(r"\bfor (\d+|\w+) (?:people|persons|individuals|travell?ers)\b", re.I), None),
-    (re.compile(r"\b(\d+|\w+) (?:people|persons|individuals)\b", re.I), None),
-    (re.compile(r"\bfor (two|2)\b|\bpair\b|\bcouple\b|\btwo individuals\b", re.I), 2),
-    (re.compile(r"\b(?:single person|solo|alone|one person|1 person|single-person)\b", re.I), 1),
+    (re.compile(r"\b(?:group|party) of (\d+|\w+)\b", re.IGNORECASE), None),
+    (re.compile(r"\bfor (\d+|\w+) (?:people|persons|individuals|travell?ers)\b", re.IGNORECASE), None),
+    (re.compile(r"\b(\d+|\w+) (?:people|persons|individuals)\b", re.IGNORECASE), None),
+    (re.compile(r"\bfor (two|2)\b|\bpair\b|\bcouple\b|\btwo individuals\b", re.IGNORECASE), 2),
+    (re.compile(r"\b(?:single person|solo|alone|one person|1 person|single-person)\b", re.IGNORECASE), 1),
 ]
 _HOUSE = [
-    ("parties", re.compile(r"\bparties\b", re.I)),  # not "a party of 5"
-    ("smoking", re.compile(r"\bsmoking\b", re.I)),
-    ("children under 10", re.compile(r"\bchildren under (?:the age of )?10\b", re.I)),
-    ("visitors", re.compile(r"\bvisitors\b", re.I)),
-    ("pets", re.compile(r"\bpets?\b|\bpet-friendly\b", re.I)),
+    ("parties", re.compile(r"\bparties\b", re.IGNORECASE)),  # not "a party of 5"
+    ("smoking", re.compile(r"\bsmoking\b", re.IGNORECASE)),
+    ("children under 10", re.compile(r"\bchildren under (?:the age of )?10\b", re.IGNORECASE)),
+    ("visitors", re.compile(r"\bvisitors\b", re.IGNORECASE)),
+    ("pets", re.compile(r"\bpets?\b|\bpet-friendly\b", re.IGNORECASE)),
 ]
 _ROOM = [
-    ("not shared room", re.compile(r"\bnot? shared rooms?\b", re.I)),
-    ("shared room", re.compile(r"\bshared rooms?\b", re.I)),
-    ("private room", re.compile(r"\bprivate rooms?\b", re.I)),
-    ("entire room", re.compile(r"\bentire rooms?\b", re.I)),
+    ("not shared room", re.compile(r"\bnot? shared rooms?\b", re.IGNORECASE)),
+    ("shared room", re.compile(r"\bshared rooms?\b", re.IGNORECASE)),
+    ("private room", re.compile(r"\bprivate rooms?\b", re.IGNORECASE)),
+    ("entire room", re.compile(r"\bentire rooms?\b", re.IGNORECASE)),
 ]
-_NO_FLIGHT = re.compile(r"\b(?:not|avoid|no)\b[^.]*\b(?:flights?|flying|fly)\b", re.I)
-_NO_DRIVING = re.compile(r"non-self-driving|\b(?:not|don't|no)\b[^.]*\b(?:self-driv\w*|drive ourselves)\b", re.I)
-_NO_PREFERENCE = re.compile(r"\bno specific\b", re.I)
+_NO_FLIGHT = re.compile(r"\b(?:not|avoid|no)\b[^.]*\b(?:flights?|flying|fly)\b", re.IGNORECASE)
+_NO_DRIVING = re.compile(r"non-self-driving|\b(?:not|don't|no)\b[^.]*\b(?:self-driv\w*|drive ourselves)\b", re.IGNORECASE)
+_NO_PREFERENCE = re.compile(r"\bno specific\b", re.IGNORECASE)
 _FLIGHT_KEY = re.compile(r"^Flight from (.+) to (.+) on (\d{4}-\d{2}-\d{2})$")
 
 
@@ -148,7 +148,7 @@ def derive_fields(query: str, ref: dict[str, Any], where: str) -> dict[str, Any]
     days = (last - first).days + 1
     visited = [k[len("Attractions in "):] for k in ref if k.startswith("Attractions in ")]
     if len(visited) == 1:
-        dest: Optional[str] = visited[0]
+        dest: str | None = visited[0]
     else:
         states = [s for s in US_STATES if re.search(rf"\b{re.escape(s)}\b", query)]
         dest = max(states, key=len) if states else None
@@ -172,7 +172,7 @@ def derive_fields(query: str, ref: dict[str, Any], where: str) -> dict[str, Any]
     }
 
 
-def _first(options: list[tuple[str, re.Pattern]], text: str) -> Optional[str]:
+def _first(options: list[tuple[str, re.Pattern]], text: str) -> str | None:
     for value, pattern in options:
         if pattern.search(text):
             return value

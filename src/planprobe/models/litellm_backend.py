@@ -27,7 +27,12 @@ from ..errors import (
 )
 from ..schema import Message, ToolSpec
 from .base import ChatParams, ChatResult, Prices
-from .openai_backend import _clear_pending, _log_retry, check_base_url
+from .openai_backend import (
+    _clear_pending,
+    _log_retry,
+    add_optional_fields,
+    check_base_url,
+)
 from .redact import public_url, redact, register_secret
 from .reply import parse_chat_reply
 from .retry import Retryable, RetryPolicy, with_retries
@@ -86,15 +91,7 @@ class LiteLLMModel:
             "timeout": self.request_timeout,
             "num_retries": 0,
         }
-        if params.seed is not None:
-            request["seed"] = params.seed
-        if params.stop:
-            request["stop"] = list(params.stop)
-        if params.response_format:
-            request["response_format"] = {"type": params.response_format}
-        if tools:
-            request["tools"] = [t.to_openai() for t in tools]
-            request["tool_choice"] = params.tool_choice
+        add_optional_fields(request, tools, params)
         if self.base_url:
             request["api_base"] = self.base_url
         key = os.environ.get(self.api_key_env)

@@ -76,6 +76,20 @@ def check_base_url(base_url: str | None) -> str | None:
     return base_url
 
 
+def add_optional_fields(request: dict[str, Any], tools: list[ToolSpec] | None, params: ChatParams) -> None:
+    """The chat-completions fields sent only when set (seed, stop, response format, tools): shared by
+    every backend that speaks this request format, so they cannot drift apart."""
+    if params.seed is not None:
+        request["seed"] = params.seed
+    if params.stop:
+        request["stop"] = list(params.stop)
+    if params.response_format:
+        request["response_format"] = {"type": params.response_format}
+    if tools:
+        request["tools"] = [t.to_openai() for t in tools]
+        request["tool_choice"] = params.tool_choice
+
+
 class OpenAIModel:
     def __init__(
         self,
@@ -147,15 +161,7 @@ class OpenAIModel:
             "temperature": params.temperature,
             "max_tokens": params.max_tokens,
         }
-        if params.seed is not None:
-            request["seed"] = params.seed
-        if params.stop:
-            request["stop"] = list(params.stop)
-        if params.response_format:
-            request["response_format"] = {"type": params.response_format}
-        if tools:
-            request["tools"] = [t.to_openai() for t in tools]
-            request["tool_choice"] = params.tool_choice
+        add_optional_fields(request, tools, params)
         result = await with_retries(lambda: self._once(request), self.retry, on_retry=_log_retry)
         _clear_pending()  # only on success: a time limit hit mid-retry must still see the trouble
         return result

@@ -2,7 +2,7 @@
 few hundred failed traces of the random agent, and the embedded model as agent and detector on a
 tiny run (it is a 135M model: expect it to be weak). Prints the command lines it ran and the scores.
 
-    PYTHONPATH=src python benchmarks/detect_repair.py [--bound-cases 200] [--model-cases 4] [--out DIR]
+    PYTHONPATH=src python benchmarks/detect_repair.py [--bound-cases 200] [--model-cases 12] [--out DIR]
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def pp(*args: object) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bound-cases", type=int, default=200)
-    ap.add_argument("--model-cases", type=int, default=4)
+    ap.add_argument("--model-cases", type=int, default=12)
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
     root = a.out or Path(tempfile.mkdtemp(prefix="detect-bench-"))
@@ -44,9 +44,9 @@ def main() -> None:
     pp("run", root / "m.jsonl", "--agent", "modular", "--model", "local", "--max-iterations", 4, "--max-tokens", 64,
        "--timeout", 1800, "--out", root / "local", "-q")
     pp("errorbench", root / "local", "-o", root / "lb.jsonl", "-q")
-    for det in ("direct", "oracle", "random"):
+    for det in ("direct", "agentdebug", "oracle", "random"):
         t0 = time.perf_counter()
-        extra = ["--model", "local", "--max-tokens", 64] if det == "direct" else []
+        extra = ["--model", "local", "--max-tokens", 64] if det in ("direct", "agentdebug") else []
         s = json.loads(pp("detect", root / "lb.jsonl", "--detector", det, *extra, "--json", "-q"))
         print(json.dumps({"detector": det, "n": s["n"], "step": s["step"], "all_correct": s["all_correct"],
                           "within_e_pnr": s["within_e_pnr"], "model_calls": s["model_calls"],
@@ -54,8 +54,7 @@ def main() -> None:
     for det in ("oracle", "none"):
         s = json.loads(pp("debug", root / "local", "--detector", det, "--max-rounds", 1, "--model", "local", "--json",
                           "-q"))
-        print(json.dumps({"repair": det, "failed": s["failed"], "rounds": s["rounds"], "paired": s["paired"]}),
-              flush=True)
+        print(json.dumps({"repair": det, **s}), flush=True)
     print(f"(work in {root})")
 
 

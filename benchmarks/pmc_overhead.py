@@ -2,6 +2,7 @@
 model calls and tokens per case, and PMC's usage per role (issue #15 figures).
 
     PYTHONPATH=src python benchmarks/pmc_overhead.py --n 4 --actions 2-3 --model local --out /tmp/pmc_bench
+    PYTHONPATH=src python benchmarks/pmc_overhead.py --family travel --n 3 --model local --out /tmp/pmc_travel
 
 Each agent runs the same suite through the CLI (``planprobe run``) into OUT/<agent>; the
 table is read back from the run stores. With the embedded SmolLM2-135M the pass rates say
@@ -51,16 +52,24 @@ def main() -> None:
     ap.add_argument("--model", default="local")
     ap.add_argument("--max-tokens", default="96")
     ap.add_argument("--timeout", default="900")
+    ap.add_argument("--max-iterations", default="6", help="per case, every agent (PMC: per executor)")
     ap.add_argument("--out", type=Path, default=Path("/tmp/pmc_bench"))
     ap.add_argument("--agents", default="tools,react,pmc")
+    ap.add_argument("--family", choices=("constraints", "travel"), default="constraints",
+                    help="constraints: --actions actions per case; travel: easy 3-day trips, 1 city")
     args = ap.parse_args()
     suite = args.out / "suite.jsonl"
     args.out.mkdir(parents=True, exist_ok=True)
-    run(["generate", "constraints", "--actions", args.actions, "--n", str(args.n), "--seed", "1", "-o", str(suite)])
+    if args.family == "travel":
+        run(["generate", "travel", "--level", "easy", "--days", "3", "--n", str(args.n), "--seed", "1", "-o", str(suite),
+             "-q"])
+    else:
+        run(["generate", "constraints", "--actions", args.actions, "--n", str(args.n), "--seed", "1", "-o",
+             str(suite)])
     table = {}
     for agent in args.agents.split(","):
         run(["run", str(suite), "--agent", agent, "--model", args.model, "--max-tokens", args.max_tokens,
-             "--timeout", args.timeout, "--out", str(args.out / agent), "-q"])
+             "--max-iterations", args.max_iterations, "--timeout", args.timeout, "--out", str(args.out / agent), "-q"])
         table[agent] = summarise(args.out / agent)
     print(json.dumps(table, indent=1, sort_keys=True))
 

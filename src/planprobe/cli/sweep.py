@@ -34,9 +34,11 @@ from .options import (
     RerunModelPath,
     RerunTemperature,
     RerunTimeout,
+    Rpm,
     Temperature,
     Timeout,
     ToolResultsAs,
+    Tpm,
     Workers,
     chat_params,
     model_options,
@@ -79,6 +81,8 @@ def sweep(
     workers: Workers = 1,
     backend: Backend = "processes",
     address: Address = None,
+    rpm: Rpm = None,
+    tpm: Tpm = None,
 ) -> None:
     """Capability sweep (PDoctor §6.2): raise the number of actions until success falls below the
     threshold. The planning limit is the first n below it (both it and the last n at or above are
@@ -92,7 +96,7 @@ def sweep(
         params_identity,
         record_model_path,
     )
-    from ..scale import WorkerRecipe, scaled_runner
+    from ..scale import WorkerRecipe, local_limits, scaled_runner
 
     if not 0 <= threshold <= 1 or k < 1 or cap < 1 or start < 2:
         raise PlanprobeError("--threshold must be in [0, 1], --k and --cap at least 1, --start at least 2")
@@ -107,7 +111,11 @@ def sweep(
     ConstraintSuiteOptions(style=style, synthesis=synthesis).check()  # one line naming a bad option
     options = model_options(base_url=base_url, api_key_env=api_key_env, tool_results_as=tool_results_as, cache=cache,
                             model_path=model_path)
-    scale = scale_options(workers, backend, address)
+    scale = scale_options(workers, backend, address, rpm, tpm)
+    if scale is not None and scale.rate:  # one pacing state for every point, not a fresh one per point
+        from dataclasses import replace
+
+        scale = replace(scale, rate_file=out.resolve() / "ratelimit.json")
     agent_name, agent_obj, model_obj = prepare_agent(agent, model, options, params, seed)
     concurrency = effective_concurrency(model, concurrency, lambda note: err_console.print(note, highlight=False))
     config = RunConfig(agent=agent_name, model=model_obj.name if model_obj else None, concurrency=concurrency,
@@ -123,15 +131,18 @@ def sweep(
                               highlight=False)
 
     try:
-        result = run_sweep(out, agent_obj, config, extended=extended, k=k, cap=cap, threshold=threshold, start=start,
-                           synthesis=synthesis, style=style, allow_unconstrained=allow_unconstrained,
-                           stop=stop, seed=seed, on_point=on_point,
-                           on_store=lambda store: record_model_path(store, model, options),
-                           runner=scaled_runner(scale, WorkerRecipe(agent_name, model, options if model else None,
-                                                                    params), config))
+        with local_limits(scale):  # --rpm/--tpm in this process (workers: the rate file or Ray's actor)
+            result = run_sweep(out, agent_obj, config, extended=extended, k=k, cap=cap, threshold=threshold,
+                               start=start, synthesis=synthesis, style=style, allow_unconstrained=allow_unconstrained,
+                               stop=stop, seed=seed, on_point=on_point,
+                               on_store=lambda store: record_model_path(store, model, options),
+                               runner=scaled_runner(scale, WorkerRecipe(agent_name, model,
+                                                                        options if model else None, params), config))
     finally:
         if model_obj is not None:
             asyncio.run(model_obj.aclose())
+        if scale is not None and scale.rate_file is not None:
+            scale.rate_file.unlink(missing_ok=True)
     if as_json:
         print(json.dumps(result.to_json(), indent=2, sort_keys=True))
     else:

@@ -117,10 +117,9 @@ class OpenAIModel:
         self.request_timeout = request_timeout
         # several clients, used in turn: httpcore's pool scans all of its connections on every
         # request, so one pool serving 64 concurrent calls costs more than 8 pools serving 8
-        self.clients = [
-            openai.AsyncOpenAI(api_key=key or "not-needed", base_url=base_url, timeout=request_timeout, max_retries=0)
-            for _ in range(CLIENT_POOLS)
-        ]
+        self._key = key or "not-needed"  # kept to remake the clients on another event loop (never written)
+        self.clients = self._make_clients()
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop the clients' connections belong to
         self.url = public_url(str(self.clients[0].base_url)).rstrip("/")  # as shown: no credentials, no query
         self.endpoint = self.url + "/chat/completions"
         self._next = 0
@@ -134,7 +133,23 @@ class OpenAIModel:
         return {"backend": "openai", "endpoint": self.url, "model": self.model,
                 "tool_result_role": self.tool_result_role}
 
+    def _make_clients(self) -> list[Any]:
+        return [self._openai.AsyncOpenAI(api_key=self._key, base_url=self.base_url, timeout=self.request_timeout,
+                                         max_retries=0) for _ in range(CLIENT_POOLS)]
+
+    def _bind_loop(self) -> None:
+        """Connections belong to the event loop they were opened on. A command that runs several
+        event loops one after another with one model (a sweep's points, dissect's cases) gets
+        fresh clients on each new loop; those of a finished loop are dropped, not reused."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            if self._loop is not None:
+                self.clients = self._make_clients()
+            self._loop = loop
+
     async def aclose(self) -> None:
+        if self._loop is not None and self._loop is not asyncio.get_running_loop() and self._loop.is_closed():
+            return  # its connections went with their loop; they cannot be closed from this one
         for client in self.clients:
             await client.close()
 
@@ -168,6 +183,7 @@ class OpenAIModel:
 
     async def _once(self, request: dict[str, Any]) -> ChatResult:
         oa = self._openai
+        self._bind_loop()
         self._next = (self._next + 1) % len(self.clients)
         limiter = ratelimit.current()  # requests/tokens per minute shared by every worker of the run
         if limiter is not None:

@@ -20,6 +20,7 @@ import fcntl
 import json
 import os
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -94,13 +95,14 @@ class _Paced:
     """acquire() as a loop over a ``reserve`` that says how long to wait."""
 
     limits: RateLimits
+    sleep: Callable[[float], Awaitable[Any]] = staticmethod(asyncio.sleep)  # a test's fake time replaces both
 
     def _reserve(self, endpoint: str) -> float:
         raise NotImplementedError
 
     async def acquire(self, endpoint: str) -> None:
         while (wait := self._reserve(endpoint)) > 0:
-            await asyncio.sleep(min(wait, 5.0))
+            await self.sleep(min(wait, 5.0))
 
 
 class LocalLimiter(_Paced):

@@ -11,10 +11,11 @@ so a shard that ran twice (a retried task, a resumed run) is stored once.
 from .coordinator import (
     ScaleOptions,
     install_local_limits,
+    local_limits,
     run_scaled,
     runs_elsewhere,
     scaled_runner,
 )
 from .work import WorkerRecipe
 
-__all__ = ["ScaleOptions", "WorkerRecipe", "install_local_limits", "run_scaled", "runs_elsewhere", "scaled_runner"]
+__all__ = ["ScaleOptions", "WorkerRecipe", "install_local_limits", "local_limits", "run_scaled", "runs_elsewhere", "scaled_runner"]

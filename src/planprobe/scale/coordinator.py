@@ -10,8 +10,10 @@ and only that is sharded out again; shard stores a killed run left behind under
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from ..errors import PlanprobeError
 from ..models.ratelimit import FileLimiter, RateLimits
@@ -31,6 +33,9 @@ class ScaleOptions:
     backend: str = "processes"
     address: str | None = None  # ray: an existing cluster (host:port); None starts a local one
     rate: RateLimits = field(default_factory=RateLimits)
+    # where processes share the pacing state: the run directory's RATE_FILE (removed after the
+    # run) unless a command running several stores one after another (sweep) names its own
+    rate_file: Path | None = None
     shard_size: int | None = None  # items per shard (default: about four shards per worker)
     max_shard_attempts: int = 3  # a shard that kills its worker this often stops the run
 
@@ -87,12 +92,14 @@ def run_scaled(store: RunStore, recipe: WorkerRecipe, config: RunConfig, options
         else:
             from .processes import run_on_processes
 
-            limiter = FileLimiter(store.directory / RATE_FILE, options.rate) if options.rate else None
+            rate_file = options.rate_file or store.directory / RATE_FILE
+            limiter = FileLimiter(rate_file, options.rate) if options.rate else None
             run_on_processes(iter(shards), recipe, wconfig, root, options.workers, got, warn,
                              options.max_shard_attempts, limiter)
     finally:
         merge_left_over()
-        (store.directory / RATE_FILE).unlink(missing_ok=True)
+        if options.rate_file is None:
+            (store.directory / RATE_FILE).unlink(missing_ok=True)
     return new
 
 
@@ -107,6 +114,20 @@ def install_local_limits(options: ScaleOptions | None) -> None:
         from ..models.ratelimit import LocalLimiter, install
 
         install(LocalLimiter(options.rate))
+
+
+@contextmanager
+def local_limits(options: ScaleOptions | None) -> Iterator[None]:
+    """``install_local_limits`` for the duration of a block (a command called in a process
+    that lives on, e.g. by the tests, leaves no pacing behind)."""
+    from ..models.ratelimit import current, install
+
+    before = current()
+    install_local_limits(options)
+    try:
+        yield
+    finally:
+        install(before)
 
 
 def scaled_runner(options: ScaleOptions | None, recipe: WorkerRecipe, config: RunConfig,

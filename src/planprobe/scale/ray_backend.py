@@ -138,6 +138,18 @@ class _LimiterState:
 
 # -- the coordinator side -----------------------------------------------------------
 
+_rate_actors: dict[tuple[str, RateLimits], RayLimiter] = {}
+
+
+def _rate_actor(ray: Any, limits: RateLimits, scope: str) -> RayLimiter:
+    """One pacing actor per scope (a run directory, or a sweep's own rate file) and process:
+    a sweep's points, run one after another, share it, so a point does not start with a
+    fresh bucket that forgot the tokens the previous one spent."""
+    key = (scope, limits)
+    if key not in _rate_actors:
+        _rate_actors[key] = RayLimiter(ray.remote(num_cpus=0)(_LimiterState).remote(limits))
+    return _rate_actors[key]
+
 def _import_ray() -> Any:
     try:
         import ray
@@ -189,10 +201,7 @@ def run_on_ray(shards: list[Shard], recipe: WorkerRecipe, config: RunConfig, run
 
 def _run(ray: Any, shards: list[Shard], recipe: WorkerRecipe, config: RunConfig, run_dir: Path, options: Any,
          on_result: Callable[[str, str], None], local: bool) -> None:
-    limiter = None
-    if options.rate:
-        actor = ray.remote(num_cpus=0)(_LimiterState).remote(options.rate)
-        limiter = RayLimiter(actor)
+    limiter = _rate_actor(ray, options.rate, str(options.rate_file or run_dir)) if options.rate else None
     task_options: dict[str, Any] = {"max_retries": TASK_RETRIES, "retry_exceptions": False, "num_cpus": 1}
     resource = endpoint_resource(recipe)
     if resource and resource in ray.cluster_resources():

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from typer.testing import CliRunner
@@ -39,7 +40,7 @@ def answer(i: int, body: dict, headers: dict) -> Any:
 class VirtualLimiter(LocalLimiter):
     """The real limiter on a clock that moves only by the limiter's own waits; logs each grant."""
 
-    made: list[VirtualLimiter] = []
+    made: ClassVar[list[VirtualLimiter]] = []
 
     def __init__(self, limits: RateLimits, clock: Any = None):
         self.now = 1000.0
@@ -79,7 +80,7 @@ def test_sweep_rpm_spaces_every_call_of_every_point(tmp_path, virtual):
     assert len(virtual) == 1  # one limiter for the whole sweep: a point does not start with a fresh bucket
     granted = virtual[0].granted
     assert len(granted) == len(server.requests) >= 3  # every model call went through it
-    gaps = [b - a for a, b in zip(granted, granted[1:])]
+    gaps = [b - a for a, b in pairwise(granted)]
     assert min(gaps) >= 1.0 - 1e-9, gaps  # ... and waited for its turn, across the points too
     assert ratelimit.current() is None  # nothing left installed once the command returns
     assert not (tmp_path / "s" / "ratelimit.json").exists()

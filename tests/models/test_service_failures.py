@@ -241,3 +241,22 @@ def test_redaction_masks_fragments_and_leaves_other_text_alone():
     assert redact(f"a {KEY} b") == "a [redacted] b"
     assert redact(f"x{KEY[5:20]}y") == "x[redacted]y"
     assert redact("sk-test") == "sk-test" and redact("plain words") == "plain words"
+
+
+def test_one_model_over_several_event_loops_and_closed_from_another():
+    """A sweep's points and dissect's cases each run their own event loop with one model:
+    every loop gets working connections, and closing it afterwards is not an error."""
+    with ScriptedServer(always(lambda: chat_reply("hi"))) as server:
+        m = model(server.url)
+        for _ in range(3):
+            reply = asyncio.run(m.chat([Message(role="user", content="x")], None, ChatParams()))
+            assert reply.message.content == "hi"
+        asyncio.run(m.aclose())  # the clients' loop has ended: nothing to close, no "Event loop is closed"
+        one_loop = model(server.url)
+
+        async def both() -> None:
+            await one_loop.chat([Message(role="user", content="x")], None, ChatParams())
+            await one_loop.aclose()
+
+        asyncio.run(both())
+    assert len(server.requests) == 4

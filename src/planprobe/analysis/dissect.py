@@ -259,11 +259,13 @@ def dissect_run(path: Path, agent, config: RunConfig, k: int = 3, sample: int = 
                 baseline: bool = True, max_actions: int | None = None,
                 on_case: Callable[[dict], None] = lambda r: None,
                 on_plan: Callable[[int, int], None] = lambda population, todo: None,
-                workers: int = 1, recipe: Any = None) -> DissectReport:
+                workers: int = 1, recipe: Any = None, backend: str = "processes",
+                address: str | None = None) -> DissectReport:
     """Dissect a seeded uniform sample of the failures within the limit (see the module doc).
     Settled rows are kept per run in ``dissect.jsonl``; rows under other settings are redone.
     With ``workers`` > 1 and a ``recipe`` (scale.WorkerRecipe) the cases are dissected on that
-    many processes, each building its own agent; rows are written in the same order."""
+    many processes (or Ray actors with ``backend`` "ray", even one), each building its own agent;
+    rows are written in the same order."""
     scope = dissection_scope(path, max_actions)
     population = failures_within(scope)
     for _, case in population:
@@ -285,11 +287,11 @@ def dissect_run(path: Path, agent, config: RunConfig, k: int = 3, sample: int = 
             if not settled(usable(existing[run].get(case.id)))]
     on_plan(len(population), len(todo))
     remote: Iterator[dict] | None = None
-    if workers > 1 and recipe is not None and len(todo) > 1:
+    if recipe is not None and todo and (backend == "ray" or (workers > 1 and len(todo) > 1)):
         from ..scale.pool import ordered_map
 
         remote = ordered_map(_dissect_elsewhere, ((recipe, config, k, seed, baseline, c, d) for c, d in todo),
-                             workers, chunk=1, what="dissection")
+                             workers, chunk=1, what="dissection", backend=backend, address=address)
     for run, case in chosen:
         done = usable(existing[run].get(case.id))
         if done is not None and settled(done):

@@ -15,7 +15,7 @@ import typer
 from ..errors import PlanprobeError
 from ..option_checks import check
 from .common import _progress, err_console, out_console
-from .options import ProcessWorkers, Quiet
+from .options import Address, Backend, ProcessWorkers, Quiet, scale_options
 
 
 def _json_line(obj) -> str:
@@ -29,6 +29,8 @@ def label(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     quiet: Quiet = False,
     workers: ProcessWorkers = 1,
+    backend: Backend = "processes",
+    address: Address = None,
 ) -> None:
     """Formal labels for every failed trace: the earliest error E (step, module, type), the point of
     no return, the budget point of no return, a minimum correction and module-level labels."""
@@ -41,6 +43,7 @@ def label(
     )
 
     check("--workers", workers, at_least=1)
+    scale_options(workers, backend, address)  # one line for a bad option, before any work
     counts = LabelCounts()
     by_type: collections.Counter[str] = collections.Counter()
     pnr = budget = oracle_calls = 0
@@ -49,7 +52,7 @@ def label(
 
     def lines():
         nonlocal pnr, budget, oracle_calls
-        for _case, _trace, labels in label_run(run_dir, counts, workers=workers):
+        for _case, _trace, labels in label_run(run_dir, counts, workers=workers, backend=backend, address=address):
             if labels.critical is not None:
                 by_type[f"{labels.critical.module}/{labels.critical.type}"] += 1
             pnr += labels.pnr.step is not None

@@ -14,7 +14,17 @@ import typer
 
 from ..errors import PlanprobeError
 from .common import _progress, out_console
-from .options import ApiKeyEnv, BaseUrl, Cache, ProcessWorkers, Quiet, model_options
+from .options import (
+    Address,
+    ApiKeyEnv,
+    Backend,
+    BaseUrl,
+    Cache,
+    ProcessWorkers,
+    Quiet,
+    model_options,
+    scale_options,
+)
 
 
 def _factory(model: Optional[str], base_url: Optional[str], api_key_env: str, cache: bool):
@@ -109,6 +119,8 @@ def debug(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     quiet: Quiet = False,
     workers: ProcessWorkers = 1,
+    backend: Backend = "processes",
+    address: Address = None,
 ) -> None:
     """Repair failed runs: re-roll out from the detected critical step with feedback naming the error
     type and what to do instead, refined after each failed attempt (AgentDebug Alg. 1, stage 3)."""
@@ -125,6 +137,7 @@ def debug(
         raise PlanprobeError(f"unknown detector {detector!r}: use one of {', '.join(REPAIR_DETECTORS)}")
     check("--max-rounds", max_rounds, at_least=1)
     check("--workers", workers, at_least=1)
+    scale_options(workers, backend, address)  # one line for a bad option, before any work
     counts = LabelCounts()
     failed = list(failed_results(run_dir, counts))
     if not failed:
@@ -151,21 +164,23 @@ def debug(
     with _progress(quiet or len(failed) < 5) as progress:
         task = progress.add_task(f"debug ({detector})", total=len(failed))
         job = DebugJob(run_dir, detector, spec, seed, max_rounds, model, base_url, api_key_env, cache)
-        if workers > 1 and len(failed) > 1:  # repaired elsewhere, stored here (the one holder of the lock)
+        elsewhere = backend == "ray" or (workers > 1 and len(failed) > 1)
+        if elsewhere:  # repaired elsewhere (processes or Ray), stored here (the one holder of the lock)
             from ..runner.store import RunStore
             from ..scale.pool import ordered_map
             from ..schema import Trace, Verdict
 
             with RunStore(run_dir, write=True) as store:
                 for labels_json, repair, attempts in ordered_map(debug_elsewhere, ((job, *f) for f in failed),
-                                                                 workers, chunk=1, what="repair"):
+                                                                 workers, chunk=1, what="repair",
+                                                                 backend=backend, address=address):
                     for raw_trace, raw_verdict in attempts:
                         store.add_rerollout(Trace.model_validate_json(raw_trace),
                                             Verdict.model_validate_json(raw_verdict))
                     all_labels.append(labels_json)
                     results.append(repair)
                     progress.advance(task)
-        for case, trace, verdict, limit_steps in (failed if workers == 1 or len(failed) == 1 else []):
+        for case, trace, verdict, limit_steps in ([] if elsewhere else failed):
             labels_json, repair = debug_one(job, case, trace, verdict, limit_steps, make, new_agent)
             all_labels.append(labels_json)
             results.append(repair)

@@ -114,8 +114,8 @@ Rpm = Annotated[float | None, typer.Option(
 Tpm = Annotated[float | None, typer.Option(
     "--tpm", help="Tokens per minute per endpoint, shared by every worker.", rich_help_panel=SCALING)]
 ProcessWorkers = Annotated[int, typer.Option(  # label, debug, dissect: each case on a worker process, stored here
-    "--workers", help="Processes to work on the cases, each with its own agent (the output is the same for any "
-                      "number).", rich_help_panel=SCALING)]
+    "--workers", help="Processes (Ray actors with --backend ray) to work on the cases, each with its own agent "
+                      "(the output is the same for any number and either backend).", rich_help_panel=SCALING)]
 
 # --- the output group --------------------------------------------------------------------------------------------
 
@@ -173,11 +173,12 @@ def scale_options(workers: int, backend: str, address: str | None, rpm: float | 
     return options
 
 
-def worker_recipe(workers: int, agent_name: str, model_spec: str | None, model_options: Any, params: Any) -> Any:
-    """The agent recipe for commands that run episodes on worker processes (dissect); None
-    for one worker (everything stays in this process)."""
+def worker_recipe(workers: int, agent_name: str, model_spec: str | None, model_options: Any, params: Any,
+                  backend: str = "processes") -> Any:
+    """The agent recipe for commands that run episodes on worker processes or Ray (dissect);
+    None for one worker process (everything stays in this process)."""
     check("--workers", workers, at_least=1)
-    if workers == 1:
+    if workers == 1 and backend == "processes":
         return None
     from ..scale import WorkerRecipe
 

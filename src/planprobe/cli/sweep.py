@@ -183,6 +183,8 @@ def dissect(
     as_json: AsJson = False,
     quiet: Quiet = False,
     workers: ProcessWorkers = 1,
+    backend: Backend = "processes",
+    address: Address = None,
 ) -> None:
     """Error dissection (PDoctor Alg. 2, §6.2): root causes — Probability, Terminal, Topic, Structure
     or Constraint — of a random sample of failures within the planning limit, each next to its
@@ -199,6 +201,7 @@ def dissect(
     chat_params(temperature, max_tokens, seed)  # checks the sampling options
     check("--k", k, at_least=1)
     check("--sample", sample, at_least=1)
+    scale_options(workers, backend, address)  # one line for a bad option, before any work
     if max_actions is not None and max_actions < 2:
         raise PlanprobeError(f"--max-actions {max_actions}: must be at least 2")
     first_run = path
@@ -247,7 +250,8 @@ def dissect(
     try:
         report = dissect_run(path, agent_obj, config, k=k, sample=sample, seed=seed, baseline=baseline,
                              max_actions=max_actions, on_case=on_case, on_plan=on_plan, workers=workers,
-                             recipe=worker_recipe(workers, agent_name, choice.model, options, params))
+                             recipe=worker_recipe(workers, agent_name, choice.model, options, params, backend),
+                             backend=backend, address=address)
     except DissectInfraError as exc:
         labelled("error:", str(exc), style="red")
         raise typer.Exit(EXIT_INFRA)

@@ -73,9 +73,11 @@ def count_failed(run_dir: Path) -> int:
 
 def label_run(run_dir: Path, counts: LabelCounts,
               on_label: Callable[[FormalLabels], None] | None = None,
-              workers: int = 1) -> Iterator[tuple[Case, Trace, FormalLabels]]:
+              workers: int = 1, backend: str = "processes",
+              address: str | None = None) -> Iterator[tuple[Case, Trace, FormalLabels]]:
     """Label every failed trace, in the run's order; ``workers`` > 1 labels on that many
-    processes (labelling is CPU-bound: oracle calls), with the same output."""
+    processes (labelling is CPU-bound: oracle calls), or Ray actors with ``backend`` "ray"
+    (on the cluster at ``address``), with the same output."""
     from collections import deque
 
     from ..scale.pool import ordered_map
@@ -87,7 +89,7 @@ def label_run(run_dir: Path, counts: LabelCounts,
             sent.append((item[0], item[1]))
             yield item
 
-    for labels in ordered_map(_label_item, items(), workers, what="labelling"):
+    for labels in ordered_map(_label_item, items(), workers, what="labelling", backend=backend, address=address):
         case, trace = sent.popleft()
         if on_label is not None:
             on_label(labels)

@@ -1,4 +1,4 @@
-"""CPU-bound work over local processes, results in input order.
+"""CPU-bound work over local processes (or Ray: ray_pool.py), results in input order.
 
 For work that is pure computation on plain data (labelling failed traces, re-judging):
 items go out in chunks to a pool of processes and come back in the order they went in,
@@ -27,8 +27,14 @@ def _apply(fn: Callable[[Any], Any], chunk: list[Any]) -> list[Any]:
 
 
 def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int, chunk: int = 16,
-                what: str = "the work") -> Iterator[R]:
-    """``map(fn, items)`` on ``workers`` processes (``fn`` must be a module-level function)."""
+                what: str = "the work", backend: str = "processes", address: str | None = None) -> Iterator[R]:
+    """``map(fn, items)`` on ``workers`` processes, or on as many Ray actors with ``backend``
+    "ray" (``fn`` must be a module-level function)."""
+    if backend == "ray":
+        from .ray_pool import ray_ordered_map
+
+        yield from ray_ordered_map(fn, items, workers, chunk, what, address)
+        return
     it = iter(items)
     if workers <= 1:
         for item in it:

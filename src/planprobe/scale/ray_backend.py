@@ -173,30 +173,37 @@ def endpoint_resource(recipe: WorkerRecipe) -> str | None:
     return "endpoint:" + (urlsplit(url).netloc.rpartition("@")[2] or url)
 
 
-def run_on_ray(shards: list[Shard], recipe: WorkerRecipe, config: RunConfig, run_dir: Path, options: Any,
-               on_result: Callable[[str, str], None], warn: Callable[[str], None]) -> None:
+def connect(workers: int, address: str | None) -> tuple[Any, bool]:
+    """(the ray module, whether the cluster is on this machine), joined or started once per
+    process (a sweep's points share it; ray.init's exit hook shuts a local one down)."""
     ray = _import_ray()
-    if options.address:
-        check_address(options.address)
-    local = _is_local(options.address)
+    if address:
+        check_address(address)
+    local = _is_local(address)
     env = {k: v for k, v in os.environ.items() if k.startswith("PLANPROBE_")}
     if local:
         src = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH", "")) if p)
     init: dict[str, Any] = {"runtime_env": {"env_vars": env}, "logging_level": logging.ERROR,
                             "log_to_driver": False, "configure_logging": True}
-    if options.address:
-        init["address"] = options.address
+    if address:
+        init["address"] = address
     else:  # a local cluster of our own: no dashboard, room for every worker even on few cores
-        init.update(address="local", include_dashboard=False, num_cpus=max(options.workers, os.cpu_count() or 1))
-    if not ray.is_initialized():  # one cluster connection per process: a sweep's points share it
+        init.update(address="local", include_dashboard=False, num_cpus=max(workers, os.cpu_count() or 1))
+    if not ray.is_initialized():
         try:
             ray.init(**init)
         except Exception as exc:  # noqa: BLE001 — Ray raises many kinds here; each becomes one line
-            where = f" at {options.address}" if options.address else ""
+            where = f" at {address}" if address else ""
             raise PlanprobeError(f"cannot start or join the Ray cluster{where}: "
                                  f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
-    _run(ray, shards, recipe, config, run_dir, options, on_result, local)  # ray.init's exit hook shuts it down
+    return ray, local
+
+
+def run_on_ray(shards: list[Shard], recipe: WorkerRecipe, config: RunConfig, run_dir: Path, options: Any,
+               on_result: Callable[[str, str], None], warn: Callable[[str], None]) -> None:
+    ray, local = connect(options.workers, options.address)
+    _run(ray, shards, recipe, config, run_dir, options, on_result, local)
 
 
 def _run(ray: Any, shards: list[Shard], recipe: WorkerRecipe, config: RunConfig, run_dir: Path, options: Any,

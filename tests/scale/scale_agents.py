@@ -4,7 +4,8 @@
 named by PLANPROBE_TEST_CALL_LOG, so a test can count how often each case ran.
 ``oracle_killing`` does the same but kills its own process (SIGKILL, as the OOM killer
 or a node failure would) the first time it meets the case PLANPROBE_TEST_KILL_CASE,
-once per marker file PLANPROBE_TEST_KILL_MARKER."""
+once per marker file PLANPROBE_TEST_KILL_MARKER. ``oracle_killing_once`` kills
+its process on its first episode, whatever the case (once per marker file)."""
 
 from __future__ import annotations
 
@@ -33,3 +34,12 @@ async def oracle_killing(case, env):
         marker.write_text(str(os.getpid()))
         os.kill(os.getpid(), signal.SIGKILL)
     return await oracle_logged(case, env)
+
+
+async def oracle_killing_once(case, env):
+    """The oracle, but the first episode (once per marker file) kills its own process."""
+    marker = Path(os.environ["PLANPROBE_TEST_KILL_MARKER"])
+    if not marker.exists():
+        marker.write_text(str(os.getpid()))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return await _oracle(case, env)

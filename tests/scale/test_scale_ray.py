@@ -187,3 +187,85 @@ print(ray.get(limiter.handle.reserve.remote("http://e/v1")))
     first, second = (float(x) for x in r.stdout.split()[:2])
     assert first == 0.0 and second > 0  # one request a second: the second task waits, whichever node it ran on
     assert float(r.stdout.split()[2]) > 25  # a Retry-After from one task pauses every task of the run
+
+
+# -- label, debug and dissect on Ray: the same output as one process and as worker processes --------------------
+
+def cli(*args, **env):
+    return subprocess.run([*planprobe_cmd(), *map(str, args)], check=False, capture_output=True, text=True,
+                          env=subprocess_env(**AUTH, **env), timeout=900)
+
+
+def _rerollouts(run):
+    import sqlite3
+
+    with sqlite3.connect(run / "run.sqlite") as db:
+        return db.execute("SELECT case_id, trial, attempt, steps, passed, primary_error FROM rerollouts "
+                          "ORDER BY case_id, trial, attempt").fetchall()
+
+
+WAYS = {"one": ["--workers", "1"], "processes": ["--workers", "2"], "ray": ["--workers", "2", "--backend", "ray"]}
+
+
+def test_label_and_debug_on_ray_write_what_one_process_and_worker_processes_write(cluster, tmp_path):
+    import json
+
+    repair_agent = Path(__file__).resolve().parents[1] / "debug" / "repair_agent.py"
+    assert cli("generate", "constraints", "--actions", "3-4", "--n", "6", "--seed", "3", "-o",
+               tmp_path / "s.jsonl").returncode == 0
+    r = run(tmp_path / "s.jsonl", tmp_path / "one", "--agent", f"python:{repair_agent}:agent")
+    assert r.returncode == 0, r.stderr
+    for name in ("processes", "ray"):
+        shutil.copytree(tmp_path / "one", tmp_path / name)
+    outs = {}
+    for name, how in WAYS.items():
+        extra = [*how, "--address", cluster] if name == "ray" else how
+        r = cli("label", tmp_path / name, "-o", tmp_path / f"{name}.labels", "-q", *extra)
+        assert r.returncode == 0, r.stderr[-3000:]
+        r = cli("debug", tmp_path / name, "--detector", "oracle", "--max-rounds", "2", "--json", "-q", *extra)
+        assert r.returncode == 0, r.stderr[-3000:]
+        outs[name] = json.loads(r.stdout)
+        outs[name].pop("output")
+    labels = {name: (tmp_path / f"{name}.labels").read_bytes() for name in WAYS}
+    assert labels["ray"] == labels["one"] == labels["processes"] and labels["one"].count(b"\n") >= 3
+    assert outs["ray"] == outs["one"] == outs["processes"]
+    debug = {name: (tmp_path / name / "debug-oracle.jsonl").read_bytes() for name in WAYS}
+    assert debug["ray"] == debug["one"] == debug["processes"]
+    assert _rerollouts(tmp_path / "ray") == _rerollouts(tmp_path / "one") != []  # stored once, by the command
+
+
+def test_dissect_on_ray_writes_what_one_process_writes_even_when_a_ray_worker_dies(cluster, tmp_path):
+    r = cli("sweep", "--out", tmp_path / "one", "--agent", "random", "--k", "2", "--cap", "10", "--stop", "4",
+            "--threshold", "0", "--json", "-q")
+    assert r.returncode == 0, r.stderr
+    for name in ("processes", "ray", "killed"):
+        shutil.copytree(tmp_path / "one", tmp_path / name)
+    agent = f"python:{AGENTS}:oracle_killing_once"
+    marker = tmp_path / "killed.marker"
+    marker.write_text("already")  # the reference runs never kill: the agent is the oracle
+    rows = {}
+    for name, how in (*WAYS.items(), ("killed", WAYS["ray"])):
+        if name == "killed":
+            marker.unlink()
+        extra = [*how, "--address", cluster] if name in ("ray", "killed") else how
+        r = cli("dissect", tmp_path / name, "--sample", "6", "--k", "1", "--json", "-q", "--agent", agent, *extra,
+                PLANPROBE_TEST_KILL_MARKER=str(marker))
+        assert r.returncode == 0, (name, r.stderr[-3000:])
+        rows[name] = b"".join(p.read_bytes() for p in sorted((tmp_path / name / "runs").glob("*/dissect.jsonl")))
+    assert marker.exists() and marker.read_text() != "already"  # a Ray worker really died mid-dissection
+    assert rows["one"].count(b"\n") == 6
+    assert rows["ray"] == rows["one"] == rows["processes"] == rows["killed"]  # each case written once, in order
+
+
+def test_bad_backend_options_on_label_debug_and_dissect_are_one_line(tmp_path):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for cmd in (["label", tmp_path / "missing"], ["debug", tmp_path / "missing", "--detector", "oracle"],
+                ["dissect", tmp_path / "missing"]):
+        r = cli(*cmd, "--backend", "ray", "--address", f"127.0.0.1:{port}")
+        assert r.returncode == 2, (cmd, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"cannot reach the Ray cluster at 127.0.0.1:{port}" in lines[0], (cmd, lines)
+        r = cli(*cmd, "--address", "127.0.0.1:1")
+        assert r.returncode == 2 and "--address is for --backend ray" in r.stderr, (cmd, r.stderr)

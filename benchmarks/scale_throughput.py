@@ -1,6 +1,6 @@
 """Scaling out (issue #18): throughput with worker processes, CPU-bound speed-up, Ray's overhead.
 
-    python benchmarks/scale_throughput.py [--part endpoint|cpu|overhead|all] [--latency 0.1]
+    python benchmarks/scale_throughput.py [--part endpoint|cpu|overhead|commands|all] [--latency 0.1]
 
 endpoint  the function-calling agent against benchmarks/instant_endpoint.py (a template
           endpoint, fixed latency, its own process) at total concurrency C = 64 and 256 with
@@ -12,6 +12,11 @@ cpu       CPU-bound work with 1 and 2 workers in the same run: a PDDL agent suit
           labelling the failures of a random-agent run (``label --workers``).
 overhead  per-case cost of the backends: the random agent (no model, ~no work per case), 3,000
           cases; the steady rate (first result to last) leaves start-up out, which is printed apart.
+commands  the per-case commands on 1 worker (in process, the peer), 2 worker processes and 2 Ray
+          actors (a local cluster started by the command, as a user gets it): ``label`` over the
+          failures of a random-agent run and ``dissect`` of a sample of a random-agent sweep's
+          failures (its random agent); end to end, each a fresh ``planprobe`` process, outputs checked
+          byte-identical. The same command on two items gives each backend's start-up (plus two items).
 """
 
 from __future__ import annotations
@@ -179,10 +184,71 @@ def part_overhead() -> None:
     print(f"ray vs processes: {rows[2][1] / rows[1][1]:.2f}x per case, {1000 * (rows[2][1] - rows[1][1]):+.2f} ms")
 
 
+def _timed(args: list[str]) -> tuple[float, str]:
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "planprobe", *args], check=True, capture_output=True, text=True)
+    return time.perf_counter() - t0, r.stdout
+
+
+WAYS = (("1 worker (peer)", ["--workers", "1"]), ("2 processes", ["--workers", "2"]),
+        ("2 Ray actors (local cluster)", ["--workers", "2", "--backend", "ray"]))
+
+
+def _command_rows(title: str, make_args, outputs) -> None:
+    """One table: the command per way on the tiny input (start-up) and the real one."""
+    print(f"\n{title}")
+    print("| backend | end to end | start-up (two-item input) | end to end − start-up | vs 1 worker (end to end) |")
+    print("|---|---|---|---|---|")
+    base = None
+    for label, how in WAYS:
+        startup, _ = _timed(make_args("tiny", label, how))
+        total, _ = _timed(make_args("big", label, how))
+        base = base or total
+        print(f"| {label} | {total:.1f} s | {startup:.1f} s | {total - startup:.1f} s | {base / total:.2f}x |",
+              flush=True)
+    blobs = [outputs(label) for label, _ in WAYS]
+    print(f"outputs byte-identical across the three: {all(b == blobs[0] for b in blobs)}", flush=True)
+
+
+def part_commands(label_n: int, dissect_sample: int) -> None:
+    import shutil
+
+    pp = [sys.executable, "-m", "planprobe"]
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        for name, n in (("big", label_n), ("tiny", 2)):
+            subprocess.run([*pp, "generate", "constraints", "--actions", "4-6", "--n", str(n), "--seed", "3", "-o",
+                            str(t / f"{name}.jsonl")], check=True, capture_output=True)
+            subprocess.run([*pp, "run", str(t / f"{name}.jsonl"), "--agent", "random", "--out", str(t / name), "-q",
+                            "--seed", "1"], check=True, capture_output=True)
+        _command_rows(f"## label: the failures of {label_n:,} random-agent cases (4–6 actions)",
+                      lambda which, label, how: ["label", str(t / which), "-q", "-o",
+                                                 str(t / f"{which}-{label}.labels"), *how],
+                      lambda label: (t / f"big-{label}.labels").read_bytes())
+
+        subprocess.run([*pp, "sweep", "--out", str(t / "sweep"), "--agent", "random", "--k", "20", "--cap", "300",
+                        "--stop", "5", "--threshold", "0", "-q"], check=True, capture_output=True)
+        for name in ("sweep", "tiny-sweep"):  # a fresh copy per way: dissect keeps settled rows in the sweep
+            for label, _ in WAYS:
+                shutil.copytree(t / "sweep", t / f"{name}-{label}")
+
+        def dissect_args(which: str, label: str, how: list[str]) -> list[str]:
+            src = "sweep" if which == "big" else "tiny-sweep"
+            return ["dissect", str(t / f"{src}-{label}"), "--sample", str(dissect_sample if which == "big" else 2),
+                    "--json", "-q", *how]
+
+        _command_rows(f"## dissect: {dissect_sample} failures of a random-agent sweep (n = 2–5, 400 cases), its agent, K = 3",
+                      dissect_args,
+                      lambda label: b"".join(p.read_bytes() for p in
+                                             sorted((t / f"sweep-{label}" / "runs").glob("*/dissect.jsonl"))))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", default="all", choices=["endpoint", "cpu", "overhead", "all"])
+    ap.add_argument("--part", default="all", choices=["endpoint", "cpu", "overhead", "commands", "all"])
     ap.add_argument("--latency", type=float, default=0.1)
+    ap.add_argument("--label-n", type=int, default=10_000, help="commands: cases of the run whose failures are labelled")
+    ap.add_argument("--dissect-sample", type=int, default=300, help="commands: failures dissected")
     args = ap.parse_args()
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f} at start")
     if args.part in ("endpoint", "all"):
@@ -191,6 +257,8 @@ def main() -> None:
         part_cpu()
     if args.part in ("overhead", "all"):
         part_overhead()
+    if args.part in ("commands", "all"):
+        part_commands(args.label_n, args.dissect_sample)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 

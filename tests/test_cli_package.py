@@ -128,6 +128,10 @@ def test_the_scaling_group_is_declared_once_and_taken_by_every_command_that_scal
     per_case = [_params(cmd(name))["workers"] for name in ("dissect", "label", "debug")]
     assert len({(p.help, p.rich_help_panel, tuple(p.opts)) for p in per_case}) == 1
     assert per_case[0].opts == ["--workers"]
+    for name in ("dissect", "label", "debug"):  # the per-case commands take run's --backend and --address
+        theirs = _params(cmd(name))
+        for option in ("backend", "address"):
+            assert (theirs[option].opts, theirs[option].help) == (run[option].opts, run[option].help), (name, option)
 
 
 def test_serve_proxy_check_and_the_inspect_commands_are_registered_by_the_root():

@@ -136,3 +136,31 @@ def test_sweep_workers_share_one_rate_file_across_points(tmp_path, monkeypatch):
     assert len(server.requests) >= 3
     assert not (out / "ratelimit.json").exists()  # removed when the sweep ends
     assert not list(out.glob("runs/*/ratelimit.json"))
+
+
+def test_on_ray_a_sweeps_points_share_one_pacing_actor():
+    from planprobe.scale import ray_backend
+
+    made: list[RateLimits] = []
+
+    class FakeRay:  # only what _rate_actor asks of ray: ray.remote(num_cpus=0)(cls).remote(limits)
+        def remote(self, **options: Any) -> Any:
+            assert options == {"num_cpus": 0}
+
+            class Actor:
+                @staticmethod
+                def remote(limits: RateLimits) -> object:
+                    made.append(limits)
+                    return object()
+
+            return lambda cls: Actor
+
+    ray_backend._rate_actors.clear()
+    try:
+        limits = RateLimits(rpm=60)
+        first = ray_backend._rate_actor(FakeRay(), limits, "/s/ratelimit.json")
+        assert ray_backend._rate_actor(FakeRay(), limits, "/s/ratelimit.json") is first  # the next point
+        assert ray_backend._rate_actor(FakeRay(), limits, "/other/run") is not first  # another run
+        assert made == [limits, limits]
+    finally:
+        ray_backend._rate_actors.clear()

@@ -1,4 +1,4 @@
-"""``debug --workers``: failed cases repaired on worker processes, stored by one.
+"""``debug --workers``: failed cases repaired on worker processes (or Ray actors), stored by one.
 
 Each worker labels a failed trace, runs the detector and re-rolls out the case with
 feedback, reading the run but never writing it; the attempts come back with the case's

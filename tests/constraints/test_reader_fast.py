@@ -129,7 +129,9 @@ def test_names_that_share_words_or_contain_grammar_words_read_alike():
 
 def test_the_tokeniser_equals_the_reference_on_odd_characters():
     texts = ["", "12:00", "123:00", "1:00", "12:0", "a", "9", ":", "by 07:00, a; b", "É", "٠٣:٠٠ a", "a\x1cb",
-             "İstanbul", "tab\there", "a,b;c", "x-ray"]
+             "İstanbul", "tab\there", "a,b;c", "x-ray", "a\x85b", "a\u00a0b", "a\u2028b", "a\u3000b", "a\u200bb",
+             "a\x1fb", "a\x0bb ,c", " ,; ", "a,,b", "ab;", "Ω", "ß"]
+    texts += [chr(c) + "a b" for c in range(0x2100)] + ["a" + chr(c) + "b, c" for c in range(0x3100)]
     for text in texts:
         assert F.tokens(text) == R._tokens(text), text
 

@@ -12,8 +12,8 @@ less interpreter work per sentence:
 * phrase matches are cached per position in lists, memo tables are per rule and keyed
   by position, and the small rules (object, coordination, subordinate clause) are
   inlined where they are used;
-* a sentence of letters, commas and semicolons only skips the tokeniser's per-token
-  check (a leftover character there can only be a digit or ":").
+* a sentence of letters, commas and semicolons only (no time in it) is split with
+  ``str.split`` instead of the tokeniser's regex, a quarter of its cost.
 
 ``reader.Reader`` stays the reference: ``tests/constraints/test_reader_fast.py`` checks
 that both give the same readings on generated, damaged and hand-written ambiguous text.
@@ -30,7 +30,6 @@ from .reader import (
     _JOIN,
     _MARK,
     _RELS,
-    _TOKEN_OR_OTHER,
     _VERBS,
     EVENT,
     PL,
@@ -52,14 +51,16 @@ _MARK_FIRST = frozenset(_MARK.root)
 
 
 def tokens(text: str) -> tuple[str, ...] | None:
-    """``reader._tokens`` (tested equal): a sentence without digits or ":" needs no
-    per-token check, since every other visible character is in no token at all."""
+    """``reader._tokens`` (tested equal): a character in no token makes the sentence
+    unreadable at once; one without digits or ":" needs no regex to be split."""
     low = text.lower()
     if _NO_TOKEN.search(low):
         return None
     if _DIGIT_OR_COLON.search(low):
         return _tokens(text)
-    return tuple(_TOKEN_OR_OTHER.findall(low))
+    # letters, "," and ";" between whitespace: the tokens are the letter runs and each "," or ";"
+    # (str.split and the tokeniser's \s agree on what whitespace is: Py_UNICODE_ISSPACE)
+    return tuple(low.replace(",", " , ").replace(";", " ; ").split())
 
 
 class FastReader:

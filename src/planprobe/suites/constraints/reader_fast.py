@@ -46,7 +46,10 @@ from .reader import (
 # Characters that can be part of no token: a sentence with one is unreadable at once.
 _NO_TOKEN = re.compile(r"[^a-z\d:,;\s]")  # \d as the tokeniser's: any Unicode digit
 _DIGIT_OR_COLON = re.compile(r"[\d:]")
-_JOIN_FIRST = frozenset(_JOIN.root)  # the first words of joiners and relative-clause markers
+# the first words of each phrase table: most positions start none, and need no trie walk
+_JOIN_FIRST = frozenset(_JOIN.root)
+_VERB_FIRST = frozenset(_VERBS.root)
+_REL_FIRST = frozenset(_RELS.root)
 _MARK_FIRST = frozenset(_MARK.root)
 
 
@@ -121,13 +124,13 @@ class _Parse:
     def verbs(self, i: int) -> list:
         got = self._verbs[i]
         if got is None:
-            got = self._verbs[i] = _VERBS.match(self.t, i)
+            got = self._verbs[i] = _VERBS.match(self.t, i) if i < self.n and self.t[i] in _VERB_FIRST else []
         return got
 
     def rels(self, i: int) -> list:
         got = self._rels[i]
         if got is None:
-            got = self._rels[i] = _RELS.match(self.t, i)
+            got = self._rels[i] = _RELS.match(self.t, i) if i < self.n and self.t[i] in _REL_FIRST else []
         return got
 
     def names(self, i: int) -> list[tuple[int, str]]:

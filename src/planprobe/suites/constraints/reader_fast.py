@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 
 from .reader import (
     _EMPTY,
@@ -313,8 +312,3 @@ class _Parse:
             for k, nxt in self.names(j + 1):
                 if nxt not in names:
                     self._list_rest(k, names + (nxt,), out)
-
-
-@lru_cache(maxsize=4096)
-def fast_reader_for(names: tuple[str, ...]) -> FastReader:
-    return FastReader(names)

@@ -172,3 +172,32 @@ def test_suite_line_check_can_fail():
     line = case_lines(opts, 0, 1)[0]
     assert line.replace('"actions":', '"actions": ', 1) != generate_case(0, opts).model_dump_json()
     assert '"words":' in line and '.0,' in line
+
+
+def _plain_take(rnd, p1, p2, avail, limit):
+    """synthesis's take as first written: a size, capped by the limit, then that many pops."""
+    r = rnd()
+    k = 1 if r < p1 else 2 if r < p2 else 3
+    k = min(k, limit)
+    if k == 1:
+        return (avail.pop(int(rnd() * len(avail))),)
+    return tuple([avail.pop(int(rnd() * len(avail))) for _ in range(k)])
+
+
+def test_take_draws_and_returns_what_the_plain_form_does():
+    from planprobe.suites.constraints.synthesis import taker
+
+    sizes = set()
+    for p1, p2 in ((0.75, 0.95), (0.2, 0.5), (0.0, 0.0), (1.0, 1.0)):
+        fast_rng, plain_rng, pick = random.Random(5), random.Random(5), random.Random(6)
+        take = taker(fast_rng.random, p1, p2)
+        for _ in range(3000):
+            n = pick.randint(1, 9)
+            avail = list(range(n))
+            limit = pick.randint(-1, n)
+            fast_avail, plain_avail = avail[:], avail[:]
+            got = take(fast_avail, limit)
+            assert got == _plain_take(plain_rng.random, p1, p2, plain_avail, limit)
+            assert fast_avail == plain_avail and fast_rng.getstate() == plain_rng.getstate()
+            sizes.add(len(got))
+    assert sizes == {0, 1, 2, 3}

@@ -79,6 +79,26 @@ class Skeleton:
     unconstrained: int = 0  # actions no constraint mentions
 
 
+def taker(rnd: Callable[[], float], p1: float, p2: float) -> Callable[[list[int], int], tuple[int, ...]]:
+    """``take(avail, limit)``: remove a random group of 1-3 actions (size 1 with probability p1,
+    at most 2 with p2, then at most ``limit``) from ``avail``. Each size has its own branch (no
+    list, no ``min``): the innermost call of synthesis. ``test_fast_paths`` checks it draws
+    and returns exactly what the plain form (a size, then a list of pops) does."""
+
+    def take(avail: list[int], limit: int) -> tuple[int, ...]:
+        r = rnd()
+        pop = avail.pop
+        if limit < 1:
+            return ()
+        if r < p1 or limit == 1:
+            return (pop(int(rnd() * len(avail))),)
+        if r < p2 or limit == 2:
+            return (pop(int(rnd() * len(avail))), pop(int(rnd() * len(avail))))
+        return (pop(int(rnd() * len(avail))), pop(int(rnd() * len(avail))), pop(int(rnd() * len(avail))))
+
+    return take
+
+
 def part_generator(rng: random.Random, n: int, extended: bool, opts: SynthesisOptions) -> Callable[[], SubSentence]:
     """A function drawing one random sub-sentence over actions 0..n-1."""
     draw = part_atoms_generator(rng, n, extended, opts)
@@ -99,14 +119,7 @@ def part_atoms_generator(rng: random.Random, n: int, extended: bool,
     p1, p2 = opts.group_sizes
     everyone = list(range(n))
 
-    def take(avail: list[int], limit: int) -> tuple[int, ...]:
-        """Remove a random group of 1-3 actions (at most ``limit``) from ``avail``."""
-        r = rnd()
-        k = 1 if r < p1 else 2 if r < p2 else 3
-        k = min(k, limit)
-        if k == 1:
-            return (avail.pop(int(rnd() * len(avail))),)
-        return tuple([avail.pop(int(rnd() * len(avail))) for _ in range(k)])
+    take = taker(rnd, p1, p2)
 
     def hour(before: bool) -> Time:
         return Time(3 + int(rnd() * 21) if before else 1 + int(rnd() * 21))

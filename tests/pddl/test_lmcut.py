@@ -107,3 +107,23 @@ def test_goal_states_and_dead_ends():
     assert h(0b010) == 0
     assert h(0b001) == 1
     assert h(0b100) == INF  # fact 0 is unreachable, so is the goal
+
+
+@pytest.mark.parametrize("name,problem", TASKS[:4])
+def test_unit_costs_given_explicitly_walk_exactly_as_the_unit_default(name, problem):
+    """One walk serves both: ``costs=[1, …]`` must find the same cuts, in the same
+    order, as the default, and both must differ from a task whose costs differ."""
+    gp = ground(load(DATA / name / "domain.pddl", DATA / name / problem))
+    task = SearchTask(gp, gp.actions(), prune=False)
+    pres, adds, goal = task.ordered_conditions()
+    unit = LMCut(pres, adds, goal, len(gp.atoms))
+    ones = LMCut(pres, adds, goal, len(gp.atoms), costs=[1] * len(pres))
+    twos = LMCut(pres, adds, goal, len(gp.atoms), costs=[2] * len(pres))
+    states = list(_space(task)[0])[:60]
+    for s in states:
+        value, cuts = unit.landmarks(s)
+        assert ones.landmarks(s) == (value, cuts)
+        assert twos.landmarks(s)[0] == 2 * value  # every cut costs twice as much
+    assert any(unit(s) > 0 for s in states)
+    with pytest.raises(ValueError, match="unit costs only"):
+        ones.run(states[0], [0], 1)

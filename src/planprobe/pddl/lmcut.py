@@ -9,7 +9,7 @@ each cut adds 1 to the estimate and its actions become free.
 What makes it fast enough in Python (the structure follows Fast Downward's
 ``lm_cut_landmarks.cc``; the code is our own):
 
-* h_max is computed once per state with a bucket queue (costs are 0 or 1), then
+* h_max is computed once per state with a bucket queue (with unit costs, 0 or 1), then
   updated *incrementally* after each cut: only the effects of the cut actions
   got cheaper, so only their consequences are re-explored;
 * ties are broken as Fast Downward breaks them (the most recently reached fact
@@ -36,12 +36,13 @@ The value is admissible (every cut is a landmark of the delete relaxation and
 costs are partitioned between cuts); the planner's A* is therefore optimal.
 
 **Action costs** (``costs=``, non-negative integers; the cost variant of PDDL cases,
-``cost_planner.py``): h_max is computed by a bucket queue over cost values
-(Dijkstra), each cut adds the cheapest remaining cost among its actions, and that
-amount is taken off every action of the cut (an action stays costly while it has
-cost left, so it can be in later cuts). That is LM-cut as Helmert & Domshlak define
-it for costs; the cost partition keeps it admissible. Landmark inheritance
-(``run``'s ``free_actions``/``inherited``) is for unit costs only.
+``cost_planner.py``): the same code, with unit cost meaning every action costs 1.
+h_max's bucket queue runs over cost values (Dijkstra), each cut adds the cheapest
+remaining cost among its actions, and that amount is taken off every action of the
+cut (an action stays costly while it has cost left, so it can be in later cuts;
+with unit costs each cut adds 1 and its actions become free). That is LM-cut as
+Helmert & Domshlak define it for costs; the cost partition keeps it admissible.
+Landmark inheritance (``run``'s ``free_actions``/``inherited``) is for unit costs only.
 """
 
 from __future__ import annotations
@@ -95,6 +96,7 @@ class LMCut:
         else:
             self.base_cost = [1] * (n_ops - 1) + [0]
         self.unit = costs is None
+        self.zero_cost = [o for o in range(n_ops - 1) if not self.base_cost[o]]  # free from the start
         self.n_pre = [len(p) for p in pre]
         pre_of: list[list[int]] = [[] for _ in range(n_facts + 2)]
         eff_of: list[list[int]] = [[] for _ in range(n_facts + 2)]
@@ -125,38 +127,53 @@ class LMCut:
             record: list[list[int]] | None = None) -> float:
         """The estimate of ``state``, starting from ``inherited`` landmarks already
         counted whose actions (``free_actions``) cost nothing any more; each new cut
-        is appended to ``record`` when given."""
+        is appended to ``record`` when given. One walk serves unit and given costs:
+        with unit costs every cut takes 1 and leaves its actions free."""
         goal = self.goal_mask
         if state & goal == goal:
             return 0
-        if not self.unit:
-            if free_actions or inherited:
-                raise ValueError("landmark inheritance is for unit costs only")
-            return self._run_costs(state, record)
+        if not self.unit and (free_actions or inherited):
+            raise ValueError("landmark inheritance is for unit costs only")
         self.evaluations += 1
-        pre, eff, pre_of, eff_of = self.pre, self.eff, self.pre_of, self.eff_of
-        goal_fact, n_slots = self.goal_fact, self.n_slots
-        budget = self.budget
+        cost = list(self.base_cost)
+        for o in free_actions:
+            cost[o] = 0
+        hc, supp, supported, work = self._hmax(state, cost)
+        goal_fact, budget = self.goal_fact, self.budget
+        if hc[goal_fact] == INF:
+            if budget is not None:
+                budget.tick(work)
+            return INF
+        h_max = hc[goal_fact]  # the estimate never ends below h_max (see the return)
+        total = self._cuts(hc, supp, supported, cost, free_actions, inherited, record, work)
+        # A backward cut may hold two actions of one path, so in principle h_max could
+        # fall by more than a cut's cost in a round; h_max itself is admissible under
+        # the remaining costs, so the larger of the two stays admissible and LM-cut
+        # keeps dominating h_max.
+        return max(total, inherited + h_max)
 
-        # ---- h_max with unit costs, level by level; within a level the most recently
-        # reached fact comes first (as in Fast Downward's bucket queue)
+    def _hmax(self, state: int, cost: list[int]) -> tuple[list[float], list[int], list[list[int]], int]:
+        """h_max of every fact under ``cost``, each action's supporter, the actions
+        each fact supports, and the work done. A bucket queue over cost values
+        (Dijkstra; with unit costs, level by level); within a value the most recently
+        reached fact comes first, as in Fast Downward's bucket queue."""
+        pre_of, eff, n_slots, budget = self.pre_of, self.eff, self.n_slots, self.budget
         hc: list[float] = [INF] * n_slots
         unsat = list(self.n_pre)
         supp = [-1] * self.n_ops  # the supporter: a precondition of maximal h_max
         supported: list[list[int]] = [[] for _ in range(n_slots)]  # fact -> actions it supports (some stale)
-        cost = list(self.base_cost)
-        for o in free_actions:
-            cost[o] = 0
-        current = _bits(state)
-        current.append(self.art_pre)
-        for f in current:
+        start = _bits(state)
+        start.append(self.art_pre)
+        for f in start:
             hc[f] = 0
-        level = work = 0
-        while current:
-            nxt: list[int] = []
-            while current:  # zero-cost actions push onto this level's stack
-                f = current.pop()
-                if hc[f] != level:
+        buckets: dict[float, list[int]] = {0: start}
+        work = 0
+        while buckets:  # a fact is expanded once, at its final value
+            v = min(buckets)
+            stack = buckets.pop(v)
+            while stack:  # zero-cost actions push onto this value's stack
+                f = stack.pop()
+                if hc[f] != v:
                     continue
                 ops = pre_of[f]
                 work += len(ops)
@@ -165,35 +182,38 @@ class LMCut:
                     if not unsat[o]:
                         supp[o] = f
                         supported[f].append(o)
-                        if cost[o]:
-                            for e in eff[o]:
-                                if hc[e] > level + 1:
-                                    hc[e] = level + 1
-                                    nxt.append(e)
-                        else:
-                            for e in eff[o]:
-                                if hc[e] > level:
-                                    hc[e] = level
-                                    current.append(e)
-            level += 1
-            current = nxt
+                        t = v + cost[o]
+                        for e in eff[o]:
+                            if t < hc[e]:
+                                hc[e] = t
+                                if t == v:
+                                    stack.append(e)
+                                elif t in buckets:
+                                    buckets[t].append(e)
+                                else:
+                                    buckets[t] = [e]
             if work > 65536 and budget is not None:
                 budget.tick(work)
                 work = 0
-        if hc[goal_fact] == INF:
-            if budget is not None:
-                budget.tick(work)
-            return INF
+        return hc, supp, supported, work
 
-        # ---- cuts -------------------------------------------------------------------
-        h_max = hc[goal_fact]  # the estimate never ends below h_max (see the return)
+    def _cuts(self, hc: list[float], supp: list[int], supported: list[list[int]], cost: list[int],
+              free_actions: Sequence[int], inherited: int, record: list[list[int]] | None, work: int) -> float:
+        """Cut landmarks until the goal's h_max is 0; returns ``inherited`` plus the
+        cost of every cut. ``hc``, ``supp``, ``supported`` and ``cost`` are updated."""
+        pre, eff, eff_of = self.pre, self.eff, self.eff_of
+        goal_fact, n_slots, budget = self.goal_fact, self.n_slots, self.budget
         zone = [0] * n_slots   # == round: in the goal zone
         free = [0] * n_slots   # number of free (zero-cost) achievers of each fact
         free[goal_fact] = 1
+        for o in self.zero_cost:
+            for e in eff[o]:
+                free[e] += 1
         for o in free_actions:
             for e in eff[o]:
                 free[e] += 1
-        total, rnd = inherited, 0
+        total: float = inherited
+        rnd = 0
         while hc[goal_fact] != 0:
             rnd += 1
             # goal zone, depth first from the goal along zero-cost supporter edges,
@@ -223,24 +243,30 @@ class LMCut:
                     members.append(g)
                     walk.append(iter(eff_of[g]))
             # the cut: costly achievers of zone facts whose supporter is outside the zone
-            cut = []
+            cut: list[int] = []
+            left: list[int] = []  # the cost of each action of the cut
             for z in members:
                 for o in eff_of[z]:
                     if cost[o]:
                         g = supp[o]
                         if g >= 0 and zone[g] != rnd:
-                            cost[o] = 0  # marks it as taken, too
+                            left.append(cost[o])
+                            cost[o] = 0  # marks it as taken (its cost is set below)
                             cut.append(o)
+            m = min(left)  # 1 with unit costs
+            total += m
             work += len(cut)
-            total += 1
             if record is not None:
                 record.append(cut)
-            # the cut's actions are free now; h_max decreases only downstream of their effects
-            buckets: dict[float, list[int]] = {}  # finite h_max values (ints) as hc holds them
-            for o in cut:
-                v = hc[supp[o]]
+            # the cut's costs fall by m; h_max decreases only downstream of their effects
+            buckets: dict[float, list[int]] = {}  # finite h_max values as hc holds them
+            for o, c in zip(cut, left):
+                c -= m
+                cost[o] = c
+                v = hc[supp[o]] + c
                 for e in eff[o]:
-                    free[e] += 1
+                    if not c:
+                        free[e] += 1
                     if v < hc[e]:
                         hc[e] = v
                         buckets.setdefault(v, []).append(e)
@@ -278,141 +304,4 @@ class LMCut:
                 work = 0
         if budget is not None:
             budget.tick(work)
-        # A backward cut may hold two actions of one path, so in principle h_max could
-        # fall by 2 in a round; h_max itself is admissible under the remaining costs,
-        # so the larger of the two stays admissible and LM-cut keeps dominating h_max.
-        return max(total, inherited + h_max)
-
-    def _run_costs(self, state: int, record: list[list[int]] | None) -> float:
-        """LM-cut with the action costs given at construction (see the module doc)."""
-        self.evaluations += 1
-        pre, eff, pre_of, eff_of = self.pre, self.eff, self.pre_of, self.eff_of
-        goal_fact, n_slots, budget = self.goal_fact, self.n_slots, self.budget
-        hc: list[float] = [INF] * n_slots
-        unsat = list(self.n_pre)
-        supp = [-1] * self.n_ops
-        supported: list[list[int]] = [[] for _ in range(n_slots)]
-        cost = list(self.base_cost)
-        start = _bits(state)
-        start.append(self.art_pre)
-        for f in start:
-            hc[f] = 0
-        buckets: dict[float, list[int]] = {0: start}
-        work = 0
-        while buckets:  # Dijkstra over cost values; a fact is expanded once, at its final value
-            v = min(buckets)
-            stack = buckets.pop(v)
-            while stack:
-                f = stack.pop()
-                if hc[f] != v:
-                    continue
-                ops = pre_of[f]
-                work += len(ops)
-                for o in ops:
-                    unsat[o] -= 1
-                    if not unsat[o]:
-                        supp[o] = f
-                        supported[f].append(o)
-                        t = v + cost[o]
-                        for e in eff[o]:
-                            if t < hc[e]:
-                                hc[e] = t
-                                (stack if t == v else buckets.setdefault(t, [])).append(e)
-            if work > 65536 and budget is not None:
-                budget.tick(work)
-                work = 0
-        if hc[goal_fact] == INF:
-            if budget is not None:
-                budget.tick(work)
-            return INF
-        h_max = hc[goal_fact]
-        zone = [0] * n_slots
-        free = [0] * n_slots  # number of zero-cost achievers of each fact
-        free[goal_fact] = 1
-        for o in range(self.n_ops - 1):
-            if not cost[o]:
-                for e in eff[o]:
-                    free[e] += 1
-        total: float = 0
-        rnd = 0
-        while hc[goal_fact] != 0:
-            rnd += 1
-            zone[goal_fact] = rnd
-            members = [goal_fact]
-            walk = [iter(eff_of[goal_fact])]
-            while walk:
-                step = next(walk[-1], None)
-                if step is None:
-                    walk.pop()
-                    continue
-                o = step
-                if cost[o]:
-                    continue
-                g = supp[o]
-                if g < 0:
-                    continue
-                g_cost = hc[g]
-                for q in pre[o]:
-                    if hc[q] == g_cost and (zone[q] == rnd or not free[q]):
-                        if q != g:
-                            supp[o] = g = q
-                            supported[q].append(o)
-                        break
-                if zone[g] != rnd:
-                    zone[g] = rnd
-                    members.append(g)
-                    walk.append(iter(eff_of[g]))
-            cut: list[int] = []
-            taken: set[int] = set()
-            for z in members:
-                for o in eff_of[z]:
-                    if cost[o] and o not in taken:
-                        g = supp[o]
-                        if g >= 0 and zone[g] != rnd:
-                            taken.add(o)
-                            cut.append(o)
-            m = min(cost[o] for o in cut)
-            total += m
-            work += len(cut)
-            if record is not None:
-                record.append(cut)
-            changed: dict[float, list[int]] = {}
-            for o in cut:
-                cost[o] -= m
-                v = hc[supp[o]] + cost[o]
-                for e in eff[o]:
-                    if not cost[o]:
-                        free[e] += 1
-                    if v < hc[e]:
-                        hc[e] = v
-                        changed.setdefault(v, []).append(e)
-            while changed:  # h_max falls only downstream of the cut's effects
-                v = min(changed)
-                queue = changed.pop(v)
-                while queue:
-                    f = queue.pop()
-                    if hc[f] != v:
-                        continue
-                    ops = supported[f]
-                    work += len(ops)
-                    for o in ops:
-                        if supp[o] != f:
-                            continue
-                        best, best_v = f, v
-                        for p in pre[o]:
-                            if hc[p] > best_v:
-                                best, best_v = p, hc[p]
-                        if best != f:
-                            supp[o] = best
-                            supported[best].append(o)
-                        target = best_v + cost[o]
-                        for e in eff[o]:
-                            if target < hc[e]:
-                                hc[e] = target
-                                (queue if target == v else changed.setdefault(target, [])).append(e)
-            if work > 4096 and budget is not None:
-                budget.tick(work)
-                work = 0
-        if budget is not None:
-            budget.tick(work)
-        return max(total, h_max)
+        return total

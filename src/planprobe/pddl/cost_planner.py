@@ -39,7 +39,8 @@ from .errors import PlannerTimeoutError, UnsolvableError
 from .grounding import GroundProblem, State, ground
 from .lmcut import INF, LMCut
 from .model import Problem
-from .planner import _limit_message, _relaxed_unreachable_goals
+from .planner import _limit_message
+from .relaxed import require_relaxed_goal
 from .search_task import SearchTask
 
 __all__ = ["CompositeAction", "CostPlan", "CostStep", "reduced_costs", "solve_costs"]
@@ -162,10 +163,7 @@ def solve_costs(problem: Problem | GroundProblem, costs: Mapping[str, int],
     budget.stage = "grounding"
     actions = gp.actions(budget)
     budget.stage = "preparing the search"
-    missing = _relaxed_unreachable_goals(gp, actions, budget)
-    if missing:
-        raise UnsolvableError(f"{gp.problem.filename}: unsolvable: the goal {missing} cannot be reached even with "
-                              "delete effects ignored")
+    require_relaxed_goal(gp, actions, budget)
     prune = all(c.cost >= costs[c.first] and c.cost >= costs[c.second] for c in composites)
     task = SearchTask(gp, actions, budget, prune=prune)
     h: Callable[[State], float]

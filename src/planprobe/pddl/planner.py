@@ -37,6 +37,7 @@ from .errors import PlannerTimeoutError, UnsolvableError
 from .grounding import GroundProblem, State, ground
 from .lmcut import INF, LMCut
 from .model import Problem
+from .relaxed import require_relaxed_goal
 from .search_task import SearchTask
 
 __all__ = ["HEURISTICS", "PlanResult", "solve"]
@@ -124,10 +125,7 @@ def solve(problem: Problem | GroundProblem, *, heuristic: str = "hmax", time_lim
     actions = gp.actions(budget)
     budget.stage = "preparing the search"
     budget.check()
-    missing = _relaxed_unreachable_goals(gp, actions, budget)
-    if missing:
-        raise UnsolvableError(f"{gp.problem.filename}: unsolvable: the goal {missing} cannot be reached even with "
-                              "delete effects ignored")
+    require_relaxed_goal(gp, actions, budget)
     task = SearchTask(gp, actions, budget)
     h = _MAKE[heuristic](task, budget)
     budget.stage = "searching"
@@ -295,16 +293,3 @@ def _limit_message(gp: GroundProblem, limit: str, expanded: int, heuristic: str 
     return (f"{gp.problem.filename}: no plan found within {limit} ({expanded:,} states expanded); "
             f"{other}raise the limit or use Fast Downward (--planner fast-downward)")
 
-
-def _relaxed_unreachable_goals(gp: GroundProblem, actions, budget: Budget | None = None) -> str:
-    """The positive goals not reachable even with delete effects ignored ('' if none)."""
-    reached, changed = gp.init, True
-    while changed:
-        changed = False
-        for a in actions:
-            if reached & a.pre_pos == a.pre_pos and a.add & ~reached:
-                reached |= a.add
-                changed = True
-        if budget is not None:
-            budget.tick(len(actions))
-    return " ".join(str(lit) for lit, bit in gp.goal_conditions if bit and lit.positive and not reached & bit)

@@ -21,6 +21,7 @@ import heapq
 import json
 from collections.abc import Sequence
 
+from ...pddl.relaxed import relaxed_closure, relaxed_lost_goals
 from ...schema import Case, ErrorClass, Evidence, ToolCall, Trace
 from ..base import PlannedCall
 from . import oracle
@@ -42,22 +43,6 @@ def _trace(case: Case, calls: Sequence[PlannedCall]) -> Trace:
                  tool_calls=[ToolCall(index=k, name=c.name, arguments=c.arguments) for k, c in enumerate(calls)])
 
 
-def _relaxed_reached(actions, state: int) -> int:
-    """Every atom some sequence could make true if nothing were ever deleted."""
-    reached, changed = state, True
-    while changed:
-        changed = False
-        for a in actions:
-            if reached & a.pre_pos == a.pre_pos and a.add & ~reached:
-                reached |= a.add
-                changed = True
-    return reached
-
-
-def _relaxed_reachable(grounded, actions, state) -> bool:
-    return _relaxed_reached(actions, state) & grounded.goal_pos == grounded.goal_pos
-
-
 def goal_reachable(case: Case, state: int, node_limit: int = SEARCH_NODES) -> bool | None:
     """True/False when decided, None when the search ran out of nodes."""
     grounded = prepare(case).grounded
@@ -66,7 +51,7 @@ def goal_reachable(case: Case, state: int, node_limit: int = SEARCH_NODES) -> bo
     if grounded.goal_impossible:
         return False
     actions = grounded.actions()
-    if not _relaxed_reachable(grounded, actions, state):
+    if relaxed_closure(actions, state) & grounded.goal_pos != grounded.goal_pos:
         return False
 
     def h(s: int) -> int:
@@ -105,8 +90,7 @@ def prefix_problems(case: Case, calls: Sequence[PlannedCall]) -> list[dict]:
         state = prepared.ground_call(call.name, json.loads(call.arguments or "{}") or {}).apply(state)
     if goal_reachable(case, state) is False:
         grounded = prepared.grounded
-        reached = _relaxed_reached(grounded.actions(), state)
-        lost = [lit for lit, bit in grounded.goal_conditions if bit and lit.positive and not reached & bit]
+        lost = relaxed_lost_goals(grounded, relaxed_closure(grounded.actions(), state))
         if lost:  # these can never be made true again: name them
             what = f"{prepared.renderer.literals(lost)} can never be made true again"
         else:

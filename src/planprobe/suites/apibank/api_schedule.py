@@ -2,10 +2,16 @@
 
 One group of ``apis.World``'s handlers (see ``apis`` for the common behaviour):
 each takes the world and the converted arguments and returns the output or raises
-``ApiFailure``."""
+``ApiFailure``. Delete, Modify and Query of one kind of item differ only in what
+they do with the item found, so they are built from one table per kind (``_Items``:
+its checks, how an item is matched, what a miss says); API-Bank's own
+inconsistencies between them — DeleteAgenda's "no meeting" message, ModifyAlarm's
+"no agenda", what a miss with empty fields returns — are kept in those tables."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .api_support import DATETIME, ApiFailure, Handler, fail, strptime
@@ -14,10 +20,6 @@ if TYPE_CHECKING:
     from .apis import World
 
 # -- agenda, alarm, reminder, meeting ------------------------------------------
-
-
-def _own_items(w: World, table: str, token: Any) -> tuple[str, dict[str, Any]]:
-    return w.username_of(token), w.table(table)
 
 
 def _next_id_len(table: dict[str, Any]) -> int:
@@ -39,94 +41,12 @@ def _add_agenda(w: World, a: dict[str, Any]) -> Any:
     return "success"
 
 
-def _delete_agenda(w: World, a: dict[str, Any]) -> Any:
-    content, time = a["content"], a["time"]
-    if time:
-        strptime(time, DATETIME)
-    username, table = _own_items(w, "Agenda", a["token"])
-    for key in list(table):
-        item = table[key]
-        if item["username"] == username and (item["content"] == content or item["time"] == time):
-            del table[key]
-            return "success"
-    if content:
-        raise fail(f"You have no meeting about {content}")
-    if time:
-        raise fail(f"You have no meeting at time : {time}")
-    return "success"
-
-
-def _modify_agenda(w: World, a: dict[str, Any]) -> Any:
-    content, time = a["content"], a["time"]
-    if time:
-        strptime(time, DATETIME)
-    username, table = _own_items(w, "Agenda", a["token"])
-    for key in table:
-        item = table[key]
-        if item["username"] == username and (item["content"] == content or item["time"] == time):
-            table[key] = {"username": username, "content": content, "time": time, "location": a["location"]}
-            return "success"
-    if content:
-        raise fail(f"You have no agenda about {content}")
-    if time:
-        raise fail(f"You have no agenda at time : {time}")
-    return "Error"  # API-Bank returns (not raises) Exception('Error') here
-
-
-def _query_agenda(w: World, a: dict[str, Any]) -> Any:
-    content, time = a["content"], a["time"]
-    if time:
-        strptime(time, DATETIME)
-    username, table = _own_items(w, "Agenda", a["token"])
-    for item in table.values():
-        if item["username"] == username and (item["content"] == content or item["time"] == time):
-            return item
-    if content:
-        raise fail(f"You have no agenda about {content}")
-    if time:
-        raise fail(f"You have no agenda at time : {time}")
-    raise fail("Error")
-
-
 def _add_alarm(w: World, a: dict[str, Any]) -> Any:
     strptime(a["time"], DATETIME)
     table = w.table("Alarm")
     key = _next_id_len(table)
     table[key] = {"username": w.username_of(a["token"]), "time": a["time"]}
     return "success"
-
-
-def _delete_alarm(w: World, a: dict[str, Any]) -> Any:
-    time = a["time"]
-    strptime(time, DATETIME)
-    username, table = _own_items(w, "Alarm", a["token"])
-    for key in list(table):
-        if table[key]["username"] == username and table[key]["time"] == time:
-            del table[key]
-            return "success"
-    if time:
-        raise fail(f"You have no alarm clock at time : {time}")
-    return "success"
-
-
-def _modify_alarm(w: World, a: dict[str, Any]) -> Any:
-    strptime(a["from_time"], DATETIME)
-    strptime(a["to_time"], DATETIME)
-    username, table = _own_items(w, "Alarm", a["token"])
-    for key in table:
-        if table[key]["username"] == username and table[key]["time"] == a["from_time"]:
-            table[key] = {"username": username, "time": a["to_time"]}
-            return "success"
-    raise fail(f"You have no agenda at time : {a['from_time']}")
-
-
-def _query_alarm(w: World, a: dict[str, Any]) -> Any:
-    strptime(a["time"], DATETIME)
-    username, table = _own_items(w, "Alarm", a["token"])
-    for item in table.values():
-        if item["username"] == username and item["time"] == a["time"]:
-            return item
-    raise fail(f"You have no alarm clock at time : {a['time']}")
 
 
 def _reminder_checks(a: dict[str, Any]) -> None:
@@ -143,71 +63,6 @@ def _add_reminder(w: World, a: dict[str, Any]) -> Any:
     return "success"
 
 
-def _find_reminder(w: World, a: dict[str, Any]) -> str | None:
-    username, table = _own_items(w, "Reminder", a["token"])
-    for key, item in table.items():
-        if item["username"] == username and (item["content"] == a["content"] or item["time"] == a["time"]):
-            return key
-    return None
-
-
-def _no_reminder(a: dict[str, Any]) -> ApiFailure:
-    return fail(f"You have no reminder about {a['content']} or at time : {a['time']}")
-
-
-def _delete_reminder(w: World, a: dict[str, Any]) -> Any:
-    _reminder_checks(a)
-    key = _find_reminder(w, a)
-    if key is None:
-        raise _no_reminder(a)
-    del w.table("Reminder")[key]
-    return "success"
-
-
-def _modify_reminder(w: World, a: dict[str, Any]) -> Any:
-    _reminder_checks(a)
-    key = _find_reminder(w, a)
-    if key is None:
-        raise _no_reminder(a)
-    item = w.table("Reminder")[key]
-    item["content"], item["time"] = a["content"], a["time"]
-    return "success"
-
-
-def _query_reminder(w: World, a: dict[str, Any]) -> Any:
-    _reminder_checks(a)
-    key = _find_reminder(w, a)
-    if key is None:
-        raise _no_reminder(a)
-    return w.table("Reminder")[key]
-
-
-def _meeting_checks(a: dict[str, Any]) -> None:
-    if a["start_time"]:
-        strptime(a["start_time"], DATETIME)
-    if a["end_time"]:
-        strptime(a["end_time"], DATETIME)
-    if a["meeting_topic"].strip() == "" and not a["start_time"]:
-        raise fail("Meeting Topic and start_time should not be null both")
-
-
-def _find_meeting(w: World, a: dict[str, Any]) -> str | None:
-    username, table = _own_items(w, "Meeting", a["token"])
-    for key, item in table.items():
-        if item["username"] == username and (item["meeting_topic"] == a["meeting_topic"]
-                                             or item["start_time"] == a["start_time"]):
-            return key
-    return None
-
-
-def _no_meeting(a: dict[str, Any]) -> ApiFailure | None:
-    if a["meeting_topic"]:
-        return fail(f"You have no meeting about {a['meeting_topic']}")
-    if a["start_time"]:
-        return fail(f"You have no meeting at time : {a['start_time']}")
-    return None
-
-
 def _add_meeting(w: World, a: dict[str, Any]) -> Any:
     strptime(a["start_time"], DATETIME)
     strptime(a["end_time"], DATETIME)
@@ -221,44 +76,136 @@ def _add_meeting(w: World, a: dict[str, Any]) -> Any:
     return "success"
 
 
-def _delete_meeting(w: World, a: dict[str, Any]) -> Any:
-    _meeting_checks(a)
-    key = _find_meeting(w, a)
-    if key is None:
-        problem = _no_meeting(a)
-        if problem is not None:
-            raise problem
-        return "success"
-    del w.table("Meeting")[key]
-    return "success"
+# -- Delete / Modify / Query: one lookup, the kind's table, the verb's action ------------
 
 
-def _modify_meeting(w: World, a: dict[str, Any]) -> Any:
-    _meeting_checks(a)
-    key = _find_meeting(w, a)
-    if key is None:
-        problem = _no_meeting(a)
-        if problem is not None:
-            raise problem
+@dataclass(frozen=True)
+class _Items:
+    """One kind of item as Delete/Modify/Query find it: ``table``; ``checks`` run on
+    the arguments first; an item of the caller matches when any ``match`` pair
+    (item field, argument) is equal; ``miss(a)`` is the failure when none matches
+    (None: no failure, the verb's fallback is the result)."""
+
+    table: str
+    checks: Callable[[dict[str, Any]], None]
+    match: tuple[tuple[str, str], ...]
+    miss: Callable[[dict[str, Any]], ApiFailure | None]
+
+
+def _lookup(w: World, a: dict[str, Any], items: _Items) -> tuple[dict[str, Any], Any] | None:
+    """The caller's first matching item as (table, key), after the checks; raises the miss."""
+    items.checks(a)
+    username, table = w.username_of(a["token"]), w.table(items.table)
+    for key, item in table.items():
+        if item["username"] == username and any(item[f] == a[arg] for f, arg in items.match):
+            return table, key
+    problem = items.miss(a)
+    if problem is not None:
+        raise problem
+    return None
+
+
+def _delete(items: _Items) -> Handler:
+    def handler(w: World, a: dict[str, Any]) -> Any:
+        found = _lookup(w, a, items)
+        if found is not None:
+            table, key = found
+            del table[key]
         return "success"
-    item = w.table("Meeting")[key]
+    return handler
+
+
+def _modify(items: _Items, update: Callable[[dict[str, Any], Any, dict[str, Any]], None], fallback: str) -> Handler:
+    """``update(table, key, a)`` changes the item found; ``fallback`` is returned on a silent miss."""
+    def handler(w: World, a: dict[str, Any]) -> Any:
+        found = _lookup(w, a, items)
+        if found is None:
+            return fallback
+        update(*found, a)
+        return "success"
+    return handler
+
+
+def _query(items: _Items, miss_raises: bool) -> Handler:
+    """On a silent miss API-Bank raises "Error" (``miss_raises``) or returns it."""
+    def handler(w: World, a: dict[str, Any]) -> Any:
+        found = _lookup(w, a, items)
+        if found is None:
+            if miss_raises:
+                raise fail("Error")
+            return "Error"  # API-Bank returns (not raises) Exception('Error') here
+        table, key = found
+        return table[key]
+    return handler
+
+
+def _time_if_given(*fields: str) -> Callable[[dict[str, Any]], None]:
+    def checks(a: dict[str, Any]) -> None:
+        for f in fields:
+            if a[f]:
+                strptime(a[f], DATETIME)
+    return checks
+
+
+def _times(*fields: str) -> Callable[[dict[str, Any]], None]:
+    def checks(a: dict[str, Any]) -> None:
+        for f in fields:
+            strptime(a[f], DATETIME)
+    return checks
+
+
+def _no_item(noun: str, about: str, at: str) -> Callable[[dict[str, Any]], ApiFailure | None]:
+    """A miss names the ``about`` argument if given, else the ``at`` time, else is silent."""
+    def miss(a: dict[str, Any]) -> ApiFailure | None:
+        if a[about]:
+            return fail(f"You have no {noun} about {a[about]}")
+        if a[at]:
+            return fail(f"You have no {noun} at time : {a[at]}")
+        return None
+    return miss
+
+
+def _no_alarm(a: dict[str, Any]) -> ApiFailure | None:
+    return fail(f"You have no alarm clock at time : {a['time']}") if a["time"] else None
+
+
+def _no_reminder(a: dict[str, Any]) -> ApiFailure | None:
+    return fail(f"You have no reminder about {a['content']} or at time : {a['time']}")
+
+
+def _meeting_checks(a: dict[str, Any]) -> None:
+    _time_if_given("start_time", "end_time")(a)
+    if a["meeting_topic"].strip() == "" and not a["start_time"]:
+        raise fail("Meeting Topic and start_time should not be null both")
+
+
+_AGENDA = _Items("Agenda", _time_if_given("time"), (("content", "content"), ("time", "time")), _no_item("agenda", "content", "time"))
+_ALARM = _Items("Alarm", _times("time"), (("time", "time"),), _no_alarm)
+_REMINDER = _Items("Reminder", _reminder_checks, (("content", "content"), ("time", "time")), _no_reminder)
+_MEETING = _Items("Meeting", _meeting_checks, (("meeting_topic", "meeting_topic"), ("start_time", "start_time")),
+                  _no_item("meeting", "meeting_topic", "start_time"))
+
+
+def _replace_agenda(table: dict[str, Any], key: Any, a: dict[str, Any]) -> None:
+    table[key] = {"username": table[key]["username"], "content": a["content"], "time": a["time"],
+                  "location": a["location"]}
+
+
+def _replace_alarm(table: dict[str, Any], key: Any, a: dict[str, Any]) -> None:
+    table[key] = {"username": table[key]["username"], "time": a["to_time"]}
+
+
+def _update_reminder(table: dict[str, Any], key: Any, a: dict[str, Any]) -> None:
+    table[key]["content"], table[key]["time"] = a["content"], a["time"]
+
+
+def _update_meeting(table: dict[str, Any], key: Any, a: dict[str, Any]) -> None:
+    item = table[key]
     if a["meeting_topic"]:
         item["meeting_topic"] = a["meeting_topic"]
     if a["start_time"]:
         item["start_time"] = a["start_time"]
         item["end_time"] = a["end_time"]
-    return "success"
-
-
-def _query_meeting(w: World, a: dict[str, Any]) -> Any:
-    _meeting_checks(a)
-    key = _find_meeting(w, a)
-    if key is None:
-        problem = _no_meeting(a)
-        if problem is not None:
-            raise problem
-        return "Error"  # API-Bank returns (not raises) Exception('Error') here
-    return w.table("Meeting")[key]
 
 
 HANDLERS: dict[str, Handler] = {
@@ -266,16 +213,20 @@ HANDLERS: dict[str, Handler] = {
     "AddAlarm": _add_alarm,
     "AddMeeting": _add_meeting,
     "AddReminder": _add_reminder,
-    "DeleteAgenda": _delete_agenda,
-    "DeleteAlarm": _delete_alarm,
-    "DeleteMeeting": _delete_meeting,
-    "DeleteReminder": _delete_reminder,
-    "ModifyAgenda": _modify_agenda,
-    "ModifyAlarm": _modify_alarm,
-    "ModifyMeeting": _modify_meeting,
-    "ModifyReminder": _modify_reminder,
-    "QueryAgenda": _query_agenda,
-    "QueryAlarm": _query_alarm,
-    "QueryMeeting": _query_meeting,
-    "QueryReminder": _query_reminder,
+    # API-Bank's DeleteAgenda says "meeting" where Modify/Query say "agenda"
+    "DeleteAgenda": _delete(_Items("Agenda", _AGENDA.checks, _AGENDA.match, _no_item("meeting", "content", "time"))),
+    "DeleteAlarm": _delete(_ALARM),
+    "DeleteMeeting": _delete(_MEETING),
+    "DeleteReminder": _delete(_REMINDER),
+    "ModifyAgenda": _modify(_AGENDA, _replace_agenda, "Error"),  # API-Bank returns Exception('Error') here
+    # ModifyAlarm matches from_time and says "agenda" on a miss, as API-Bank does
+    "ModifyAlarm": _modify(_Items("Alarm", _times("from_time", "to_time"), (("time", "from_time"),),
+                                  lambda a: fail(f"You have no agenda at time : {a['from_time']}")),
+                           _replace_alarm, "success"),
+    "ModifyMeeting": _modify(_MEETING, _update_meeting, "success"),
+    "ModifyReminder": _modify(_REMINDER, _update_reminder, "success"),
+    "QueryAgenda": _query(_AGENDA, miss_raises=True),
+    "QueryAlarm": _query(_ALARM, miss_raises=True),
+    "QueryMeeting": _query(_MEETING, miss_raises=False),
+    "QueryReminder": _query(_REMINDER, miss_raises=True),
 }

@@ -14,6 +14,7 @@ from .api_support import (
     Handler,
     fail,
     normalise_time,
+    normalised_or_raise,
     pad_year,
     strptime,
 )
@@ -28,9 +29,7 @@ def _register_appointment(w: World, a: dict[str, Any]) -> Any:
     patient, doctor = a["patient_name"].strip(), a["doctor_name"].strip()
     if patient == "" or doctor == "":
         raise fail("Patient name or doctor name cannot be empty.")
-    date = normalise_time(a["date"], DATE)
-    if isinstance(date, Exception):
-        raise date
+    date = normalised_or_raise(a["date"], DATE)
     table = w.table("Appointments")
     for item in table.values():
         if item["patient_name"] == patient and normalise_time(item["date"], DATE) == date:
@@ -92,9 +91,7 @@ def _modify_registration(w: World, a: dict[str, Any]) -> Any:
 
 def _query_registration(w: World, a: dict[str, Any]) -> Any:
     patient = a["patient_name"].strip()
-    date = normalise_time(a["date"], DATE)
-    if isinstance(date, Exception):
-        raise date
+    date = normalised_or_raise(a["date"], DATE)
     found = {k: v for k, v in w.table("Appointments").items()
              if v["patient_name"] == patient and normalise_time(v["date"], DATE) == date}
     if not found:
@@ -106,9 +103,7 @@ def _record_health_data(w: World, a: dict[str, Any]) -> Any:
     user = a["user_id"].upper().strip()
     if user == "":
         raise fail("The user id cannot be empty.")
-    time = normalise_time(a["time"], DATETIME)
-    if isinstance(time, Exception):
-        raise time
+    time = normalised_or_raise(a["time"], DATETIME)
     data = a.get("health_data")
     if data is None or len(data) == 0:
         raise fail("The health data cannot be empty.")

@@ -22,6 +22,7 @@ from .api_support import (
     fail,
     history_date,
     normalise_time,
+    normalised_or_raise,
     strptime,
     tokenize,
 )
@@ -55,50 +56,44 @@ def _scene_name(a: dict[str, Any]) -> str:
     return name
 
 
+def _scenes(w: World, name: str, exists: bool, message: str) -> dict[str, Any]:
+    """The scene table, after failing with ``message`` unless ``name``'s presence is ``exists``."""
+    table: dict[str, Any] = w.table("Scenes")
+    if (name in table) != exists:
+        raise fail(message)
+    return table
+
+
 def _add_scene(w: World, a: dict[str, Any]) -> Any:
     name = _scene_name(a)
     devices = _scene_devices(a["devices"])
-    table = w.table("Scenes")
-    if name in table:
-        raise fail("Scene name already exists.")
-    table[name] = devices
+    _scenes(w, name, False, "Scene name already exists.")[name] = devices
     return "success"
 
 
 def _modify_scene(w: World, a: dict[str, Any]) -> Any:
     name = _scene_name(a)
     devices = _scene_devices(a["devices"])
-    table = w.table("Scenes")
-    if name not in table:
-        raise fail("The scene does not exist.")
-    table[name] = devices
+    _scenes(w, name, True, "The scene does not exist.")[name] = devices
     return "success"
 
 
 def _delete_scene(w: World, a: dict[str, Any]) -> Any:
     name = _scene_name(a)
-    table = w.table("Scenes")
-    if name not in table:
-        raise fail("The scene does not exist.")
-    del table[name]
+    del _scenes(w, name, True, "The scene does not exist.")[name]
     return "success"
 
 
 def _query_scene(w: World, a: dict[str, Any]) -> Any:
     name = _scene_name(a)
-    table = w.table("Scenes")
-    if name not in table:
-        raise fail("Scene not found.")
-    return table[name]
+    return _scenes(w, name, True, "Scene not found.")[name]
 
 
 def _timed_switch(w: World, a: dict[str, Any]) -> Any:
     name = a["name"].strip().lower()
     if name == "":
         raise fail("Name cannot be empty.")
-    time = normalise_time(a["time"], DATETIME)
-    if isinstance(time, Exception):
-        raise time
+    time = normalised_or_raise(a["time"], DATETIME)
     slots = w.table("TimeSwitch").setdefault(name, [])
     for slot in slots:
         if slot["time"] == time:
@@ -112,9 +107,7 @@ def _cancel_timed_switch(w: World, a: dict[str, Any]) -> Any:
     name = a["name"].strip().lower()
     if name == "":
         raise fail("name cannot be empty.")
-    time = normalise_time(a["time"], DATETIME)
-    if isinstance(time, Exception):
-        raise time
+    time = normalised_or_raise(a["time"], DATETIME)
     table = w.table("TimeSwitch")
     if name not in table:
         raise fail("device name does not exist.")

@@ -53,6 +53,15 @@ def normalise_time(text: Any, fmt: str) -> Any:
         return exc
 
 
+def normalised_or_raise(text: Any, fmt: str) -> str:
+    """The normalised text; an unreadable one raises the parsing exception (the APIs
+    that check a date or time before anything else)."""
+    value = normalise_time(text, fmt)
+    if isinstance(value, Exception):
+        raise value
+    return value
+
+
 def history_date(text: Any) -> Any:
     """QueryHistoryToday's date reading: %Y-%m-%d or %m-%d, returned as %m-%d."""
     text = pad_year(text)

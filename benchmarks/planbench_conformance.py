@@ -16,7 +16,8 @@ import platform
 import time
 from pathlib import Path
 
-from planprobe.suites.external.planbench import RULES, PlanBenchInstances, rescore_file
+from planprobe.suites.external.planbench import RULES, rescore_file
+from planprobe.suites.external.planbench_instances import PlanBenchInstances
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -22,12 +22,8 @@ import pytest
 
 from helpers import planprobe_cmd, shared_path, subprocess_env
 from planprobe.errors import PlanprobeError
-from planprobe.suites.external.planbench import (
-    PlanBenchInstances,
-    rescore_file,
-    rescore_record,
-    task_id,
-)
+from planprobe.suites.external.planbench import rescore_file, rescore_record
+from planprobe.suites.external.planbench_instances import PlanBenchInstances, task_id
 
 FILES = [f"blocksworld/task_{t}" for t in (
     "1_plan_generation", "2_plan_optimality", "3_plan_verification", "4_plan_reuse", "5_plan_generalization",

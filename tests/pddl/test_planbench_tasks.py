@@ -26,7 +26,8 @@ from helpers import planprobe_cmd, run_agent, subprocess_env
 from planprobe.agents import make_agent
 from planprobe.errors import PlanprobeError
 from planprobe.schema import Case, Trace
-from planprobe.suites.external.planbench import PlanBenchInstances, rescore_record
+from planprobe.suites.external.planbench import rescore_record
+from planprobe.suites.external.planbench_instances import PlanBenchInstances
 from planprobe.suites.planbench import (
     TASKS,
     PlanBenchOptions,

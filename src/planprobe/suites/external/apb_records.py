@@ -46,6 +46,22 @@ class ApbRowError(Exception):
         self.message = message
 
 
+def row_json(row: dict[str, Any], key: str, default: Any) -> Any:
+    """A ``*_json`` field decoded (``json_field``); text that is not JSON raises ApbRowError."""
+    try:
+        return json_field(row, key, default)
+    except (ValueError, RecursionError) as exc:
+        raise ApbRowError(key, f"not valid JSON text ({getattr(exc, 'msg', exc)})") from None
+
+
+def row_json_list(row: dict[str, Any], key: str) -> list:
+    """A ``*_json`` field that must hold a list (missing: empty)."""
+    value = row_json(row, key, [])
+    if not isinstance(value, list):
+        raise ApbRowError(key, f"expected a JSON list, got {type(value).__name__}")
+    return value
+
+
 KINDS = ("records", "predictions", "judgements")
 
 

@@ -16,16 +16,14 @@ switching the journal back to a single file (``journal_mode=DELETE``), so a
 finished run directory is one self-contained ``run.sqlite``.
 
 Cases are read back in pages (``pending``), never all at once, so a run's
-memory does not grow with the size of its suite.
+memory does not grow with the size of its suite. Taking the lock and opening the
+database (writer, reader, read-only media) is ``store_open``'s job.
 """
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import hashlib
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
@@ -35,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from ..errors import FormatVersionError, PlanprobeError
+from .store_open import LOCK_NAME, acquire_lock, connect
 
 if TYPE_CHECKING:
     from typing_extensions import Self  # typing.Self from Python 3.11 on
@@ -46,49 +45,7 @@ from ..schema import Case, CaseMeta, Trace, Verdict
 STORE_FORMAT = 2
 OLDEST_STORE_FORMAT = 1
 DB_NAME = "run.sqlite"
-LOCK_NAME = "run.lock"
 PAGE = 256  # cases read back per query while running
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS cases (
-    ordinal INTEGER PRIMARY KEY,
-    case_id TEXT NOT NULL UNIQUE,
-    family TEXT NOT NULL,
-    meta TEXT NOT NULL,
-    json TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS results (
-    case_id TEXT NOT NULL,
-    trial INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    passed INTEGER NOT NULL,
-    primary_error TEXT,
-    infra INTEGER NOT NULL,
-    wall_time REAL NOT NULL,
-    model_calls INTEGER NOT NULL DEFAULT 0,
-    cached_calls INTEGER NOT NULL DEFAULT 0,
-    prompt_tokens INTEGER NOT NULL DEFAULT 0,
-    completion_tokens INTEGER NOT NULL DEFAULT 0,
-    cost_usd REAL,
-    trace TEXT NOT NULL,
-    verdict TEXT NOT NULL,
-    finished_at REAL NOT NULL,
-    PRIMARY KEY (case_id, trial)
-);
-CREATE TABLE IF NOT EXISTS rerollouts (
-    case_id TEXT NOT NULL,
-    trial INTEGER NOT NULL,
-    attempt INTEGER NOT NULL,
-    steps INTEGER NOT NULL,
-    passed INTEGER NOT NULL,
-    primary_error TEXT,
-    trace TEXT NOT NULL,
-    verdict TEXT NOT NULL,
-    finished_at REAL NOT NULL,
-    PRIMARY KEY (case_id, trial, attempt)
-);
-"""
 
 
 @dataclass(frozen=True)
@@ -131,15 +88,6 @@ def suite_digest(cases: Iterable[Case]) -> str:
     return digest.hexdigest()
 
 
-def _lock_holder(handle) -> str:
-    try:
-        handle.seek(0)
-        pid = handle.read().strip()
-    except OSError:
-        pid = ""
-    return f" (process {pid})" if pid.isdigit() else ""
-
-
 class RunStore:
     """A run directory's database. ``RunStore(d)`` opens an existing run read-only;
     ``create=True`` (make it if needed) or ``write=True`` opens it for writing, which
@@ -165,10 +113,10 @@ class RunStore:
             except OSError as exc:
                 raise PlanprobeError(f"cannot create run directory {self.directory}: {exc.strerror or exc}") from None
         if self.writable:
-            self._acquire_lock()
+            self._lock = acquire_lock(self.directory)
             self.created = not self.path.exists()
         try:
-            self.db = self._connect()
+            self.db = connect(self.path, self.writable)
         except BaseException:
             self._release_lock()
             raise
@@ -180,81 +128,10 @@ class RunStore:
 
     # -- opening ------------------------------------------------------------
 
-    def _acquire_lock(self) -> None:
-        path = self.directory / LOCK_NAME
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-        except OSError as exc:
-            raise PlanprobeError(f"cannot write to run directory {self.directory}: {exc.strerror or exc}") from None
-        handle = os.fdopen(fd, "r+", encoding="ascii", errors="replace")
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            holder = _lock_holder(handle)
-            handle.close()
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise PlanprobeError(
-                    f"{self.directory} is in use by another planprobe run{holder}; wait for it to finish "
-                    "or use another --out directory"
-                ) from None
-            raise PlanprobeError(f"cannot lock run directory {self.directory}: {exc.strerror or exc}") from None
-        try:
-            handle.seek(0)
-            handle.truncate()
-            handle.write(str(os.getpid()))
-            handle.flush()
-        except OSError:
-            pass  # the pid is only for the message a second writer prints
-        self._lock = handle
-
     def _release_lock(self) -> None:
         if self._lock is not None:
             self._lock.close()  # closing the descriptor drops the flock
             self._lock = None
-
-    def _connect(self) -> sqlite3.Connection:
-        if self.writable:
-            try:
-                db = sqlite3.connect(self.path, timeout=30)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")
-                db.executescript(_SCHEMA)
-                return db
-            except sqlite3.OperationalError as exc:
-                if "locked" in str(exc) or "busy" in str(exc):
-                    raise PlanprobeError(f"{self.path}: another process has kept the run database busy for 30 s "
-                                         "(a long report?); run again when it is done") from None
-                raise PlanprobeError(f"{self.path}: cannot open the run database for writing ({exc})") from None
-            except sqlite3.Error as exc:
-                raise PlanprobeError(f"{self.path}: cannot open the run database for writing ({exc})") from None
-        # Read-only: never creates or changes a file. A finished run (a single file, no
-        # WAL) opens with mode=ro on any media; a run whose WAL is still there needs its
-        # shared-memory file, so on read-only media with no -shm it opens immutable
-        # (there is then no other process that could be writing).
-        uri = "file:" + _quote_path(self.path)
-        try:
-            db = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=30)
-            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-        except sqlite3.OperationalError as ro_exc:
-            wal = Path(str(self.path) + "-wal")
-            if wal.exists() and wal.stat().st_size > 0:
-                raise PlanprobeError(
-                    f"{self.path}: cannot read the run database ({ro_exc}); its last results are still in "
-                    f"{wal.name} — open it once where it is writable (e.g. 'planprobe show' on a copy)"
-                ) from None
-            try:
-                db = sqlite3.connect(uri + "?immutable=1", uri=True)
-                db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-            except sqlite3.Error as exc:
-                raise PlanprobeError(f"{self.path}: not a readable run database ({exc})") from None
-        except sqlite3.DatabaseError as exc:
-            raise PlanprobeError(f"{self.path}: not a readable run database ({exc})") from None
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        missing = {"meta", "cases", "results"} - tables
-        if missing:
-            db.close()
-            raise PlanprobeError(f"{self.path}: not a planprobe run database (no {', '.join(sorted(missing))} table)")
-        return db
 
     def _check_format(self) -> None:
         version = self.meta().get("format")
@@ -550,10 +427,3 @@ class RunStore:
 
     def raw_cases(self) -> Iterator[str]:
         yield from (r[0] for r in self.db.execute("SELECT json FROM cases ORDER BY ordinal"))
-
-
-def _quote_path(path: Path) -> str:
-    """A filesystem path as the path part of an SQLite URI."""
-    from urllib.parse import quote
-
-    return quote(str(Path(path).resolve()), safe="/")

@@ -13,13 +13,13 @@ Why a parser of our own: files are untrusted input, every error must name
 ``file:line:column`` and what was expected, and parsing must be fast enough to
 load thousands of instances in a test. Anything outside STRIPS (``or``,
 ``forall``, ``when``, numeric fluents…) is rejected with a precise message
-rather than silently misread.
+rather than silently misread. The text is read into positioned S-expressions by
+``sexpr``; this module interprets them as PDDL.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,10 +37,10 @@ from .model import (
     either_type,
     type_members,
 )
+from .sexpr import Node, SList, Source, Sym, describe
 
 __all__ = ["PDDLSyntaxError", "load", "load_domain", "load_problem", "parse_domain", "parse_problem"]
 
-_TOKEN = re.compile(r"\s+|;[^\n]*|(\()|(\))|(\??[^\s();?]+|\?)")  # a '?' starts a token: '(p?x)' is '(p ?x)'
 _NAME = re.compile(r"[a-z0-9_][a-z0-9_\-.@]*$")  # a name after lower-casing (keywords and variables stripped)
 _UNSUPPORTED = {
     "or": "disjunctive conditions", "imply": "implications", "exists": "existential conditions",
@@ -50,90 +50,9 @@ _UNSUPPORTED = {
 }
 
 
-class Sym:
-    """A symbol with its offset in the source (for error positions)."""
-
-    __slots__ = ("pos", "text")
-
-    def __init__(self, text: str, pos: int):
-        self.text, self.pos = text, pos
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-class SList(list["Sym | SList"]):
-    """A parenthesised list; ``pos`` is the offset of its '(' and ``end`` that of its ')'."""
-
-    __slots__ = ("end", "pos")
-    pos: int
-    end: int
-
-
-Node = Sym | SList
-
-
-class _Source:
-    """The text of one file and the position → line:column mapping for errors."""
-
-    def __init__(self, text: str, filename: str):
-        self.text, self.filename = text, filename
-        self._line_starts: list[int] | None = None
-
-    def error(self, pos: int, message: str) -> PDDLSyntaxError:
-        if self._line_starts is None:
-            self._line_starts = [0] + [m.end() for m in re.finditer(r"\n", self.text)]
-        line = bisect_right(self._line_starts, pos)
-        return PDDLSyntaxError(self.filename, line, pos - self._line_starts[line - 1] + 1, message)
-
-    def read(self) -> SList:
-        """The single top-level ``(define …)`` form as a tree."""
-        stack: list[SList] = []
-        top: SList | None = None
-        for m in _TOKEN.finditer(self.text):
-            if m.group(1):
-                node = SList()
-                node.pos = m.start()
-                if stack:
-                    stack[-1].append(node)
-                elif top is not None:
-                    raise self.error(m.start(), "expected end of file after the closing ')' of 'define', got '('")
-                else:
-                    top = node
-                stack.append(node)
-            elif m.group(2):
-                if not stack:
-                    raise self.error(m.start(), "unbalanced ')': no '(' is open here")
-                stack.pop().end = m.start()
-            elif m.group(3):
-                if not stack:
-                    raise self.error(m.start(), f"expected '(define', got {m.group(3)!r}")
-                stack[-1].append(Sym(m.group(3).lower(), m.start()))
-        if stack:
-            raise self.error(len(self.text), f"unexpected end of file: {len(stack)} '(' not closed "
-                                             f"(the innermost opened at {self._where(stack[-1].pos)})")
-        if top is None:
-            raise self.error(len(self.text), "expected '(define', got end of file")
-        return top
-
-    def _where(self, pos: int) -> str:
-        err = self.error(pos, "")
-        return f"line {err.line}, column {err.column}"
-
-
-def _describe(node: Node | None) -> str:
-    if node is None:
-        return "')'"
-    if isinstance(node, Sym):
-        return repr(node.text)
-    if node and isinstance(node[0], Sym):
-        return f"'({node[0].text} …)'"
-    return "'(…)'" if node else "'()'"
-
-
 class _Parser:
     def __init__(self, text: str, filename: str):
-        self.src = _Source(text, filename)
+        self.src = Source(text, filename)
 
     # -- generic helpers ---------------------------------------------------
     def error(self, node: Node | int, message: str) -> PDDLSyntaxError:
@@ -143,7 +62,7 @@ class _Parser:
     def sym(self, node: Node | None, what: str, parent: SList | None = None) -> Sym:
         if not isinstance(node, Sym):
             where = node if node is not None else (parent.end if parent is not None else 0)
-            raise self.error(where, f"expected {what}, got {_describe(node)}")
+            raise self.error(where, f"expected {what}, got {describe(node)}")
         return node
 
     def name(self, node: Node | None, what: str, parent: SList | None = None) -> Sym:
@@ -160,7 +79,7 @@ class _Parser:
 
     def slist(self, node: Node | None, what: str, parent: SList) -> SList:
         if not isinstance(node, SList):
-            raise self.error(node if node is not None else parent.end, f"expected {what}, got {_describe(node)}")
+            raise self.error(node if node is not None else parent.end, f"expected {what}, got {describe(node)}")
         return node
 
     def typed_list(self, items: list[Node], parent: SList, what: str, variables: bool) -> Iterator[tuple[Sym, Sym]]:
@@ -205,17 +124,17 @@ class _Parser:
     def header(self, top: SList, kind: str) -> Sym:
         """Checks ``(define (kind NAME) …`` and returns NAME."""
         if not top or not isinstance(top[0], Sym) or top[0].text != "define":
-            raise self.error(top[0] if top else top, f"expected 'define', got {_describe(top[0] if top else None)}")
+            raise self.error(top[0] if top else top, f"expected 'define', got {describe(top[0] if top else None)}")
         head = self.slist(top[1] if len(top) > 1 else None, f"'({kind} NAME)'", top)
         if not head or not isinstance(head[0], Sym) or head[0].text != kind:
             other = "problem" if kind == "domain" else "domain"
-            found = _describe(head[0] if head else None)
+            found = describe(head[0] if head else None)
             hint = f" (this looks like a {other} file)" if head and isinstance(head[0], Sym) and \
                 head[0].text == other else ""
             raise self.error(head[0] if head else head, f"expected '{kind}', got {found}{hint}")
         name = self.name(head[1] if len(head) > 1 else None, f"a {kind} name", head)
         if len(head) > 2:
-            raise self.error(head[2], f"expected ')' after the {kind} name, got {_describe(head[2])}")
+            raise self.error(head[2], f"expected ')' after the {kind} name, got {describe(head[2])}")
         return name
 
     def sections(self, top: SList, known: tuple[str, ...], repeatable: tuple[str, ...] = ()) -> Iterator[tuple[str, SList]]:
@@ -265,7 +184,7 @@ class _Parser:
             inner = self.slist(lst[1], "an atom inside 'not'", lst)
             if inner and isinstance(inner[0], Sym) and inner[0].text in ("and", "not", *_UNSUPPORTED) \
                     and inner[0].text not in ctx.predicates:
-                raise self.error(inner, f"expected an atom inside 'not', got {_describe(inner)}: only literals "
+                raise self.error(inner, f"expected an atom inside 'not', got {describe(inner)}: only literals "
                                         "are supported (STRIPS with negative preconditions)")
             return PDDLLiteral(self.atom(inner, ctx, effect), False), inner
         return PDDLLiteral(self.atom(lst, ctx, effect), True), lst

@@ -49,20 +49,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .bits import bits
 from .budget import Budget
 
 __all__ = ["INF", "LMCut"]
 
 INF = float("inf")
 
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class LMCut:
@@ -113,7 +106,7 @@ class LMCut:
     def from_masks(cls, pre_masks: Sequence[int], add_masks: Sequence[int], goal_mask: int, n_facts: int,
                    budget: Budget | None = None) -> LMCut:
         """Conditions as bit masks (ties then follow the fact ids)."""
-        return cls([_bits(m) for m in pre_masks], [_bits(m) for m in add_masks], _bits(goal_mask), n_facts, budget)
+        return cls([bits(m) for m in pre_masks], [bits(m) for m in add_masks], bits(goal_mask), n_facts, budget)
 
     def __call__(self, state: int) -> float:
         return self.run(state)
@@ -162,7 +155,7 @@ class LMCut:
         unsat = list(self.n_pre)
         supp = [-1] * self.n_ops  # the supporter: a precondition of maximal h_max
         supported: list[list[int]] = [[] for _ in range(n_slots)]  # fact -> actions it supports (some stale)
-        start = _bits(state)
+        start = bits(state)
         start.append(self.art_pre)
         for f in start:
             hc[f] = 0

@@ -13,6 +13,7 @@ import heapq
 import time
 from collections.abc import Callable
 
+from .bits import bits
 from .budget import Budget
 from .errors import PlannerTimeoutError, UnsolvableError
 from .grounding import GroundProblem, ground
@@ -23,15 +24,6 @@ __all__ = ["greedy_plan"]
 
 INF = float("inf")
 
-
-def _bits(mask: int) -> list[int]:
-    out, i = [], 0
-    while mask:
-        low = mask & -mask
-        i = low.bit_length() - 1
-        out.append(i)
-        mask ^= low
-    return out
 
 
 def greedy_plan(problem: Problem | GroundProblem, *, time_limit: float | None = 60.0,
@@ -49,13 +41,13 @@ def greedy_plan(problem: Problem | GroundProblem, *, time_limit: float | None = 
     actions = gp.actions(budget)
     budget.stage = "searching"
     n_atoms = len(gp.atoms)
-    table = [(_bits(a.pre_pos), _bits(a.add)) for a in actions]
+    table = [(bits(a.pre_pos), bits(a.add)) for a in actions]
     goal_pos, goal_neg = gp.goal_pos, gp.goal_neg
-    goal_idx = _bits(goal_pos)
+    goal_idx = bits(goal_pos)
 
     def h(state: int) -> float:
         cost = [INF] * n_atoms
-        for i in _bits(state):
+        for i in bits(state):
             cost[i] = 0
         changed = True
         while changed:

@@ -20,20 +20,13 @@ order, so the search breaks ties exactly as a scan over all actions would.
 
 from __future__ import annotations
 
+from .bits import bits
 from .budget import Budget
 from .grounding import GroundAction, GroundProblem
 from .model import Atom
 
 __all__ = ["SearchTask"]
 
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class SearchTask:
@@ -82,19 +75,19 @@ class SearchTask:
         uses: dict[int, int] = {}
         pre_bits = []
         for n, pre in enumerate(self.pre_pos):
-            bits = _bits(pre)
-            pre_bits.append(bits)
-            for b in bits:
+            ids = bits(pre)
+            pre_bits.append(ids)
+            for b in ids:
                 uses[b] = uses.get(b, 0) + 1
             if budget is not None and n & 1023 == 1023:
                 budget.tick(1024)
         filed: dict[int, list[int]] = {}
         always: list[int] = []
-        for n, bits in enumerate(pre_bits):
-            if not bits:
+        for n, ids in enumerate(pre_bits):
+            if not ids:
                 always.append(n)
             else:
-                key = min(bits, key=lambda b: (uses[b], b))
+                key = min(ids, key=lambda b: (uses[b], b))
                 filed.setdefault(key, []).append(n)
         self._filed, self._always = filed, always
         self._keys = 0

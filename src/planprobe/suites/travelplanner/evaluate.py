@@ -10,7 +10,7 @@ passed ``plan.format_problem`` (the official code would raise on it otherwise).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,7 +125,9 @@ class Evaluator:
 
     # -- commonsense -------------------------------------------------------
 
-    def reasonable_visiting_city(self, plan: Plan) -> Result:
+    def _city_sequence(self, plan: Plan) -> list[str] | Result:
+        """The cities the days name, in order (a travel day names two), or the failure
+        when the first day does not leave from the origin (both city checks say so)."""
         cities: list[str] = []
         for i in self._days(plan):
             value = plan[i]["current_city"]
@@ -136,6 +138,22 @@ class Evaluator:
                 cities += [a, b]
             else:
                 cities.append(before_parenthesis(value))
+        return cities
+
+    def _first_repeat(self, mentions: Iterable[tuple[str, str]]) -> str | None:
+        """The message of the first (place, message) whose place was mentioned before."""
+        seen: list[Any] = []
+        for value, message in mentions:
+            key = self._same(value)
+            if key in seen:
+                return message
+            seen.append(key)
+        return None
+
+    def reasonable_visiting_city(self, plan: Plan) -> Result:
+        cities = self._city_sequence(plan)
+        if isinstance(cities, tuple):
+            return cities
         if cities[0] != cities[-1]:
             return False, "The trip should be a closed circle."
         if not _valid_sequence(cities):
@@ -148,29 +166,16 @@ class Evaluator:
         return True, None
 
     def restaurants(self, plan: Plan) -> Result:
-        seen: list[Any] = []
-        for i in self._days(plan):
-            day = plan[i]
-            for meal in MEALS:
-                value = day.get(meal)
-                if filled(value):
-                    key = self._same(value)
-                    if key in seen:
-                        return False, f"The restaurant in day {i + 1} {meal} is repeated."
-                    seen.append(key)
-        return True, None
+        repeated = self._first_repeat((value, f"The restaurant in day {i + 1} {meal} is repeated.")
+                                      for i in self._days(plan) for meal in MEALS
+                                      if filled(value := plan[i].get(meal)))
+        return (True, None) if repeated is None else (False, repeated)
 
     def attractions(self, plan: Plan) -> Result:
-        seen: list[Any] = []
-        for i in self._days(plan):
-            value = plan[i].get("attraction")
-            if filled(value):
-                for item in self._attractions(value):
-                    key = self._same(item)
-                    if key in seen:
-                        return False, f"The attraction '{item}' in day {i + 1} is repeated."
-                    seen.append(key)
-        return True, None
+        repeated = self._first_repeat((item, f"The attraction '{item}' in day {i + 1} is repeated.")
+                                      for i in self._days(plan) if filled(value := plan[i].get("attraction"))
+                                      for item in self._attractions(value))
+        return (True, None) if repeated is None else (False, repeated)
 
     def accommodation(self, plan: Plan) -> Result:
         stays: list[Any] = []
@@ -281,16 +286,10 @@ class Evaluator:
         return rows
 
     def visiting_city_number(self, plan: Plan) -> Result:
-        seen: set[str] = set()
-        for i in self._days(plan):
-            value = plan[i]["current_city"]
-            if "from" in value:
-                a, b = (before_parenthesis(x or "") for x in from_to(value))
-                if i == 0 and a != self.q.org:
-                    return False, f"The first day's city should be {self.q.org}."
-                seen.update((a, b))
-            else:
-                seen.add(before_parenthesis(value))
+        cities = self._city_sequence(plan)
+        if isinstance(cities, tuple):
+            return cities
+        seen = set(cities)
         seen.discard(self.q.org)
         if len(seen) != self.q.visiting_city_number:
             return False, f"The number of visiting cities should be {self.q.visiting_city_number}."

@@ -10,7 +10,7 @@ passed ``plan.format_problem`` (the official code would raise on it otherwise).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -369,13 +369,19 @@ class Evaluator:
         rule = self.q.local_constraint["house rule"]
         if rule is None:
             return None, None
+        for row in self._stays(plan):
+            if rule in _RULE_TEXT and _RULE_TEXT[rule] in str(row["house_rules"]):
+                return False, f"The house rule should be {rule}."
+        return True, None
+
+    def _stays(self, plan: Plan) -> Iterator[Row]:
+        """The sandbox row (the first match) of each day's accommodation the sandbox knows."""
         for i in self._days(plan):
             value = plan[i]["accommodation"]
             if filled(value):
                 rows = self._entity("accommodations", value)
-                if rows and rule in _RULE_TEXT and _RULE_TEXT[rule] in str(rows[0]["house_rules"]):
-                    return False, f"The house rule should be {rule}."
-        return True, None
+                if rows:
+                    yield rows[0]
 
     def cuisine(self, plan: Plan) -> Result:
         wanted = self.q.local_constraint["cuisine"]
@@ -419,12 +425,9 @@ class Evaluator:
         wanted = self.q.local_constraint["room type"]
         if wanted is None:
             return None, None
-        for i in self._days(plan):
-            value = plan[i]["accommodation"]
-            if filled(value):
-                rows = self._entity("accommodations", value)
-                if rows and wanted in _ROOM_OK and not _ROOM_OK[wanted](rows[0]["room type"]):
-                    return False, f"The room type should be {wanted}."
+        for row in self._stays(plan):
+            if wanted in _ROOM_OK and not _ROOM_OK[wanted](row["room type"]):
+                return False, f"The room type should be {wanted}."
         return True, None
 
     # -- the whole plan ----------------------------------------------------

@@ -90,6 +90,7 @@ class LMCut:
             self.base_cost = [1] * (n_ops - 1) + [0]
         self.unit = costs is None
         self.zero_cost = [o for o in range(n_ops - 1) if not self.base_cost[o]]  # free from the start
+        self.top_cost = max(self.base_cost)  # no cut costs more
         self.n_pre = [len(p) for p in pre]
         pre_of: list[list[int]] = [[] for _ in range(n_facts + 2)]
         eff_of: list[list[int]] = [[] for _ in range(n_facts + 2)]
@@ -237,25 +238,25 @@ class LMCut:
                     walk.append(iter(eff_of[g]))
             # the cut: costly achievers of zone facts whose supporter is outside the zone
             cut: list[int] = []
-            left: list[int] = []  # the cost of each action of the cut
+            m = self.top_cost  # becomes the cheapest cost in the cut (1 with unit costs)
             for z in members:
                 for o in eff_of[z]:
-                    if cost[o]:
+                    c = cost[o]
+                    if c > 0:
                         g = supp[o]
                         if g >= 0 and zone[g] != rnd:
-                            left.append(cost[o])
-                            cost[o] = 0  # marks it as taken (its cost is set below)
+                            cost[o] = -c  # taken (negative until m is known)
                             cut.append(o)
-            m = min(left)  # 1 with unit costs
+                            if c < m:  # noqa: PLR1730  (min() costs a call per action: 4% of LM-cut's time)
+                                m = c
             total += m
             work += len(cut)
             if record is not None:
                 record.append(cut)
             # the cut's costs fall by m; h_max decreases only downstream of their effects
             buckets: dict[float, list[int]] = {}  # finite h_max values as hc holds them
-            for o, c in zip(cut, left):
-                c -= m
-                cost[o] = c
+            for o in cut:
+                c = cost[o] = -cost[o] - m
                 v = hc[supp[o]] + c
                 for e in eff[o]:
                     if not c:

@@ -51,3 +51,17 @@ def subprocess_env(**extra: str) -> dict:
     env["COLUMNS"] = "200"
     env.update(extra)
     return env
+
+
+def cli_here(capsys, monkeypatch, *args: str) -> tuple[int, str, str]:
+    """The CLI run in this process (faster than a subprocess): exit code, stdout, stderr."""
+    from planprobe import cli
+
+    monkeypatch.setattr(sys, "argv", ["planprobe", *args])
+    try:
+        cli.main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err

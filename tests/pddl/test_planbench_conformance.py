@@ -16,11 +16,10 @@ from __future__ import annotations
 import gzip
 import json
 import subprocess
-import sys
 
 import pytest
 
-from helpers import planprobe_cmd, shared_path, subprocess_env
+from helpers import cli_here, planprobe_cmd, shared_path, subprocess_env
 from planprobe.errors import PlanprobeError
 from planprobe.suites.external.planbench import rescore_file, rescore_record
 from planprobe.suites.external.planbench_instances import PlanBenchInstances, task_id
@@ -130,20 +129,6 @@ def pp(*args):
                           timeout=300)
 
 
-def pp_here(capsys, monkeypatch, *args) -> tuple[int, str, str]:
-    """The CLI in this process (faster than a subprocess): exit code, stdout, stderr."""
-    from planprobe import cli
-
-    monkeypatch.setattr(sys, "argv", ["planprobe", *args])
-    try:
-        cli.main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_cli_json(tmp_path):
     """The installed entry point, with --json."""
     instances = shared_path("data", "planbench", "instances")
@@ -160,10 +145,10 @@ def test_cli_json(tmp_path):
 def test_cli_table(capsys, monkeypatch):
     instances = shared_path("data", "planbench", "instances")
     t7 = str(responses("blocksworld/task_7_plan_execution"))
-    code, out, _ = pp_here(capsys, monkeypatch, "import", "planbench-results", t7, "--instances", str(instances))
+    code, out, _ = cli_here(capsys, monkeypatch, "import", "planbench-results", t7, "--instances", str(instances))
     assert code == 0 and "250/250" in out and "extractions 250/250" in out
-    code, out, _ = pp_here(capsys, monkeypatch, "import", "planbench-results", t7, "--instances", str(instances),
-                           "--rules", "planprobe")
+    code, out, _ = cli_here(capsys, monkeypatch, "import", "planbench-results", t7, "--instances", str(instances),
+                            "--rules", "planprobe")
     assert code == 0 and "241/250" in out and "406" in out
 
 
@@ -171,7 +156,7 @@ def test_cli_bad_input(tmp_path, capsys, monkeypatch):
     instances = str(shared_path("data", "planbench", "instances"))
 
     def bad_run(path, where=instances):
-        code, _, err = pp_here(capsys, monkeypatch, "import", "planbench-results", str(path), "--instances", where)
+        code, _, err = cli_here(capsys, monkeypatch, "import", "planbench-results", str(path), "--instances", where)
         assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
         return err.strip()
 
@@ -189,6 +174,6 @@ def test_cli_bad_input(tmp_path, capsys, monkeypatch):
     bad.write_text(json.dumps({k: v for k, v in row.items() if k != "instance_id"}) + "\n")
     assert "bad.jsonl:1: missing field 'instance_id'" in bad_run(bad)
     assert "no such folder" in bad_run(bad, str(tmp_path / "nowhere"))
-    code, _, err = pp_here(capsys, monkeypatch, "import", "planbench-results", str(bad), "--instances", instances,
-                           "--rules", "strict")
+    code, _, err = cli_here(capsys, monkeypatch, "import", "planbench-results", str(bad), "--instances", instances,
+                            "--rules", "strict")
     assert code == 2 and "--rules 'strict'" in err

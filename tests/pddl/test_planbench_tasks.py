@@ -16,13 +16,12 @@ import json
 import random
 import re
 import subprocess
-import sys
 from collections import Counter
 
 import pytest
 from pddl_data import gpt4_rows
 
-from helpers import planprobe_cmd, run_agent, subprocess_env
+from helpers import cli_here, planprobe_cmd, run_agent, subprocess_env
 from planprobe.agents import make_agent
 from planprobe.errors import PlanprobeError
 from planprobe.schema import Case, Trace
@@ -381,19 +380,6 @@ def test_same_seed_same_bytes_and_cases_independent():
     assert other != a
 
 
-def _pp_here(capsys, monkeypatch, *args) -> tuple[int, str, str]:
-    from planprobe import cli
-
-    monkeypatch.setattr(sys, "argv", ["planprobe", *args])
-    try:
-        cli.main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_cli_generate_run_show(tmp_path):
     suite_path = tmp_path / "s.jsonl"
     cmd = [*planprobe_cmd(), "generate", "planbench", "--task", "t2", "--domain", "logistics", "--n", "5",
@@ -430,7 +416,7 @@ def test_cli_generate_run_show(tmp_path):
     (["--domain", "logistics", "--packages", "0"], "--packages 0"),
 ])
 def test_cli_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, fragment):
-    code, _, err = _pp_here(capsys, monkeypatch, "generate", "planbench", *args, "-o", str(tmp_path / "x.jsonl"))
+    code, _, err = cli_here(capsys, monkeypatch, "generate", "planbench", *args, "-o", str(tmp_path / "x.jsonl"))
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], err
     assert not (tmp_path / "x.jsonl").exists()

@@ -8,11 +8,10 @@ reaches the minimum cost; ``cost`` with ``broken`` is refused with one line.
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
-from helpers import run_agent
+from helpers import cli_here, run_agent
 from planprobe.agents import make_agent
 from planprobe.pddl import solve
 from planprobe.pddl.errors import UnsolvableError
@@ -81,34 +80,21 @@ def test_contradictions_are_proven_by_the_planner(variant):
         assert base.tools == parent.tools  # only the goal changed
 
 
-def _pp_here(capsys, monkeypatch, *args):
-    from planprobe import cli
-
-    monkeypatch.setattr(sys, "argv", ["planprobe", *args])
-    try:
-        cli.main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_cli(tmp_path, capsys, monkeypatch):
     out = tmp_path / "s.jsonl"
-    code, _, err = _pp_here(capsys, monkeypatch, "generate", "pddl", "--n", "4", "--seed", "2", "--blocks", "3",
+    code, _, err = cli_here(capsys, monkeypatch, "generate", "pddl", "--n", "4", "--seed", "2", "--blocks", "3",
                             "--transform", "unsolvable:contradiction", "--transform", "extraneous:1", "-o", str(out))
     assert code == 0, err
     cases = [json.loads(x) for x in out.read_text().splitlines()]
     assert len(cases) == 4 and all(c["family"] == "robust" for c in cases)
     assert all("unsolvable:contradiction" in c["meta"]["transforms"] for c in cases)
     first = out.read_bytes()
-    _pp_here(capsys, monkeypatch, "generate", "pddl", "--n", "4", "--seed", "2", "--blocks", "3",
+    cli_here(capsys, monkeypatch, "generate", "pddl", "--n", "4", "--seed", "2", "--blocks", "3",
              "--transform", "unsolvable:contradiction", "--transform", "extraneous:1", "-o", str(out))
     assert out.read_bytes() == first
     for args, fragment in ((["--transform", "cost", "--transform", "broken"], "does not compose with broken"),
                            (["--transform", "unsolvable:nope"], "unsolvable kinds"),
                            (["--transform", "broken", "--transform", "broken"], "given twice")):
-        code, _, err = _pp_here(capsys, monkeypatch, "generate", "pddl", *args, "-o", str(tmp_path / "x.jsonl"))
+        code, _, err = cli_here(capsys, monkeypatch, "generate", "pddl", *args, "-o", str(tmp_path / "x.jsonl"))
         lines = err.strip().splitlines()
         assert code == 2 and len(lines) == 1 and fragment in lines[0], err

@@ -5,6 +5,7 @@ tests instead of skipping them, so they are never skipped silently."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -12,6 +13,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -69,13 +72,11 @@ def stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-@pytest.fixture(scope="session")
-def llama_server(tmp_path_factory):
-    """Base URL (…/v1) of a running llama.cpp server with the embedded model. The free port
+@contextlib.contextmanager
+def running_llama_server(gguf, log_dir: Path) -> Iterator[str]:
+    """Base URL (…/v1) of llama.cpp's server with ``gguf``, stopped by PID on exit. The free port
     is picked before the server binds it, so another process may take it first: then the
-    server exits at once and is started again on another port."""
-    gguf = require_local_model()
-    log_dir = tmp_path_factory.mktemp("server")
+    server exits at once and is started again on another port. Also used by benchmarks/."""
     for attempt in range(3):
         port = free_port()
         log = open(log_dir / f"server-{attempt}.log", "w")  # noqa: SIM115 -- the server's log, open while it runs
@@ -100,3 +101,11 @@ def llama_server(tmp_path_factory):
             stop(proc)
             log.close()
         return
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    """Base URL (…/v1) of a running llama.cpp server with the embedded model."""
+    gguf = require_local_model()
+    with running_llama_server(gguf, tmp_path_factory.mktemp("server")) as url:
+        yield url

@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "integrations")]
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from planprobe.environment import Limits  # noqa: E402 -- after the path set-up above
-from planprobe.models.base import ChatParams  # noqa: E402
+from planprobe.environment import Limits  # after the path set-up above
+from planprobe.models.base import ChatParams
 
 WAYS = ("tools", "mcp", "langgraph", "litellm", "inspect")
 UNBOUNDED_S = 10.0 ** 6
@@ -108,7 +108,6 @@ def mcp_way(suite: Path, out: Path, setup: Setup) -> Verdicts:
     ``tools`` agent as an external MCP client (the SDK's client) sends its model calls through the
     proxy, so the served case counts them as iterations, as the run engine does for ``tools``."""
     from llama_server import stop
-
     from planprobe.agents.tools_agent import ToolsAgent
     from planprobe.serve.client import run_mcp_client
 
@@ -211,7 +210,10 @@ def model_server(kind: str, cases, tmp: Path) -> Iterator[str]:
 
 
 def main() -> None:
-    from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_cases
+    from planprobe.suites.constraints.generator import (
+        ConstraintSuiteOptions,
+        generate_cases,
+    )
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=20)

@@ -33,7 +33,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from planprobe.environment import Limits
-from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_cases
+from planprobe.suites.constraints.generator import (
+    ConstraintSuiteOptions,
+    generate_cases,
+)
 from planprobe.suites.io import write_suite
 from planprobe.suites.registry import get_family
 

@@ -412,10 +412,10 @@ class _Parse:
             if not verb.number & number:
                 continue
             if verb.relations:
-                for obj in self.np(j, False):
+                for obj_np in self.np(j, False):
                     for rel in verb.relations:
-                        for meaning in _relate(subj, EVENT, rel, obj.members):
-                            out.add((obj.end, EVENT, obj.rel | meaning))
+                        for rel_reading in _relate(subj, EVENT, rel, obj_np.members):
+                            out.add((obj_np.end, EVENT, obj_np.rel | rel_reading))
                 continue
             rels = self.rels(j)
             for aspect in verb.aspects:

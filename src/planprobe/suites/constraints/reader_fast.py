@@ -211,8 +211,8 @@ class _Parse:
             if verb.relations:
                 for end, members, _, rel_atoms in self.np(j, False):
                     for rel in verb.relations:
-                        for meaning in _relate(subj, EVENT, rel, members):
-                            out.add((end, EVENT, rel_atoms | meaning))
+                        for rel_reading in _relate(subj, EVENT, rel, members):
+                            out.add((end, EVENT, rel_atoms | rel_reading))
                 continue
             rels = self.rels(j)
             for aspect in verb.aspects:

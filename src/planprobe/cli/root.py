@@ -54,6 +54,9 @@ from .common import (
 def _root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
     if version:
         out_console.print(f"planprobe {__version__}")
+        from ..suites.constraints import native  # which build generation runs on (scripts/compile)
+
+        out_console.print(native.status())
         raise typer.Exit()
 
 

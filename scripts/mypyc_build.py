@@ -22,7 +22,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 sys.path.insert(0, str(SRC))
 
-from planprobe.suites.constraints import native  # noqa: E402
+from planprobe.suites.constraints import native
 
 
 def clean() -> int:
@@ -72,11 +72,11 @@ def build() -> None:
         _fail("a source changed while compiling; run scripts/compile again")
     stamp = {"mypyc": mypy.version.__version__, "python": sys.version.split()[0], "sources": digests}
     (native.HERE / native.STAMP).write_text(json.dumps(stamp, indent=1, sort_keys=True) + "\n")
-    check = subprocess.run(
-        [sys.executable, "-c", "import planprobe.suites.constraints.generator; "
-         "from planprobe.suites.constraints import native; print(native.status()); "
-         "raise SystemExit(len(native.in_use()) != len(native.COMPILED))"],
-        env={**os.environ, "PYTHONPATH": str(SRC), native.PURE_ENV: ""}, capture_output=True, text=True)
+    probe = ("import planprobe.suites.constraints.generator; "
+             "from planprobe.suites.constraints import native; print(native.status()); "
+             "raise SystemExit(len(native.in_use()) != len(native.COMPILED))")
+    check = subprocess.run([sys.executable, "-c", probe], check=False, capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(SRC), native.PURE_ENV: ""})
     if check.returncode != 0:
         _fail(f"the compiled modules do not load: {(check.stdout + check.stderr).strip()[-500:]}")
     print(check.stdout.strip())

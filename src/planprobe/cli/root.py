@@ -54,7 +54,8 @@ from .common import (
 def _root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
     if version:
         out_console.print(f"planprobe {__version__}")
-        from ..suites.constraints import native  # which build generation runs on (scripts/compile)
+        # which build generation runs on (scripts/compile)
+        from ..suites.constraints import native
 
         out_console.print(native.status())
         raise typer.Exit()

@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine  # noqa: E402
 
 from planprobe.suites.constraints import generator as G  # noqa: E402
+from planprobe.suites.constraints import native  # noqa: E402
 from planprobe.suites.constraints import synthesis as S  # noqa: E402
 from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_lines  # noqa: E402
 from planprobe.suites.constraints.synthesis import SynthesisOptions  # noqa: E402
@@ -166,6 +167,7 @@ def main() -> None:
         sys.exit(f"baseline not found: {BASELINE} (it lives in ../shared/bench)")
 
     print(f"machine: {machine()}")
+    print(native.status())  # scripts/compile; PLANPROBE_PURE=1 for the pure modules
     b1 = baseline_rate(args.baseline_cases, 0)
     cores = auto_workers(args.cases)
     rows = [Row(f"{mode}, 1 process" + (f", {label}" if label else ""), mode == "extended", changes, bound, 1)
@@ -190,6 +192,9 @@ def main() -> None:
               f"| {best:,.0f} | {median:,.0f} | {best / base_cpu:,.0f}x | {median / base_cpu:,.0f}x "
               f"| {wall:,.0f} | {wall / base_wall:,.0f}x |")
     print()
+    if native.is_compiled():  # compiled code calls its stages directly: the timers below would see nothing
+        print("where the time goes: not measured with the compiled modules (run with PLANPROBE_PURE=1)")
+        return
     print("where the time goes (default options, 1 process, CPU microseconds per case):")
     print("| stage | basic | extended |")
     print("|---|---|---|")

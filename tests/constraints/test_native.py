@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import subprocess
 import sys
+from dataclasses import MISSING, fields
 from pathlib import Path
 
 import pytest
 
 from planprobe.suites.constraints import native
+from planprobe.suites.constraints.generator import ConstraintSuiteOptions
+from planprobe.suites.constraints.synthesis import SynthesisOptions
 
 SRC = Path(native.__file__).resolve().parents[3]
 compiled_only = pytest.mark.skipif(not native.is_compiled(), reason="the compiled modules are not in use (scripts/compile)")
@@ -23,14 +27,15 @@ def _run(args: list[str], pure: bool) -> subprocess.CompletedProcess[str]:
 
 @compiled_only
 @pytest.mark.parametrize("extra", [[], ["--extended"], ["--style", "paper"], ["--extended", "--actions", "2-9"],
-                                   ["--max-sentences", "3", "--allow-unconstrained", "--actions", "5-8"]],
-                         ids=["basic", "extended", "paper", "extended-2-9", "seed-N"])
+                                   ["--max-sentences", "3", "--allow-unconstrained", "--actions", "5-8"],
+                                   ["--workers", "2", "--extended"]],
+                         ids=["basic", "extended", "paper", "extended-2-9", "seed-N", "2-workers"])
 def test_compiled_generation_is_byte_identical_to_the_pure_modules(tmp_path, extra):
     outputs = []
     for pure in (True, False):
         out = tmp_path / f"{pure}.jsonl"
-        done = _run(["generate", "constraints", "--n", "400", "--seed", "7", "-q", "--workers", "1",
-                     *extra, "-o", str(out)], pure)
+        done = _run(["generate", "constraints", "--n", "400", "--seed", "7", "-q", "--workers", "1", *extra,
+                     "-o", str(out)], pure)  # a later --workers wins
         assert done.returncode == 0, done.stderr
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
@@ -87,3 +92,16 @@ def test_the_pure_finder_loads_the_source_of_listed_modules_only():
     assert spec is not None and spec.origin is not None and spec.origin.endswith("synthesis.py")
     assert finder.find_spec(f"{native.PACKAGE}.oracle") is None  # not compiled: the normal import
     assert finder.find_spec("synthesis") is None
+
+
+def test_the_options_reach_worker_processes_whole():
+    """Pickled through __init__ (a frozen class compiled by mypyc cannot be restored field by field)."""
+    synthesis = SynthesisOptions(max_sentences=4, max_iterations=7, max_parts=2, p_multi=0.1, p_relative=0.25,
+                                 p_time=0.5, group_sizes=(0.5, 0.9))
+    opts = ConstraintSuiteOptions(actions=(2, 7), n=5, seed=3, extended=True, max_duration=2, topic="Barber",
+                                  style="paper", allow_unconstrained=True, check_text=False, synthesis=synthesis)
+    for obj in (synthesis, opts):
+        for f in fields(obj):  # every field set to something other than its default
+            assert f.default is MISSING or getattr(obj, f.name) != f.default, f.name
+        back = pickle.loads(pickle.dumps(obj))
+        assert back == obj and type(back) is type(obj)

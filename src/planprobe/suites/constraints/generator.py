@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache, partial
 from typing import NamedTuple
 
@@ -124,6 +124,10 @@ class ConstraintSuiteOptions:
             raise PlanprobeError(f"--max-sentences {s.max_sentences}: must be between 1 and {MAX_SENTENCES_LIMIT}")
         if not 1 <= s.max_iterations <= MAX_ITERATIONS_LIMIT:
             raise PlanprobeError(f"--max-iterations {s.max_iterations}: must be between 1 and {MAX_ITERATIONS_LIMIT}")
+
+    def __reduce__(self) -> tuple[type[ConstraintSuiteOptions], tuple[object, ...]]:
+        # pickled (to worker processes) through __init__, as SynthesisOptions
+        return type(self), tuple(getattr(self, f.name) for f in fields(self))
 
 
 def _task_list(names: list[str]) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from . import vocabulary as V
 from .grammar import (
@@ -67,6 +67,11 @@ class SynthesisOptions:
 
     def sentences_for(self, n_actions: int) -> int:
         return self.max_sentences if self.max_sentences is not None else default_max_sentences(n_actions)
+
+    def __reduce__(self) -> tuple[type[SynthesisOptions], tuple[object, ...]]:
+        # pickled (to worker processes) through __init__: compiled by mypyc (scripts/compile), a frozen
+        # class cannot be restored field by field
+        return type(self), tuple(getattr(self, f.name) for f in fields(self))
 
 
 @dataclass

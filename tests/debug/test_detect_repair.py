@@ -96,6 +96,19 @@ def test_direct_detector_reads_the_models_json(bench):
     assert s["step"]["k"] == want and s["all_correct"]["k"] == want_all and s["answered"] == s["n"]
 
 
+def test_replayed_detector_calls_are_counted_as_replayed_and_spend_no_tokens(bench, tmp_path):
+    """A second run answered from the record/replay cache says so instead of reporting 0 tokens silently."""
+    answer = '{"critical_step": 2, "critical_module": "plan", "error_type": "constraint_ignorance"}'
+    args = ("detect", bench / "b.jsonl", "--detector", "direct", "--model", "openai:m", "--limit", 3, "--json", "-q")
+    with ScriptedServer(lambda i, body, h: chat_reply(answer)) as srv:
+        first = _scores(pp(*args, "--base-url", srv.url, XDG_CACHE_HOME=str(tmp_path)))
+        second = _scores(pp(*args, "--base-url", srv.url, XDG_CACHE_HOME=str(tmp_path)))
+        assert len(srv.requests) == 3  # the second run made no request
+    assert first["replayed_calls"] == 0 and first["model_calls"] == 3 and first["tokens"] > 0
+    assert second["replayed_calls"] == 3 and second["model_calls"] == 3 and second["tokens"] == 0
+    assert second["step"] == first["step"]
+
+
 def test_agentdebug_asks_every_module_of_every_step_then_the_critical_step(bench):
     def script(i, body, h):
         text = body["messages"][0]["content"]

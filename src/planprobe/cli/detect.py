@@ -54,9 +54,9 @@ def detect(
     from ..debug.detect_score import Score
     from ..debug.detectors import (
         MODEL_DETECTORS,
+        ModelAsker,
         check_detector,
         detect_one,
-        model_asker,
     )
 
     check_detector(detector)
@@ -69,10 +69,11 @@ def detect(
     records = records[:limit] if limit else records
     make = _factory(model if detector in MODEL_DETECTORS else None, base_url, api_key_env, cache)
     score, lines = Score(), []
+    replayed = 0  # calls answered from the record/replay cache: counted as calls, their tokens are not
 
     async def run_all(progress, task) -> None:
         m = make() if make is not None else None
-        ask = model_asker(m, max_tokens) if m is not None else None
+        ask = ModelAsker(m, max_tokens) if m is not None else None
         try:
             for r in records:
                 pick = await detect_one(detector, r, seed, ask)
@@ -82,13 +83,15 @@ def detect(
                 progress.advance(task)
         finally:
             if m is not None:
+                nonlocal replayed
+                replayed = ask.replayed if ask is not None else 0
                 await m.aclose()
 
     with _progress(quiet or len(records) < 20) as progress:
         asyncio.run(run_all(progress, progress.add_task(f"detect ({detector})", total=len(records))))
     if output is not None:
         write_lines_atomic(output, lines)
-    summary = {"detector": detector, "model": model, **score.to_json()}
+    summary = {"detector": detector, "model": model, **score.to_json(), "replayed_calls": replayed}
     if as_json:
         out_console.print(json.dumps(summary, sort_keys=True), soft_wrap=True, highlight=False)
         return
@@ -99,7 +102,8 @@ def detect(
         out_console.print(f"  {label:<16} {s['rate']:.1%}  95% CI [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]  "
                           f"({s['k']}/{score.n})", highlight=False)
     out_console.print(f"  distance from E: mean {summary['distance_mean']} median {summary['distance_median']} "
-                      f"steps; {score.calls} model calls, {score.tokens} tokens", highlight=False)
+                      f"steps; {score.calls} model calls ({replayed} replayed from the cache, their tokens not counted), "
+                      f"{score.tokens} tokens", highlight=False)
 
 
 def debug(

@@ -254,19 +254,24 @@ class ModelDetector:
         return lo
 
 
-def model_asker(model, max_tokens: int = 400):
-    """``ask`` over a planprobe model: temperature 0, no tools."""
-    from ..models.base import ChatParams
-    from ..schema import Message
+class ModelAsker:
+    """``ask`` over a planprobe model: temperature 0, no tools. Counts the calls answered from the
+    record/replay cache, whose tokens are not spent again (so not counted), to say so in the summary."""
 
-    params = ChatParams(temperature=0.0, seed=0, max_tokens=max_tokens, tool_choice="none")
+    def __init__(self, model: Any, max_tokens: int = 400):
+        from ..models.base import ChatParams
 
-    async def ask(prompt: str) -> tuple[str, int]:
-        result = await model.chat([Message(role="user", content=prompt)], None, params)
+        self.model = model
+        self.params = ChatParams(temperature=0.0, seed=0, max_tokens=max_tokens, tool_choice="none")
+        self.replayed = 0
+
+    async def __call__(self, prompt: str) -> tuple[str, int]:
+        from ..schema import Message
+
+        result = await self.model.chat([Message(role="user", content=prompt)], None, self.params)
+        self.replayed += bool(result.cached)
         usage = result.usage
         return result.message.content or "", (usage.prompt_tokens or 0) + (usage.completion_tokens or 0)
-
-    return ask
 
 
 async def detect_one(name: str, record: dict[str, Any], seed: int = 0, ask=None) -> Pick:
@@ -285,7 +290,7 @@ def run_detector(name: str, record: dict[str, Any], seed: int = 0, make_model=No
     async def go() -> Pick:
         model = make_model() if make_model is not None and name in MODEL_DETECTORS else None
         try:
-            return await detect_one(name, record, seed, model_asker(model) if model is not None else None)
+            return await detect_one(name, record, seed, ModelAsker(model) if model is not None else None)
         finally:
             if model is not None:
                 await model.aclose()

@@ -32,7 +32,7 @@ those in a reading makes it differ from the case's constraints.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -279,6 +279,24 @@ class Reading:
         return not self.unparsed and not self.ambiguous
 
 
+def read_sentences(requirement: str, sentence_readings: Callable[[str], set[Atoms]]) -> Reading:
+    """A requirement's Reading from each sentence's readings: one way for both readers (this
+    reference one and reader_fast's) to count a sentence as unparsed, ambiguous or read."""
+    result = Reading()
+    atoms: set = set()
+    for sentence in split_sentences(requirement):
+        readings = sentence_readings(sentence)
+        result.readings.append(readings)
+        if not readings:
+            result.unparsed.append(sentence)
+        elif len(readings) > 1:
+            result.ambiguous.append(sentence)
+        else:
+            atoms |= next(iter(readings))
+    result.atoms = frozenset(atoms)
+    return result
+
+
 class _NP:
     """A noun phrase as parsed: its tasks, number and the readings of its relative clause."""
 
@@ -298,19 +316,7 @@ class Reader:
     # -- entry points -------------------------------------------------------
 
     def read(self, requirement: str) -> Reading:
-        result = Reading()
-        atoms: set = set()
-        for sentence in split_sentences(requirement):
-            readings = self.sentence_readings(sentence)
-            result.readings.append(readings)
-            if not readings:
-                result.unparsed.append(sentence)
-            elif len(readings) > 1:
-                result.ambiguous.append(sentence)
-            else:
-                atoms |= next(iter(readings))
-        result.atoms = frozenset(atoms)
-        return result
+        return read_sentences(requirement, self.sentence_readings)
 
     def sentence_readings(self, sentence: str) -> set[Atoms]:
         toks = _tokens(sentence.rstrip().rstrip("."))

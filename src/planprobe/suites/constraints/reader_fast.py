@@ -39,7 +39,7 @@ from .reader import (
     _phrase_words,
     _relate,
     _tokens,
-    split_sentences,
+    read_sentences,
 )
 
 # Characters that can be part of no token: a sentence with one is unreadable at once.
@@ -80,19 +80,7 @@ class FastReader:
         self._first = first
 
     def read(self, requirement: str) -> Reading:
-        result = Reading()
-        atoms: set = set()
-        for sentence in split_sentences(requirement):
-            readings = self.sentence_readings(sentence)
-            result.readings.append(readings)
-            if not readings:
-                result.unparsed.append(sentence)
-            elif len(readings) > 1:
-                result.ambiguous.append(sentence)
-            else:
-                atoms |= next(iter(readings))
-        result.atoms = frozenset(atoms)
-        return result
+        return read_sentences(requirement, self.sentence_readings)
 
     def sentence_readings(self, sentence: str) -> set[Atoms]:
         toks = tokens(sentence.rstrip().rstrip("."))

@@ -217,6 +217,8 @@ def test_bad_input_is_one_line(bench, tmp_path):
     one_line_error(pp("debug", bench / "c", "--detector", "psychic"), "unknown detector")
     one_line_error(pp("debug", bench / "c", "--detector", "oracle"), "cannot continue from a step")
     one_line_error(pp("debug", bench / "c", "--detector", "oracle", "--max-rounds", "0"), "--max-rounds")
+    one_line_error(pp("debug", bench / "c", "--detector", "oracle", "--threads", "0"), "--threads")
+    one_line_error(pp("detect", bench / "b.jsonl", "--detector", "oracle", "--ctx", "0"), "--ctx")
     run_suite(constraint_cases(2, seed=1), "oracle", tmp_path / "ok", concurrency=1)
     r = pp("debug", tmp_path / "ok", "--detector", "oracle")
     assert r.returncode == 0 and "all 2 results passed; nothing to debug" in r.stdout

@@ -20,17 +20,29 @@ from .options import (
     Backend,
     BaseUrl,
     Cache,
+    Ctx,
     ProcessWorkers,
     Quiet,
+    Threads,
     model_options,
     scale_options,
 )
 
 
-def _factory(model: Optional[str], base_url: Optional[str], api_key_env: str, cache: bool):
+def _factory(model: Optional[str], base_url: Optional[str], api_key_env: str, cache: bool, threads: Optional[int],
+             ctx: int):
     from ..models.factory import model_factory
 
-    return model_factory(model, model_options(base_url=base_url, api_key_env=api_key_env, cache=cache))
+    return model_factory(model, model_options(base_url=base_url, api_key_env=api_key_env, cache=cache,
+                                              threads=threads, n_ctx=ctx))
+
+
+def _check_local(threads: Optional[int], ctx: int) -> None:
+    """One line for a bad embedded-model option, before any file is read."""
+    from ..option_checks import check
+
+    check("--threads", threads, at_least=1)
+    check("--ctx", ctx, at_least=1)
 
 
 def detect(
@@ -40,6 +52,8 @@ def detect(
     base_url: BaseUrl = None,
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     cache: Cache = True,
+    threads: Threads = None,
+    ctx: Ctx = 4096,
     max_tokens: int = typer.Option(400, help="Max tokens per detector reply."),
     seed: int = typer.Option(0, help="Seed of the random detector."),
     limit: Optional[int] = typer.Option(None, help="Score only the first N labelled trajectories."),
@@ -60,6 +74,7 @@ def detect(
     )
 
     check_detector(detector)
+    _check_local(threads, ctx)
     if detector in MODEL_DETECTORS and model is None:
         raise PlanprobeError(f"--detector {detector} needs a model: add --model local or --model openai:<model>")
     records = [r for f in bench for r in read_trajectories(f) if r["critical_error"] is not None]
@@ -67,7 +82,7 @@ def detect(
         raise PlanprobeError(f"{', '.join(map(str, bench))}: no trajectory with a critical_error label to score "
                              "against (write one with planprobe errorbench RUN -o bench.jsonl)")
     records = records[:limit] if limit else records
-    make = _factory(model if detector in MODEL_DETECTORS else None, base_url, api_key_env, cache)
+    make = _factory(model if detector in MODEL_DETECTORS else None, base_url, api_key_env, cache, threads, ctx)
     score, lines = Score(), []
     replayed = 0  # calls answered from the record/replay cache: counted as calls, their tokens are not
 
@@ -117,6 +132,8 @@ def debug(
     base_url: BaseUrl = None,
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     cache: Cache = True,
+    threads: Threads = None,
+    ctx: Ctx = 4096,
     seed: int = typer.Option(0, help="Seed of the agent, the model and the random detector."),
     limit: Optional[int] = typer.Option(None, help="Debug only the first N failed cases."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the step timelines and rounds as HTML."),
@@ -141,6 +158,7 @@ def debug(
         raise PlanprobeError(f"unknown detector {detector!r}: use one of {', '.join(REPAIR_DETECTORS)}")
     check("--max-rounds", max_rounds, at_least=1)
     check("--workers", workers, at_least=1)
+    _check_local(threads, ctx)
     scale_options(workers, backend, address)  # one line for a bad option, before any work
     counts = LabelCounts()
     failed = list(failed_results(run_dir, counts))
@@ -153,7 +171,7 @@ def debug(
     if model is None and detector in MODEL_DETECTORS:
         raise PlanprobeError(f"--detector {detector} needs a model: add --model local or --model openai:<model>")
     spec = agent or failed[0][1].agent
-    make = _factory(model, base_url, api_key_env, cache)
+    make = _factory(model, base_url, api_key_env, cache, threads, ctx)
 
     def new_agent():
         return make_agent(spec, seed=seed, model=make() if make is not None else None)
@@ -167,7 +185,7 @@ def debug(
     results, all_labels = [], []
     with _progress(quiet or len(failed) < 5) as progress:
         task = progress.add_task(f"debug ({detector})", total=len(failed))
-        job = DebugJob(run_dir, detector, spec, seed, max_rounds, model, base_url, api_key_env, cache)
+        job = DebugJob(run_dir, detector, spec, seed, max_rounds, model, base_url, api_key_env, cache, threads, ctx)
         elsewhere = backend == "ray" or (workers > 1 and len(failed) > 1)
         if elsewhere:  # repaired elsewhere (processes or Ray), stored here (the one holder of the lock)
             from ..runner.store import RunStore

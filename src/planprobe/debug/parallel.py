@@ -30,6 +30,8 @@ class DebugJob:
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     cache: bool = True
+    threads: int | None = None
+    n_ctx: int = 4096
 
 
 def debug_one(job: DebugJob, case: Case, trace: Trace, verdict: Verdict, limit_steps: int | None, make: Any,
@@ -59,7 +61,7 @@ def debug_elsewhere(item: tuple) -> tuple[dict, CaseRepair, list]:
         from ..models.factory import model_factory
 
         make = model_factory(job.model, ModelOptions(base_url=job.base_url, api_key_env=job.api_key_env,
-                                                     cache=job.cache))
+                                                     cache=job.cache, threads=job.threads, n_ctx=job.n_ctx))
         _made[key] = (make, lambda: make_agent(job.spec, seed=job.seed, model=make() if make is not None else None))
     make, new_agent = _made[key]
     attempts: list = []

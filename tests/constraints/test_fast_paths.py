@@ -201,3 +201,140 @@ def test_take_draws_and_returns_what_the_plain_form_does():
             assert fast_avail == plain_avail and fast_rng.getstate() == plain_rng.getstate()
             sizes.add(len(got))
     assert sizes == {0, 1, 2, 3}
+
+
+# -- render_case: words and unconstrained actions counted while rendering ------------------------
+
+_WORD_AS_FIRST_WRITTEN = r"[A-Za-z]+|\d{2}:\d{2}"  # generator's regex, scanned over the whole requirement
+
+ODD_NAMES = ["x-ray imaging", "checking patients' records", "12:30 rounds", "room 101:15 prep", "ßeta testing", "ß grading",
+             "ıdle check", "éclair baking", "a1b2 c3", "quoting \"notes\" and {tasks} {0}", "back\\slash", "ok"]
+TOOL_SAFE_NAMES = ["x-ray imaging", "a1b2 c3", "ok", "room 101 prep", "Zed-9 check", "under_score task"]  # ToolSpec names
+
+
+def _random_sentences(rng, n, extended, count):
+    from planprobe.suites.constraints import vocabulary as V
+    from planprobe.suites.constraints.grammar import Sentence
+
+    draw = part_atoms_generator(rng, n, extended, SynthesisOptions(p_relative=0.5, p_multi=0.4))
+    out = []
+    for _ in range(count):
+        parts = tuple(draw()[0] for _ in range(rng.randint(1, 3)))
+        out.append(Sentence(parts, tuple(rng.randrange(len(V.CONJUNCTIONS)) for _ in parts[1:])))
+    return out
+
+
+def test_words_counted_while_rendering_equal_the_regex_over_the_text():
+    """render_counted sums the counts of names and terminal words; the regex over the
+    whole sentence is the definition. Odd names: digits, colons, apostrophes, hyphens and
+    first letters that upper() turns into other letters ("ß" -> "SS", "ı" -> "I")."""
+    import re
+
+    from planprobe.suites.constraints.render import (
+        render_counted,
+        render_sentence,
+        word_count,
+    )
+
+    rng = random.Random(3)
+    checked = 0
+    for extended in (False, True):
+        for n in (2, 4, 7):
+            for sentence in _random_sentences(rng, n, extended, 400):
+                names = rng.sample(ODD_NAMES, n) if rng.random() < 0.5 else [f"task {chr(97 + i)}" for i in range(n)]
+                text, spans, count = render_counted(sentence, names)
+                assert count == len(re.findall(_WORD_AS_FIRST_WRITTEN, text)) == word_count(text), text
+                assert render_sentence(sentence, names) == (text, spans)
+                checked += 1
+    assert checked == 2400
+
+
+def test_the_word_count_check_can_fail():
+    """One word more or fewer in a rendered sentence changes the regex's count."""
+    import re
+
+    from planprobe.suites.constraints.render import render_counted
+
+    sentence = _random_sentences(random.Random(1), 3, False, 1)[0]
+    text, _, count = render_counted(sentence, ["a b", "c", "d"])
+    assert len(re.findall(_WORD_AS_FIRST_WRITTEN, text + " extra")) != count
+    assert len(re.findall(_WORD_AS_FIRST_WRITTEN, text.replace("a b", "ab", 1))) != count
+
+
+def _suites():
+    from planprobe.suites.constraints.generator import ConstraintSuiteOptions
+
+    return [
+        ConstraintSuiteOptions(seed=1, n=150),
+        ConstraintSuiteOptions(seed=2, n=150, extended=True, actions=(2, 9)),
+        ConstraintSuiteOptions(seed=3, n=100, style="paper", extended=True),
+        ConstraintSuiteOptions(seed=4, n=150, actions=(5, 9), allow_unconstrained=True,
+                               synthesis=SynthesisOptions(max_sentences=2)),
+    ]
+
+
+def test_case_words_and_unconstrained_actions_equal_their_definitions():
+    """meta.difficulty's words (the regex over the requirement) and unconstrained actions
+    (synthesis.connectivity over the constraints) as first computed, on whole suites."""
+    import re
+
+    from planprobe.suites.constraints.generator import generate_cases
+    from planprobe.suites.constraints.reader import requirement_of
+    from planprobe.suites.constraints.synthesis import connectivity
+
+    unconstrained = set()
+    for opts in _suites():
+        for case in generate_cases(opts):
+            diff = case.meta.difficulty
+            assert diff["words"] == len(re.findall(_WORD_AS_FIRST_WRITTEN, requirement_of(case.task)))
+            index = {a["id"]: i for i, a in enumerate(case.spec["actions"])}
+            atoms = [(c["kind"], index[c["a"]], index[c["b"]] if c["kind"] == "order" else c["hour"])
+                     for c in case.spec["constraints"]]
+            assert diff["unconstrained"] == connectivity(len(index), atoms)[1], case.id
+            unconstrained.add(diff["unconstrained"] > 0)
+    assert unconstrained == {True, False}
+
+
+def test_task_head_is_the_template_formatted_with_the_task_list():
+    """render_case splits each template once around its task list; the task must be
+    the template formatted as a whole, for every style and mode, odd names included."""
+    from planprobe.suites.constraints.generator import (
+        TEMPLATES,
+        ConstraintSuiteOptions,
+        _task_list,
+        render_case,
+    )
+    from planprobe.suites.constraints.reader import requirement_of
+    from planprobe.suites.constraints.spec import RESTART_TOOL
+
+    rng = random.Random(9)
+    for (style, extended), template in TEMPLATES.items():
+        opts = ConstraintSuiteOptions(style=style, extended=extended)
+        for n in (2, 3, 5):
+            names = rng.sample(ODD_NAMES, n)
+            sentences = _random_sentences(rng, n, extended, 2)
+            draft = render_case(0, opts, "odd", names, [1] * n if extended else None, sentences)
+            want = template.format(tasks=_task_list(names), requirement=requirement_of(draft.task),
+                                   restart=RESTART_TOOL)
+            assert draft.task == want
+
+
+def test_suite_lines_of_odd_names_are_the_models_json():
+    """The spliced line (cached tool JSON, two serialised halves) equals the model's JSON
+    on names with digits, hyphens and capitals, in every style and mode."""
+    from planprobe.suites.constraints.generator import (
+        ConstraintSuiteOptions,
+        _case_json,
+        _case_model,
+        render_case,
+    )
+
+    rng = random.Random(10)
+    for style in ("planprobe", "paper"):
+        for extended in (False, True):
+            opts = ConstraintSuiteOptions(style=style, extended=extended, seed=3)
+            for n in (2, 4, 6):
+                names = rng.sample(TOOL_SAFE_NAMES, n)
+                draft = render_case(5, opts, "odd", names, [2] * n if extended else None,
+                                    _random_sentences(rng, n, extended, 3))
+                assert _case_json(draft) == _case_model(draft).model_dump_json()

@@ -8,30 +8,28 @@ and cases can be produced in any order or in parallel.
 from __future__ import annotations
 
 import random
-import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache, partial
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from pydantic_core import to_json
 
 from ...errors import PlanprobeError
 from ...schema import SCHEMA_VERSION, Case, CaseMeta, OracleKind, ToolSpec
 from ..parallel import auto_workers, ordered_chunks
-from .grammar import derive_part, sentence_to_json
+from .grammar import Sentence, derive_part, sentence_to_json
 from .lexicon import Lexicon, default_lexicon, tool_name
 from .mentions import arrange
 from .reader import requirement_of
 from .reader_fast import FastReader
-from .render import capitalise, render_sentence
+from .render import capitalise, render_counted
 from .solver import HORIZON
 from .spec import FAMILY, RESTART_TOOL, SPEC_VERSION, STYLES
 from .synthesis import (
     MAX_ITERATIONS_LIMIT,
     MAX_SENTENCES_LIMIT,
     SynthesisOptions,
-    connectivity,
     synthesize,
 )
 
@@ -83,7 +81,21 @@ TEMPLATES = {
 
 REQUIREMENT_MARKER = "Here is the requirement:\n"
 MAX_DRAWS = 200  # skeletons tried per case before giving up with a message naming the option to change
-_WORD = re.compile(r"[A-Za-z]+|\d{2}:\d{2}")
+
+
+
+def _split_head(template: str) -> tuple[str, str | None]:
+    """The template's text before and after the task list (None: the template lists no tasks),
+    restart tool filled in and the requirement empty: the task head is before + task list +
+    after, as ``template.format`` makes it, without parsing the template for every case."""
+    assert "\0" not in template
+    before, mark, after = template.format(tasks="\0", requirement="", restart=RESTART_TOOL).partition("\0")
+    return before, (after if mark else None)
+
+
+_HEADS: Final = {key: _split_head(template) for key, template in TEMPLATES.items()}
+_IDS: Final = tuple(f"a{i + 1}" for i in range(64))  # action ids (more actions: made on the spot)
+_CIDS: Final = tuple(f"c{i + 1}" for i in range(256))  # constraint ids
 
 
 @dataclass(frozen=True)
@@ -130,7 +142,7 @@ class ConstraintSuiteOptions:
         return type(self), tuple(getattr(self, f.name) for f in fields(self))
 
 
-def _task_list(names: list[str]) -> str:
+def _task_list(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
@@ -174,6 +186,19 @@ RESTART_TOOL_SPEC = ToolSpec(
     ),
 )
 PAPER_RESTART_TOOL_SPEC = ToolSpec(name=RESTART_TOOL, description="Ask for a restart.")
+
+
+_tool_names: dict[str, str] = {}  # lexicon.tool_name of each action name met (a few hundred)
+
+
+def _tool_name(name: str) -> str:
+    """``tool_name``, remembered: the same names recur in every case."""
+    tool = _tool_names.get(name)
+    if tool is None:
+        tool = tool_name(name)
+        if len(_tool_names) < 1 << 16:
+            _tool_names[name] = tool
+    return tool
 
 
 def _tools(names: list[str], extended: bool, style: str = "planprobe") -> list[ToolSpec]:
@@ -255,49 +280,64 @@ def build_case(index, opts: ConstraintSuiteOptions, topic, names, durations, sen
                                    draws, unread))
 
 
-def render_case(index, opts: ConstraintSuiteOptions, topic, names, durations, sentences, sat_checks=0,
-                atoms=None, draws: int = 1, unread: int = 0) -> CaseDraft:
-    """``build_case`` up to the models: the case's text, spec and metadata."""
+def render_case(index: int, opts: ConstraintSuiteOptions, topic: str | None, names: Sequence[str],
+                durations: Sequence[int] | None, sentences: Sequence[Sentence], sat_checks: int = 0,
+                atoms: list[list[list[tuple]]] | None = None, draws: int = 1, unread: int = 0) -> CaseDraft:
+    """``build_case`` up to the models: the case's text, spec and metadata.
+
+    Built once in their final shape (the meta ends with the fields ``_case_json`` writes), with
+    the words counted while rendering and the unconstrained actions from the atoms met here."""
     extended = durations is not None
-    ids = [f"a{i + 1}" for i in range(len(names))]
-    template = TEMPLATES[(opts.style, extended)]
-    head = template.format(tasks=_task_list(names), requirement="", restart=RESTART_TOOL)
+    n = len(names)
+    ids = [_IDS[i] if i < len(_IDS) else f"a{i + 1}" for i in range(n)]
+    before_tasks, after_tasks = _HEADS[(opts.style, extended)]
+    head = before_tasks if after_tasks is None else before_tasks + _task_list(names) + after_tasks
     texts: list[str] = []
     clauses: list[list[int]] = []
     constraints: list[dict] = []
     offset = len(head)  # where the next sentence starts in the task text
-    seen: dict[tuple, dict] = {}
+    seen: dict[tuple, list[int]] = {}  # atom -> the clauses stating it (the list in its constraint)
     statements = 0
+    words = 0
+    mentioned = 0  # bit a: some constraint names action a
     for k, sentence in enumerate(sentences):
-        text, spans = render_sentence(sentence, names)
+        text, spans, count = render_counted(sentence, names)
         texts.append(text)
-        for j, (part, (start, end)) in enumerate(zip(sentence.parts, spans)):
+        words += count  # sentences are joined by a space, which is no word
+        sentence_atoms = atoms[k] if atoms is not None else None
+        for j, part in enumerate(sentence.parts):
+            start, end = spans[j]
             clause = len(clauses)
             clauses.append([offset + start, offset + end])
-            for atom in (atoms[k][j] if atoms is not None else derive_part(part)):
-                key = (atom[0], atom[1], atom[2])
-                entry = seen.get(key)
-                if entry is None:
-                    entry = {"id": f"c{len(constraints) + 1}", "kind": atom[0], "a": ids[atom[1]]}
-                    if atom[0] == "order":
-                        entry["b"] = ids[atom[2]]
+            for atom in (sentence_atoms[j] if sentence_atoms is not None else derive_part(part)):
+                stated = seen.get(atom)
+                if stated is None:
+                    kind: str = atom[0]
+                    a: int = atom[1]
+                    number = len(constraints)
+                    cid = _CIDS[number] if number < len(_CIDS) else f"c{number + 1}"
+                    stated = [clause]
+                    if kind == "order":
+                        b: int = atom[2]
+                        constraints.append({"id": cid, "kind": kind, "a": ids[a], "b": ids[b], "clauses": stated})
+                        mentioned |= (1 << a) | (1 << b)
                     else:
-                        entry["hour"] = atom[2]
-                    entry["clauses"] = [clause]
-                    seen[key] = entry
-                    constraints.append(entry)
+                        constraints.append({"id": cid, "kind": kind, "a": ids[a], "hour": atom[2],
+                                            "clauses": stated})
+                        mentioned |= 1 << a
+                    seen[atom] = stated
                     statements += 1
-                elif entry["clauses"][-1] != clause:
-                    entry["clauses"].append(clause)
+                elif stated[-1] != clause:
+                    stated.append(clause)
                     statements += 1
         offset += len(text) + 1  # sentences are joined by one space
-    requirement = " ".join(texts)
-    task = head + requirement
+    task = head + " ".join(texts)
     mode = "extended" if extended else "basic"
-    actions = [{"id": ids[i], "name": names[i], "tool": tool_name(names[i])} for i in range(len(names))]
-    if extended:
-        for action, d in zip(actions, durations):
-            action["duration"] = d
+    if durations is not None:
+        actions = [{"id": ids[i], "name": names[i], "tool": _tool_name(names[i]), "duration": durations[i]}
+                   for i in range(n)]
+    else:
+        actions = [{"id": ids[i], "name": names[i], "tool": _tool_name(names[i])} for i in range(n)]
     spec = {
         "version": SPEC_VERSION,
         "mode": mode,
@@ -308,26 +348,27 @@ def render_case(index, opts: ConstraintSuiteOptions, topic, names, durations, se
         "skeleton": [sentence_to_json(s) for s in sentences],
         "horizon": HORIZON,
     }
-    _, unconstrained = connectivity(len(names), seen)
     syn = opts.synthesis
     meta = {
         "topic": topic,
         "difficulty": {
-            "actions": float(len(names)),
+            "actions": float(n),
             "constraints": float(len(constraints)),
             "sentences": float(len(sentences)),
             "sub_sentences": float(len(clauses)),
             "restatements": float(statements - len(constraints)),
-            "unconstrained": float(unconstrained),
-            "words": float(len(_WORD.findall(requirement))),
+            "unconstrained": float(n - mentioned.bit_count()),  # as synthesis.connectivity counts them
+            "words": float(words),  # render.word_count of the requirement
         },
         "seed": opts.seed,
         "generator": {
             "family": FAMILY, "mode": mode, "style": opts.style, "index": index,
-            "max_sentences": syn.sentences_for(len(names)), "max_iterations": syn.max_iterations,
+            "max_sentences": syn.sentences_for(n), "max_iterations": syn.max_iterations,
             "allow_unconstrained": opts.allow_unconstrained, "sat_checks": sat_checks, "draws": draws, "rejected_texts": unread,
         },
         "tags": [mode] if opts.style == "planprobe" else [mode, "paper"],
+        "transforms": [],
+        "parent": None,
     }
     return CaseDraft(f"{FAMILY}-{mode}-{opts.seed}-{index}", task, spec, meta, list(names), extended, opts.style)
 
@@ -343,13 +384,22 @@ def _case_model(draft: CaseDraft) -> Case:
     )
 
 
-@lru_cache(maxsize=8192)
-def _action_tool_dict(name: str, extended: bool, style: str) -> dict:
-    return _action_tool(name, extended, style).model_dump()
+_tool_json: dict[tuple[str, bool, str], str] = {}  # (name, extended, style) -> the tool as JSON
 
 
-_RESTART_DICT = {style: (PAPER_RESTART_TOOL_SPEC if style == "paper" else RESTART_TOOL_SPEC).model_dump()
-                 for style in STYLES}
+def _action_tool_json(name: str, extended: bool, style: str) -> str:
+    """An action's tool as it appears in a suite line, serialised once per name and mode."""
+    key = (name, extended, style)
+    text = _tool_json.get(key)
+    if text is None:
+        text = to_json(_action_tool(name, extended, style).model_dump()).decode()
+        if len(_tool_json) < 1 << 16:
+            _tool_json[key] = text
+    return text
+
+
+_RESTART_JSON: Final = {style: to_json((PAPER_RESTART_TOOL_SPEC if style == "paper" else RESTART_TOOL_SPEC)
+                                       .model_dump()).decode() for style in STYLES}
 
 
 def _case_json(draft: CaseDraft) -> str:
@@ -357,15 +407,17 @@ def _case_json(draft: CaseDraft) -> str:
     (about a fifth less time): the case as plain dicts, keys in the models' field order,
     written by pydantic's own serializer. The generator's values are plain str, int,
     float (the difficulty counts), bool and None, so the bytes are the same;
-    ``test_fast_paths`` compares the two on many suites."""
-    tools = [_action_tool_dict(name, draft.extended, draft.style) for name in draft.names]
+    ``test_fast_paths`` compares the two on many suites.
+
+    JSON writes an object as its members in order, so the line is spliced from parts: the
+    fields before the tools, each tool's JSON (written once per action name), and the rest."""
+    tools = [_action_tool_json(name, draft.extended, draft.style) for name in draft.names]
     if draft.extended:
-        tools.append(_RESTART_DICT[draft.style])
-    return to_json({
-        "schema_version": SCHEMA_VERSION, "id": draft.id, "family": FAMILY, "task": draft.task, "system": None,
-        "tools": tools, "oracle": OracleKind.FORMAL.value, "spec": draft.spec,
-        "meta": dict(draft.meta, transforms=[], parent=None),
-    }).decode()
+        tools.append(_RESTART_JSON[draft.style])
+    head = to_json({"schema_version": SCHEMA_VERSION, "id": draft.id, "family": FAMILY, "task": draft.task,
+                    "system": None}).decode()
+    tail = to_json({"oracle": OracleKind.FORMAL.value, "spec": draft.spec, "meta": draft.meta}).decode()
+    return f'{head[:-1]},"tools":[{",".join(tools)}],{tail[1:]}'
 
 
 def generate_cases(opts: ConstraintSuiteOptions, start: int = 0) -> Iterator[Case]:

@@ -5,90 +5,172 @@ agree with plural subjects ("A and B come before C"), groups of three read
 "A, B and C", a relative clause is set off by commas, names its antecedent's size
 ("which", "both of which", "all three of which") and its closing comma is merged
 with any comma that follows, and every sentence ends with a full stop.
+
+Each piece of text comes with its word count (``word_count``: the case's "words"
+difficulty), summed from the counts of the names and terminal words it is built
+from, so the generator never scans its whole requirement with a regular
+expression. This is exact because every piece is joined to the next by a space,
+comma, semicolon or full stop, which no word contains; ``test_render`` compares
+the sum with ``word_count`` of the text on many suites.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from typing import Final
 
 from . import vocabulary as V
 from .grammar import Clause, NounPhrase, Relative, Sentence, SubSentence, Time
 
+_WORD: Final = re.compile(r"[A-Za-z]+|\d{2}:\d{2}")
+
+# the vocabulary's slot lookups as tables indexed by ``before`` (0 or 1): one index, no call
+_ORDER_VERBS: Final = (V.order_verbs(False), V.order_verbs(True))
+_TIME_VERBS: Final = (V.time_verbs(False), V.time_verbs(True))
+_PREPS: Final = (V.preps(False, time=False), V.preps(True, time=False))
+_TIME_PREPS: Final = (V.preps(False, time=True), V.preps(True, time=True))
+_SC: Final = (V.SC_AFTER, V.SC_BEFORE)
+_VP_NONE: Final = V.VP_NONE
+_VP_NONE_SUBORDINATE: Final = V.VP_NONE_SUBORDINATE
+_CONJUNCTIONS: Final = V.CONJUNCTIONS
+_MARKERS: Final = V.RELATIVE_MARKERS
+_HOURS: Final = tuple(V.format_hour(h) for h in range(25))
+
+_counts: dict[str, int] = {}  # word_count of names and terminal words seen so far
+_MAX_COUNTS = 1 << 16  # names come from a lexicon; a bound in case a caller renders endless new ones
+
+
+def word_count(text: str) -> int:
+    """How many words a text has, as a case's "words" difficulty counts them:
+    runs of ASCII letters, and times such as 07:00."""
+    return len(_WORD.findall(text))
+
+
+def _words(piece: str) -> int:
+    """``word_count`` of a name or terminal word, remembered (the same few recur in every case)."""
+    n = _counts.get(piece)
+    if n is None:
+        n = word_count(piece)
+        if len(_counts) < _MAX_COUNTS:
+            _counts[piece] = n
+    return n
+
+
+def hour_text(hour: int) -> str:
+    return _HOURS[hour] if 0 <= hour < len(_HOURS) else V.format_hour(hour)
+
+
+def _group(group: Sequence[int], names: Sequence[str]) -> tuple[str, int]:
+    """"A", "A and B" or "A, B and C", and its word count ("and" is one word)."""
+    if len(group) == 1:
+        name = names[group[0]]
+        return name, _words(name)
+    words = [names[i] for i in group]
+    n = 1
+    for w in words:
+        n += _words(w)
+    return ", ".join(words[:-1]) + " and " + words[-1], n
+
 
 def group_text(group: Sequence[int], names: Sequence[str]) -> str:
-    words = [names[i] for i in group]
-    if len(words) == 1:
-        return words[0]
-    return ", ".join(words[:-1]) + " and " + words[-1]
+    return _group(group, names)[0]
 
 
-def _obj_text(obj: tuple[int, ...] | Time, names: Sequence[str]) -> str:
-    return V.format_hour(obj.hour) if isinstance(obj, Time) else group_text(obj, names)
+def _obj(obj: tuple[int, ...] | Time, names: Sequence[str]) -> tuple[str, int]:
+    if isinstance(obj, Time):
+        text = hour_text(obj.hour)
+        return text, _words(text)
+    return _group(obj, names)
 
 
-def _relative_text(rel: Relative, size: int, names: Sequence[str]) -> str:
-    plural = int(size > 1)
-    marker = V.RELATIVE_MARKERS[size]
+def _relative(rel: Relative, size: int, names: Sequence[str]) -> tuple[str, int]:
+    plural = 1 if size > 1 else 0
+    before = 1 if rel.before else 0
+    marker = _MARKERS[size]
+    obj, n = _obj(rel.obj, names)
     if rel.prep is None:
-        verb = V.order_verbs(rel.before)[rel.verb][plural]
-        return f"{marker} {verb} {_obj_text(rel.obj, names)}"
-    time = isinstance(rel.obj, Time)
-    verb = (V.time_verbs(rel.before) if time else V.VP_NONE)[rel.verb][plural]
-    prep = V.preps(rel.before, time)[rel.prep]
-    return f"{marker} {verb} {prep} {_obj_text(rel.obj, names)}"
+        verb = _ORDER_VERBS[before][rel.verb][plural]
+        return f"{marker} {verb} {obj}", _words(marker) + _words(verb) + n
+    if isinstance(rel.obj, Time):
+        verb = _TIME_VERBS[before][rel.verb][plural]
+        prep = _TIME_PREPS[before][rel.prep]
+    else:
+        verb = _VP_NONE[rel.verb][plural]
+        prep = _PREPS[before][rel.prep]
+    return f"{marker} {verb} {prep} {obj}", _words(marker) + _words(verb) + _words(prep) + n
 
 
-def _np_text(np: NounPhrase, names: Sequence[str], closing_comma: bool) -> str:
-    text = group_text(np.group, names)
+def _np(np: NounPhrase, names: Sequence[str], closing_comma: bool) -> tuple[str, int]:
+    text, n = _group(np.group, names)
     if np.rel is None:
-        return text
-    text += ", " + _relative_text(np.rel, len(np.group), names)
-    return text + "," if closing_comma else text
+        return text, n
+    rel, m = _relative(np.rel, len(np.group), names)
+    return (f"{text}, {rel}," if closing_comma else f"{text}, {rel}"), n + m
+
+
+def _part(part: SubSentence, names: Sequence[str]) -> tuple[str, int]:
+    """``part_text`` and its word count."""
+    if isinstance(part, Clause):
+        plural = 1 if len(part.subj.group) > 1 else 0
+        before = 1 if part.before else 0
+        subj, n = _np(part.subj, names, closing_comma=True)
+        time = isinstance(part.obj, Time)
+        if isinstance(part.obj, Time):
+            obj = hour_text(part.obj.hour)
+            m = _words(obj)
+        else:
+            obj, m = _np(part.obj, names, closing_comma=False)
+        if part.form == 1:
+            verb = _ORDER_VERBS[before][part.verb][plural]
+            return f"{subj} {verb} {obj}", n + _words(verb) + m
+        verb = (_TIME_VERBS[before] if time else _VP_NONE)[part.verb][plural]
+        assert part.prep is not None  # forms 2 and 3 have a preposition
+        prep = (_TIME_PREPS if time else _PREPS)[before][part.prep]
+        n += _words(verb) + _words(prep) + m
+        if part.form == 2:
+            return f"{subj} {verb} {prep} {obj}", n
+        return f"{prep} {obj}, {subj} {verb}", n
+    main_plural = 1 if len(part.main.group) > 1 else 0
+    sub_plural = 1 if len(part.sub.group) > 1 else 0
+    sc = _SC[1 if part.before else 0][part.sc]
+    main_verb = _VP_NONE[part.main_verb][main_plural]
+    sub_verb = _VP_NONE_SUBORDINATE[part.sub_verb][sub_plural]
+    main, n = _np(part.main, names, closing_comma=True)
+    sub, m = _np(part.sub, names, closing_comma=True)
+    n += m + _words(sc) + _words(main_verb) + _words(sub_verb)
+    if part.form == 1:
+        return f"{main} {main_verb} {sc} {sub} {sub_verb}", n
+    return f"{sc} {sub} {sub_verb}, {main} {main_verb}", n
 
 
 def part_text(part: SubSentence, names: Sequence[str]) -> str:
     """One sub-sentence, uncapitalised and without final punctuation."""
-    if isinstance(part, Clause):
-        plural = int(len(part.subj.group) > 1)
-        subj = _np_text(part.subj, names, closing_comma=True)
-        time = isinstance(part.obj, Time)
-        if isinstance(part.obj, Time):
-            obj = V.format_hour(part.obj.hour)
-        else:
-            obj = _np_text(part.obj, names, closing_comma=False)
-        preps = V.preps(part.before, time)
-        if part.form == 1:
-            verb = V.order_verbs(part.before)[part.verb][plural]
-            return f"{subj} {verb} {obj}"
-        verb = (V.time_verbs(part.before) if time else V.VP_NONE)[part.verb][plural]
-        assert part.prep is not None  # forms 2 and 3 have a preposition
-        if part.form == 2:
-            return f"{subj} {verb} {preps[part.prep]} {obj}"
-        return f"{preps[part.prep]} {obj}, {subj} {verb}"
-    main_plural = int(len(part.main.group) > 1)
-    sub_plural = int(len(part.sub.group) > 1)
-    sc = (V.SC_BEFORE if part.before else V.SC_AFTER)[part.sc]
-    main_verb = V.VP_NONE[part.main_verb][main_plural]
-    sub_verb = V.VP_NONE_SUBORDINATE[part.sub_verb][sub_plural]
-    main = _np_text(part.main, names, closing_comma=True)
-    sub = _np_text(part.sub, names, closing_comma=True)
-    if part.form == 1:
-        return f"{main} {main_verb} {sc} {sub} {sub_verb}"
-    return f"{sc} {sub} {sub_verb}, {main} {main_verb}"
+    return _part(part, names)[0]
 
 
 def capitalise(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def render_counted(sentence: Sentence, names: Sequence[str]) -> tuple[str, list[tuple[int, int]], int]:
+    """``render_sentence`` and the sentence's ``word_count``."""
+    first, n = _part(sentence.parts[0], names)
+    text = capitalise(first)
+    exact = first[:1].isascii()  # upper() may turn a non-ASCII letter into ASCII ones ("ß" -> "SS")
+    spans = [(0, len(text))]
+    for conj, part in zip(sentence.conjs, sentence.parts[1:]):
+        piece, m = _part(part, names)
+        joint = _CONJUNCTIONS[conj]
+        start = len(text) + len(joint)
+        text = f"{text}{joint}{piece}"
+        spans.append((start, len(text)))
+        n += _words(joint) + m
+    text += "."
+    return text, spans, n if exact else word_count(text)
+
+
 def render_sentence(sentence: Sentence, names: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
     """The sentence text, and where each sub-sentence lies in it (start, end offsets)."""
-    parts = [part_text(p, names) for p in sentence.parts]
-    parts[0] = capitalise(parts[0])
-    text = parts[0]
-    spans = [(0, len(text))]
-    for conj, part in zip(sentence.conjs, parts[1:]):
-        text += V.CONJUNCTIONS[conj]
-        spans.append((len(text), len(text) + len(part)))
-        text += part
-    return text + ".", spans
+    text, spans, _ = render_counted(sentence, names)
+    return text, spans

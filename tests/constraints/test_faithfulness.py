@@ -29,7 +29,7 @@ from planprobe.suites.constraints.grammar import (
 )
 from planprobe.suites.constraints.prepared import prepare
 from planprobe.suites.constraints.reader import Reader, default_reader, requirement_of
-from planprobe.suites.constraints.render import render_sentence
+from planprobe.suites.constraints.render import render_counted, render_sentence
 from planprobe.suites.constraints.synthesis import SynthesisOptions
 
 NAMES = ("cutting hair", "washing hair", "booking appointments", "sanitizing tools")
@@ -83,7 +83,7 @@ def test_the_generator_rejects_texts_that_read_otherwise(monkeypatch):
 
     # a renderer that names the wrong tasks (rotated by one): no non-empty acyclic order set survives a
     # rotation, so every draw must be rejected
-    monkeypatch.setattr(G, "render_sentence", lambda s, names: render_sentence(s, list(names[1:]) + [names[0]]))
+    monkeypatch.setattr(G, "render_counted", lambda s, names: render_counted(s, list(names[1:]) + [names[0]]))
     with pytest.raises(Exception, match="read other than their constraints"):
         G.generate_case(0, ConstraintSuiteOptions(seed=1, actions=(3, 3)))
 

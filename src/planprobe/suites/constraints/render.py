@@ -25,12 +25,19 @@ from .grammar import Clause, NounPhrase, Relative, Sentence, SubSentence, Time
 
 _WORD: Final = re.compile(r"[A-Za-z]+|\d{2}:\d{2}")
 
-# the vocabulary's slot lookups as tables indexed by ``before`` (0 or 1): one index, no call
-_ORDER_VERBS: Final = (V.order_verbs(False), V.order_verbs(True))
-_TIME_VERBS: Final = (V.time_verbs(False), V.time_verbs(True))
-_PREPS: Final = (V.preps(False, time=False), V.preps(True, time=False))
-_TIME_PREPS: Final = (V.preps(False, time=True), V.preps(True, time=True))
-_SC: Final = (V.SC_AFTER, V.SC_BEFORE)
+# The vocabulary's slots as module constants (compiled, each is one load, not a call) and
+# picked with if/else: indexing a pair of tables or a (singular, plural) pair by a variable
+# makes the compiled build box a fresh tuple every time.
+_VP_BEFORE: Final = V.order_verbs(True)
+_VP_AFTER: Final = V.order_verbs(False)
+_VP_END: Final = V.time_verbs(True)
+_VP_FROM: Final = V.time_verbs(False)
+_P_BEFORE: Final = V.preps(True, time=False)
+_P_AFTER: Final = V.preps(False, time=False)
+_PT_BEFORE: Final = V.preps(True, time=True)
+_PT_AFTER: Final = V.preps(False, time=True)
+_SC_BEFORE: Final = V.SC_BEFORE
+_SC_AFTER: Final = V.SC_AFTER
 _VP_NONE: Final = V.VP_NONE
 _VP_NONE_SUBORDINATE: Final = V.VP_NONE_SUBORDINATE
 _CONJUNCTIONS: Final = V.CONJUNCTIONS
@@ -77,6 +84,12 @@ def group_text(group: Sequence[int], names: Sequence[str]) -> str:
     return _group(group, names)[0]
 
 
+def _verb(table: tuple[tuple[str, str], ...], index: int, plural: bool) -> str:
+    """A verb phrase of a slot, agreeing with its subject."""
+    pair = table[index]
+    return pair[1] if plural else pair[0]
+
+
 def _obj(obj: tuple[int, ...] | Time, names: Sequence[str]) -> tuple[str, int]:
     if isinstance(obj, Time):
         text = hour_text(obj.hour)
@@ -85,19 +98,18 @@ def _obj(obj: tuple[int, ...] | Time, names: Sequence[str]) -> tuple[str, int]:
 
 
 def _relative(rel: Relative, size: int, names: Sequence[str]) -> tuple[str, int]:
-    plural = 1 if size > 1 else 0
-    before = 1 if rel.before else 0
+    plural = size > 1
     marker = _MARKERS[size]
     obj, n = _obj(rel.obj, names)
     if rel.prep is None:
-        verb = _ORDER_VERBS[before][rel.verb][plural]
+        verb = _verb(_VP_BEFORE if rel.before else _VP_AFTER, rel.verb, plural)
         return f"{marker} {verb} {obj}", _words(marker) + _words(verb) + n
     if isinstance(rel.obj, Time):
-        verb = _TIME_VERBS[before][rel.verb][plural]
-        prep = _TIME_PREPS[before][rel.prep]
+        verb = _verb(_VP_END if rel.before else _VP_FROM, rel.verb, plural)
+        prep = (_PT_BEFORE if rel.before else _PT_AFTER)[rel.prep]
     else:
-        verb = _VP_NONE[rel.verb][plural]
-        prep = _PREPS[before][rel.prep]
+        verb = _verb(_VP_NONE, rel.verb, plural)
+        prep = (_P_BEFORE if rel.before else _P_AFTER)[rel.prep]
     return f"{marker} {verb} {prep} {obj}", _words(marker) + _words(verb) + _words(prep) + n
 
 
@@ -112,8 +124,7 @@ def _np(np: NounPhrase, names: Sequence[str], closing_comma: bool) -> tuple[str,
 def _part(part: SubSentence, names: Sequence[str]) -> tuple[str, int]:
     """``part_text`` and its word count."""
     if isinstance(part, Clause):
-        plural = 1 if len(part.subj.group) > 1 else 0
-        before = 1 if part.before else 0
+        plural = len(part.subj.group) > 1
         subj, n = _np(part.subj, names, closing_comma=True)
         time = isinstance(part.obj, Time)
         if isinstance(part.obj, Time):
@@ -122,20 +133,22 @@ def _part(part: SubSentence, names: Sequence[str]) -> tuple[str, int]:
         else:
             obj, m = _np(part.obj, names, closing_comma=False)
         if part.form == 1:
-            verb = _ORDER_VERBS[before][part.verb][plural]
+            verb = _verb(_VP_BEFORE if part.before else _VP_AFTER, part.verb, plural)
             return f"{subj} {verb} {obj}", n + _words(verb) + m
-        verb = (_TIME_VERBS[before] if time else _VP_NONE)[part.verb][plural]
         assert part.prep is not None  # forms 2 and 3 have a preposition
-        prep = (_TIME_PREPS if time else _PREPS)[before][part.prep]
+        if time:
+            verb = _verb(_VP_END if part.before else _VP_FROM, part.verb, plural)
+            prep = (_PT_BEFORE if part.before else _PT_AFTER)[part.prep]
+        else:
+            verb = _verb(_VP_NONE, part.verb, plural)
+            prep = (_P_BEFORE if part.before else _P_AFTER)[part.prep]
         n += _words(verb) + _words(prep) + m
         if part.form == 2:
             return f"{subj} {verb} {prep} {obj}", n
         return f"{prep} {obj}, {subj} {verb}", n
-    main_plural = 1 if len(part.main.group) > 1 else 0
-    sub_plural = 1 if len(part.sub.group) > 1 else 0
-    sc = _SC[1 if part.before else 0][part.sc]
-    main_verb = _VP_NONE[part.main_verb][main_plural]
-    sub_verb = _VP_NONE_SUBORDINATE[part.sub_verb][sub_plural]
+    sc = (_SC_BEFORE if part.before else _SC_AFTER)[part.sc]
+    main_verb = _verb(_VP_NONE, part.main_verb, len(part.main.group) > 1)
+    sub_verb = _verb(_VP_NONE_SUBORDINATE, part.sub_verb, len(part.sub.group) > 1)
     main, n = _np(part.main, names, closing_comma=True)
     sub, m = _np(part.sub, names, closing_comma=True)
     n += m + _words(sc) + _words(main_verb) + _words(sub_verb)

@@ -338,3 +338,30 @@ def test_suite_lines_of_odd_names_are_the_models_json():
                 draft = render_case(5, opts, "odd", names, [2] * n if extended else None,
                                     _random_sentences(rng, n, extended, 3))
                 assert _case_json(draft) == _case_model(draft).model_dump_json()
+
+
+def test_skeleton_json_text_is_pydantics_json_of_the_skeleton_dict():
+    """The suite line writes each sentence's skeleton as text; it must be to_json of
+    sentence_to_json byte for byte (every form, relative clauses, times, large numbers)."""
+    from pydantic_core import to_json
+
+    from planprobe.suites.constraints.grammar import (
+        Clause,
+        NounPhrase,
+        Relative,
+        Sentence,
+        Time,
+        sentence_json_text,
+        sentence_to_json,
+    )
+
+    rng = random.Random(12)
+    sentences = [s for extended in (False, True) for n in (2, 5, 9, 12)
+                 for s in _random_sentences(rng, n, extended, 300)]
+    big = NounPhrase((70, 3), Relative(False, Time(100), 65, 64))
+    sentences.append(Sentence((Clause(3, True, big, NounPhrase((99,)), 80, 66),), ()))
+    shapes = set()
+    for s in sentences:
+        assert sentence_json_text(s) == to_json(sentence_to_json(s)).decode(), s
+        shapes.update((type(p).__name__, p.form) for p in s.parts)
+    assert shapes == {("Clause", 1), ("Clause", 2), ("Clause", 3), ("MultiClause", 1), ("MultiClause", 2)}

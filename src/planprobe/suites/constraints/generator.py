@@ -18,7 +18,7 @@ from pydantic_core import to_json
 from ...errors import PlanprobeError
 from ...schema import SCHEMA_VERSION, Case, CaseMeta, OracleKind, ToolSpec
 from ..parallel import auto_workers, ordered_chunks
-from .grammar import Sentence, derive_part, sentence_to_json
+from .grammar import Sentence, derive_part, sentence_json_text, sentence_to_json
 from .lexicon import Lexicon, default_lexicon, tool_name
 from .mentions import arrange
 from .reader import requirement_of
@@ -214,11 +214,12 @@ class CaseDraft(NamedTuple):
 
     id: str
     task: str
-    spec: dict
+    spec: dict  # the spec's fields up to "clauses": ``_case_spec`` adds the skeleton and horizon
     meta: dict  # CaseMeta's fields in its order, difficulty counts as floats
     names: list[str]
     extended: bool
     style: str
+    sentences: Sequence[Sentence]  # the skeleton, written into the spec as the line or model is made
 
 
 def generate_case(index: int, opts: ConstraintSuiteOptions) -> Case:
@@ -345,8 +346,6 @@ def render_case(index: int, opts: ConstraintSuiteOptions, topic: str | None, nam
         "actions": actions,
         "constraints": constraints,
         "clauses": clauses,
-        "skeleton": [sentence_to_json(s) for s in sentences],
-        "horizon": HORIZON,
     }
     syn = opts.synthesis
     meta = {
@@ -370,7 +369,13 @@ def render_case(index: int, opts: ConstraintSuiteOptions, topic: str | None, nam
         "transforms": [],
         "parent": None,
     }
-    return CaseDraft(f"{FAMILY}-{mode}-{opts.seed}-{index}", task, spec, meta, list(names), extended, opts.style)
+    return CaseDraft(f"{FAMILY}-{mode}-{opts.seed}-{index}", task, spec, meta, list(names), extended, opts.style,
+                     sentences)
+
+
+def _case_spec(draft: CaseDraft) -> dict:
+    """The case's whole spec: the draft's, then the skeleton and the horizon."""
+    return {**draft.spec, "skeleton": [sentence_to_json(s) for s in draft.sentences], "horizon": HORIZON}
 
 
 def _case_model(draft: CaseDraft) -> Case:
@@ -379,7 +384,7 @@ def _case_model(draft: CaseDraft) -> Case:
         family=FAMILY,
         task=draft.task,
         tools=_tools(draft.names, draft.extended, draft.style),
-        spec=draft.spec,
+        spec=_case_spec(draft),
         meta=CaseMeta(**draft.meta),
     )
 
@@ -398,6 +403,7 @@ def _action_tool_json(name: str, extended: bool, style: str) -> str:
     return text
 
 
+_HORIZON_JSON: Final = to_json(HORIZON).decode()
 _RESTART_JSON: Final = {style: to_json((PAPER_RESTART_TOOL_SPEC if style == "paper" else RESTART_TOOL_SPEC)
                                        .model_dump()).decode() for style in STYLES}
 
@@ -410,14 +416,19 @@ def _case_json(draft: CaseDraft) -> str:
     ``test_fast_paths`` compares the two on many suites.
 
     JSON writes an object as its members in order, so the line is spliced from parts: the
-    fields before the tools, each tool's JSON (written once per action name), and the rest."""
+    fields before the tools, each tool's JSON (written once per action name), the spec up to
+    its clauses, the skeleton (``grammar.sentence_json_text``, as ``_case_spec`` stores it),
+    the horizon and the meta."""
     tools = [_action_tool_json(name, draft.extended, draft.style) for name in draft.names]
     if draft.extended:
         tools.append(_RESTART_JSON[draft.style])
     head = to_json({"schema_version": SCHEMA_VERSION, "id": draft.id, "family": FAMILY, "task": draft.task,
                     "system": None}).decode()
-    tail = to_json({"oracle": OracleKind.FORMAL.value, "spec": draft.spec, "meta": draft.meta}).decode()
-    return f'{head[:-1]},"tools":[{",".join(tools)}],{tail[1:]}'
+    spec = to_json({"oracle": OracleKind.FORMAL.value, "spec": draft.spec}).decode()
+    skeleton = ",".join([sentence_json_text(s) for s in draft.sentences])
+    meta = to_json(draft.meta).decode()
+    return (f'{head[:-1]},"tools":[{",".join(tools)}],{spec[1:-2]},"skeleton":[{skeleton}],'
+            f'"horizon":{_HORIZON_JSON}}},"meta":{meta}}}')
 
 
 def generate_cases(opts: ConstraintSuiteOptions, start: int = 0) -> Iterator[Case]:

@@ -180,6 +180,44 @@ def sentence_to_json(s: Sentence) -> dict:
     return {"parts": parts, "j": list(s.conjs)}
 
 
+_NUMBERS = tuple(str(i) for i in range(64))  # the small numbers a skeleton holds, as text
+
+
+def _num(i: int) -> str:
+    return _NUMBERS[i] if 0 <= i < 64 else str(i)
+
+
+def _ints_text(items: tuple[int, ...]) -> str:
+    return ",".join([_num(i) for i in items])
+
+
+def _np_json_text(np: NounPhrase) -> str:
+    if np.rel is None:
+        return f'{{"g":[{_ints_text(np.group)}]}}'
+    r = np.rel
+    obj = f'{{"t":{_num(r.obj.hour)}}}' if isinstance(r.obj, Time) else f"[{_ints_text(r.obj)}]"
+    prep = "" if r.prep is None else f',"p":{_num(r.prep)}'
+    return f'{{"g":[{_ints_text(np.group)}],"rel":{{"b":{int(r.before)},"o":{obj},"v":{_num(r.verb)}{prep}}}}}'
+
+
+def sentence_json_text(s: Sentence) -> str:
+    """``sentence_to_json`` written straight as compact JSON text, as pydantic's ``to_json``
+    writes that dict: what a suite line stores, without building the dicts and serialising
+    them (issue #10). ``test_fast_paths`` compares the two on many sentences."""
+    parts = []
+    for p in s.parts:
+        if isinstance(p, Clause):
+            obj = f'{{"t":{_num(p.obj.hour)}}}' if isinstance(p.obj, Time) else _np_json_text(p.obj)
+            prep = "" if p.prep is None else f',"p":{_num(p.prep)}'
+            parts.append(f'{{"c":{_num(p.form)},"b":{int(p.before)},"s":{_np_json_text(p.subj)},"o":{obj},'
+                         f'"v":{_num(p.verb)}{prep}}}')
+        else:
+            parts.append(f'{{"m":{_num(p.form)},"b":{int(p.before)},"s":{_np_json_text(p.main)},'
+                         f'"o":{_np_json_text(p.sub)},"v":{_num(p.main_verb)},"v2":{_num(p.sub_verb)},'
+                         f'"sc":{_num(p.sc)}}}')
+    return f'{{"parts":[{",".join(parts)}],"j":[{_ints_text(s.conjs)}]}}'
+
+
 def sentence_from_json(data: dict) -> Sentence:
     parts: list[SubSentence] = []
     for p in data["parts"]:

@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Generic, TypeVar
 
 Atom = tuple
 Atoms = frozenset
@@ -157,11 +158,15 @@ def _phrase_words(text: str) -> tuple[str, ...]:
     return tuple(text.lower().replace(",", " , ").split())
 
 
-class _Phrases:
-    """A trie of phrases: match(tokens, i) -> [(end, value)] for every phrase starting at i."""
+V = TypeVar("V")
 
-    def __init__(self, entries: Iterable[tuple[str, object]]):
-        self.root: dict[str, tuple[dict, list]] = {}
+
+class _Phrases(Generic[V]):
+    """A trie of phrases: match(tokens, i) -> [(end, value)] for every phrase starting at i.
+    Generic in the value so that readers compiled with mypyc know what they get back."""
+
+    def __init__(self, entries: Iterable[tuple[str, V]]):
+        self.root: dict[str, tuple[dict, list[V]]] = {}
         for text, value in entries:
             node = self.root
             words = _phrase_words(text)
@@ -173,8 +178,8 @@ class _Phrases:
                     child[1].append(value)
                 node = child[0]
 
-    def match(self, toks: tuple[str, ...], i: int) -> list[tuple[int, object]]:
-        out: list[tuple[int, object]] = []
+    def match(self, toks: tuple[str, ...], i: int) -> list[tuple[int, V]]:
+        out: list[tuple[int, V]] = []
         node = self.root
         n = len(toks)
         while i < n:
@@ -368,7 +373,7 @@ class _Parse:
             for j, atoms in self.clause(i):
                 out.add((j, atoms))
                 for k, extras in _JOIN.match(self.t, j):
-                    for extra in extras:  # type: ignore[attr-defined]
+                    for extra in extras:
                         for m, more in self.sentence(k):
                             out.add((m, atoms | extra | more))
             got = self.memo[key] = list(out)

@@ -24,7 +24,7 @@ that both give the same readings on generated, damaged and hand-written ambiguou
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import Final, TypeVar
 
 from .reader import (
     _EMPTY,
@@ -116,13 +116,29 @@ Subs = list[tuple[int, tuple[str, ...], str, Atoms]]  # (end, tasks, aspect, ato
 Objs = list[tuple[int, Object, Atoms]]  # (end, hour or tasks, atoms)
 NPs = list[tuple[int, tuple[str, ...], int, Atoms]]  # (end, tasks, number, atoms of a relative clause)
 Coords = list[tuple[int, tuple[str, ...]]]  # (end, tasks)
+# what most positions start: one shared empty list per rule, never appended to (a new list per
+# position and rule was a third of the lists a sentence allocates)
+_NO_VERBS: Final[Verbs] = []
+_NO_RELS: Final[Rels] = []
+_NO_NAMES: Final[Found] = []
+_NO_NPS: Final[NPs] = []
+
+
+T = TypeVar("T")
+
+
+def _put(out: list[T], item: T) -> None:
+    """Append unless already there: the rules' results stay duplicate-free, as sets would keep
+    them, without a set per call and the list made from it (the lists hold one to three items)."""
+    if item not in out:
+        out.append(item)
 
 
 class _Parse:
     """One sentence: the rules of ``reader._Parse`` with the same results, memoised per rule."""
 
-    __slots__ = ("_clause", "_names", "_np_obj", "_np_subj", "_pred", "_rels", "_verbs", "_whole", "first", "n",
-                 "t")
+    __slots__ = ("_clause", "_names", "_np_obj", "_np_subj", "_obj", "_pred", "_rels", "_sub", "_verbs", "_whole",
+                 "first", "n", "t")
 
     def __init__(self, first: Names, toks: tuple[str, ...]):
         self.t = toks
@@ -135,6 +151,8 @@ class _Parse:
         self._np_subj: list[NPs | None] = [None] * (n + 1)
         self._np_obj: list[NPs | None] = [None] * (n + 1)
         self._whole: list[set[Atoms] | None] = [None] * (n + 1)
+        self._obj: list[Objs | None] = [None] * (n + 1)
+        self._sub: list[Subs | None] = [None] * (n + 1)
         self._pred: list[dict[tuple[str, ...], Preds] | None] = [None] * (n + 1)
 
     # lexicon ----------------------------------------------------------------
@@ -145,7 +163,7 @@ class _Parse:
             if i < self.n and self.t[i] in _VERB_FIRST:
                 got = _VERBS.match(self.t, i)
             else:
-                got = []
+                got = _NO_VERBS
             self._verbs[i] = got
         return got
 
@@ -155,21 +173,27 @@ class _Parse:
             if i < self.n and self.t[i] in _REL_FIRST:
                 got = _RELS.match(self.t, i)
             else:
-                got = []
+                got = _NO_RELS
             self._rels[i] = got
         return got
 
     def names(self, i: int) -> Found:
         got = self._names[i]
         if got is None:
-            got = []
-            if i < self.n:
-                cands = self.first.get(self.t[i])
-                if cands:
-                    t = self.t
-                    for size, words, name in cands:
-                        if size == 1 or t[i:i + size] == words:
-                            got.append((i + size, name))
+            got = _NO_NAMES
+            cands = self.first.get(self.t[i]) if i < self.n else None
+            if cands:
+                t, n = self.t, self.n
+                for size, words, name in cands:
+                    if i + size > n:
+                        continue
+                    k = 1
+                    while k < size and t[i + k] == words[k]:  # no slice of t to compare
+                        k += 1
+                    if k == size:
+                        if got is _NO_NAMES:
+                            got = []
+                        got.append((i + size, name))
             self._names[i] = got
         return got
 
@@ -202,11 +226,11 @@ class _Parse:
         got = self._clause[i]
         if got is not None:
             return got
-        out: set[tuple[int, Atoms]] = set()
+        out: Clauses = []
         t, n = self.t, self.n
         for end, members, number, np_atoms in self.np(i, True):
             for k, _, atoms in self.predicate(end, members, number):
-                out.add((k, (np_atoms | atoms) if np_atoms else atoms))
+                _put(out, (k, (np_atoms | atoms) if np_atoms else atoms))
         for j, rel in self.rels(i):
             # (end, meaning, object, object's atoms, object's aspect or None)
             fronts: list[tuple[int, str, Object, Atoms, str | None]] = []
@@ -223,10 +247,9 @@ class _Parse:
                         for m, aspect, verb_atoms in self.predicate(end, members, number):
                             base = (srel | verb_atoms | obj_atoms) if srel or verb_atoms or obj_atoms else _EMPTY
                             for reading in _relate(members, aspect, meaning, obj, other):
-                                out.add((m, (base | reading) if base else reading))
-        got = list(out)
-        self._clause[i] = got
-        return got
+                                _put(out, (m, (base | reading) if base else reading))
+        self._clause[i] = out
+        return out
 
     def predicate(self, i: int, subj: tuple[str, ...], number: int) -> Preds:
         """(``number`` is that of ``subj``, so the subject alone keys the memo at i.)"""
@@ -237,7 +260,7 @@ class _Parse:
             got = memo.get(subj)
             if got is not None:
                 return got
-        out: set[tuple[int, str, Atoms]] = set()
+        out: Preds = []
         for j, verb in self.verbs(i):
             if not verb.number & number:
                 continue
@@ -245,42 +268,50 @@ class _Parse:
                 for end, members, _, rel_atoms in self.np(j, False):
                     for relation in verb.relations:
                         for rel_reading in _relate(subj, EVENT, relation, members):
-                            out.add((end, EVENT, (rel_atoms | rel_reading) if rel_atoms else rel_reading))
+                            _put(out, (end, EVENT, (rel_atoms | rel_reading) if rel_atoms else rel_reading))
                 continue
             rels = self.rels(j)
             for aspect in verb.aspects:
-                out.add((j, aspect, _EMPTY))
+                _put(out, (j, aspect, _EMPTY))
                 for k, rel in rels:
                     for meaning in rel.meanings:
                         if rel.prep:
                             for m, obj, obj_atoms in self.obj(k):
                                 for reading in _relate(subj, aspect, meaning, obj):
-                                    out.add((m, aspect, (obj_atoms | reading) if obj_atoms else reading))
+                                    _put(out, (m, aspect, (obj_atoms | reading) if obj_atoms else reading))
                         if rel.sc:
                             for m, sub, sub_aspect, sub_atoms in self.sub_clause(k):
                                 for reading in _relate(subj, aspect, meaning, sub, sub_aspect):
-                                    out.add((m, aspect, (sub_atoms | reading) if sub_atoms else reading))
-        got = memo[subj] = list(out)
-        return got
+                                    _put(out, (m, aspect, (sub_atoms | reading) if sub_atoms else reading))
+        memo[subj] = out
+        return out
 
     def sub_clause(self, i: int) -> Subs:
         """A subject and an intransitive verb ("B is done"): (end, tasks, aspect, atoms)."""
-        out: Subs = []
+        out = self._sub[i]
+        if out is not None:
+            return out
+        out = []
         for end, members, number, rel in self.np(i, True):
             for j, verb in self.verbs(end):
                 if verb.number & number and not verb.relations:
                     for aspect in verb.aspects:
                         out.append((j, members, aspect, rel))
+        self._sub[i] = out
         return out
 
     def obj(self, i: int) -> Objs:
         """A time or a noun phrase: (end, hour or tasks, atoms)."""
-        out: Objs = []
+        out = self._obj[i]
+        if out is not None:
+            return out
+        out = []
         if i < self.n and ":" in self.t[i]:
             hh, mm = self.t[i].split(":")
             out.append((i + 1, int(hh) + int(mm) / 60 if mm != "00" else int(hh), _EMPTY))
         for end, members, _, rel in self.np(i, False):
             out.append((end, members, rel))
+        self._obj[i] = out
         return out
 
     # noun phrases -----------------------------------------------------------
@@ -291,11 +322,11 @@ class _Parse:
         got = memo[i]
         if got is not None:
             return got
-        got = []
         t, n = self.t, self.n
         if i >= n or (t[i] != "both" and t[i] not in self.first):  # no task name can start here
-            memo[i] = got
-            return got
+            memo[i] = _NO_NPS
+            return _NO_NPS
+        got = []
         for j, members in self.coordination(i):
             number = PL if len(members) > 1 else SG
             got.append((j, members, number, _EMPTY))

@@ -68,18 +68,31 @@ def tokens(text: str) -> tuple[str, ...] | None:
     low = text.lower()
     if not low.isascii():
         return _tokens(text)
-    rest = low.encode().translate(None, _LETTERS_AND_GAPS)
+    rest = low.encode().translate(None, _LETTERS_AND_GAPS)  # what is neither a letter nor a gap
     toks = tuple(low.replace(",", " , ").replace(";", " ; ").split())
-    if rest:  # digits, ":" or characters in no token
+    if rest:
+        # digits, ":" or characters in no token: fine when they are exactly the characters of the
+        # words with a ":" and each of those is a plain time (then every other word is letters)
+        in_times = 0
         for tok in toks:
-            if not tok.isalpha() and tok != "," and tok != ";" and not _is_time(tok):
-                return _tokens(text)  # "a12:00", "1:000", "x-ray": the tokeniser decides
+            if ":" in tok:
+                if not _is_time(tok):
+                    return _tokens(text)
+                in_times += len(tok)
+        if in_times != len(rest):
+            return _tokens(text)  # "a12:00", "1:000", "x-ray": the tokeniser decides
     return toks
 
 
 def _is_time(tok: str) -> bool:
     """An ASCII word the tokeniser reads as one time token: one or two digits, ":", two digits."""
     return 4 <= len(tok) <= 5 and tok[-3] == ":" and tok[:-3].isdigit() and tok[-2:].isdigit()
+
+
+# a task name -> (words in it, its words, the name): the lexicon's names recur from case to case;
+# emptied when full, so memory stays bounded whatever the names
+_ENTRIES: Final[dict[str, tuple[int, tuple[str, ...], str]]] = {}
+_ENTRIES_MAX: Final = 16384
 
 
 class FastReader:
@@ -91,9 +104,18 @@ class FastReader:
         self.names = tuple(names)
         first: Names = {}
         for name in self.names:
-            words = _phrase_words(name)
-            if words:
-                first.setdefault(words[0], []).append((len(words), words, name))
+            entry = _ENTRIES.get(name)
+            if entry is None:
+                if len(_ENTRIES) >= _ENTRIES_MAX:
+                    _ENTRIES.clear()
+                words = _phrase_words(name)
+                entry = _ENTRIES[name] = (len(words), words, name)
+            if entry[0]:
+                same = first.get(entry[1][0])
+                if same is None:
+                    first[entry[1][0]] = [entry]
+                else:
+                    same.append(entry)
         self._first = first
 
     def read(self, requirement: str) -> Reading:
@@ -137,15 +159,12 @@ def _put(out: list[T], item: T) -> None:
 class _Parse:
     """One sentence: the rules of ``reader._Parse`` with the same results, memoised per rule."""
 
-    __slots__ = ("_clause", "_names", "_np_obj", "_np_subj", "_obj", "_pred", "_rels", "_sub", "_verbs", "_whole",
-                 "first", "n", "t")
+    __slots__ = ("_clause", "_names", "_np_obj", "_np_subj", "_obj", "_pred", "_sub", "_whole", "first", "n", "t")
 
     def __init__(self, first: Names, toks: tuple[str, ...]):
         self.t = toks
         self.n = n = len(toks)
         self.first = first
-        self._verbs: list[Verbs | None] = [None] * (n + 1)
-        self._rels: list[Rels | None] = [None] * (n + 1)
         self._names: list[Found | None] = [None] * (n + 1)
         self._clause: list[Clauses | None] = [None] * (n + 1)
         self._np_subj: list[NPs | None] = [None] * (n + 1)
@@ -157,25 +176,14 @@ class _Parse:
 
     # lexicon ----------------------------------------------------------------
 
+    # (verbs and relations are looked up again when asked again: on generated text a position is
+    # almost never asked twice, and a memo table per sentence cost more than it saved)
+
     def verbs(self, i: int) -> Verbs:
-        got = self._verbs[i]
-        if got is None:
-            if i < self.n and self.t[i] in _VERB_FIRST:
-                got = _VERBS.match(self.t, i)
-            else:
-                got = _NO_VERBS
-            self._verbs[i] = got
-        return got
+        return _VERBS.match(self.t, i) if i < self.n and self.t[i] in _VERB_FIRST else _NO_VERBS
 
     def rels(self, i: int) -> Rels:
-        got = self._rels[i]
-        if got is None:
-            if i < self.n and self.t[i] in _REL_FIRST:
-                got = _RELS.match(self.t, i)
-            else:
-                got = _NO_RELS
-            self._rels[i] = got
-        return got
+        return _RELS.match(self.t, i) if i < self.n and self.t[i] in _REL_FIRST else _NO_RELS
 
     def names(self, i: int) -> Found:
         got = self._names[i]

@@ -142,3 +142,18 @@ def test_the_comparison_can_fail():
     text = "Cutting hair happens before 15:00."
     fast = F.FastReader(names).sentence_readings(text)
     assert len(fast) == 2 and set(list(fast)[:1]) != R.Reader(names).sentence_readings(text)
+
+
+def test_the_ascii_tokeniser_equals_the_reference_on_every_short_string():
+    """Every string of up to six characters over letters, digits, ":", ",", ";", space and a stray
+    character: words that are times, almost times ("1:000", "a12:00", "12:0a") or junk."""
+    import itertools
+
+    alphabet = "a17:0, ;-"
+    checked = 0
+    for size in range(7):
+        for chars in itertools.product(alphabet, repeat=size):
+            text = "".join(chars)
+            assert F.tokens(text) == R._tokens(text), text
+            checked += 1
+    assert checked > 500_000

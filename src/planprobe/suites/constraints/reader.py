@@ -35,17 +35,22 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Final, Generic, TypeVar
 
 Atom = tuple
 Atoms = frozenset
-SG, PL = 1, 2
-EVENT, START, END = "event", "start", "end"
+# module constants are Final: the mypyc build then reads them natively, not from the module's dict
+SG: Final = 1
+PL: Final = 2
+EVENT: Final = "event"
+START: Final = "start"
+END: Final = "end"
 
 # A token, or (last alternative) any other visible character: one left over makes the text
 # unreadable. One pass yields the tokens and shows the leftovers as one-character tokens
 # that are neither a letter nor "," / ";".
-_TOKEN_OR_OTHER = re.compile(r"\d{1,2}:\d{2}|[a-z]+|[,;]|\S")
-_ONE_CHAR_TOKENS = frozenset("abcdefghijklmnopqrstuvwxyz,;")
+_TOKEN_OR_OTHER: Final = re.compile(r"\d{1,2}:\d{2}|[a-z]+|[,;]|\S")
+_ONE_CHAR_TOKENS: Final = frozenset("abcdefghijklmnopqrstuvwxyz,;")
 
 
 # ---------------------------------------------------------------------------
@@ -134,7 +139,7 @@ def _relation_table() -> list[tuple[str, Relation]]:
 
 # Phrases that join two clauses of one sentence. Most add nothing; "while" may also say
 # that the two clauses happen at the same time, a reading no case stores.
-_JOINERS: dict[str, tuple[Atoms, ...]] = {
+_JOINERS: Final[dict[str, tuple[Atoms, ...]]] = {
     j: (frozenset(),) for j in (
         ",", ";", "and", ", and", ", but", ", yet", ", whereas", ", and also", ", also ,", "; and",
         "; moreover ,", "; in addition ,", "; furthermore ,", "; also ,", "; besides ,", "; likewise ,",
@@ -147,7 +152,7 @@ _JOINERS[", and then"] = (frozenset(), frozenset({("then",)}))
 _JOINERS["; then ,"] = (frozenset({("then",)}),)
 
 # Relative-clause markers: which antecedents each may take ("which": the last task or the group).
-_MARKERS = {"which": "any", "both of which": 2, "all of which": "group", "each of which": "group",
+_MARKERS: Final = {"which": "any", "both of which": 2, "all of which": "group", "each of which": "group",
             "all three of which": 3, "all four of which": 4}
 
 
@@ -157,11 +162,15 @@ def _phrase_words(text: str) -> tuple[str, ...]:
     return tuple(text.lower().replace(",", " , ").split())
 
 
-class _Phrases:
-    """A trie of phrases: match(tokens, i) -> [(end, value)] for every phrase starting at i."""
+V = TypeVar("V")
 
-    def __init__(self, entries: Iterable[tuple[str, object]]):
-        self.root: dict[str, tuple[dict, list]] = {}
+
+class _Phrases(Generic[V]):
+    """A trie of phrases: match(tokens, i) -> [(end, value)] for every phrase starting at i.
+    Generic in the value so that readers compiled with mypyc know what they get back."""
+
+    def __init__(self, entries: Iterable[tuple[str, V]]):
+        self.root: dict[str, tuple[dict, list[V]]] = {}
         for text, value in entries:
             node = self.root
             words = _phrase_words(text)
@@ -173,8 +182,8 @@ class _Phrases:
                     child[1].append(value)
                 node = child[0]
 
-    def match(self, toks: tuple[str, ...], i: int) -> list[tuple[int, object]]:
-        out: list[tuple[int, object]] = []
+    def match(self, toks: tuple[str, ...], i: int) -> list[tuple[int, V]]:
+        out: list[tuple[int, V]] = []
         node = self.root
         n = len(toks)
         while i < n:
@@ -188,18 +197,18 @@ class _Phrases:
         return out
 
 
-_VERBS = _Phrases(_verb_table())
-_RELS = _Phrases(_relation_table())
-_JOIN = _Phrases(_JOINERS.items())
-_MARK = _Phrases(_MARKERS.items())
+_VERBS: Final = _Phrases(_verb_table())
+_RELS: Final = _Phrases(_relation_table())
+_JOIN: Final = _Phrases(_JOINERS.items())
+_MARK: Final = _Phrases(_MARKERS.items())
 
 
 # ---------------------------------------------------------------------------
 # Meaning: which points of two tasks (or a task and a time) a relation compares
 # ---------------------------------------------------------------------------
 
-_POINTS = {EVENT: ("s", "e", True), START: ("s", "s", False), END: ("e", "e", False)}  # (lo, hi, hi is open)
-_KIND = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "=": "eq"}
+_POINTS: Final = {EVENT: ("s", "e", True), START: ("s", "s", False), END: ("e", "e", False)}  # (lo, hi, hi is open)
+_KIND: Final = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "=": "eq"}
 
 
 def _compare(aspect: str, rel: str, other: str | None) -> tuple[str, str, str] | None:
@@ -368,7 +377,7 @@ class _Parse:
             for j, atoms in self.clause(i):
                 out.add((j, atoms))
                 for k, extras in _JOIN.match(self.t, j):
-                    for extra in extras:  # type: ignore[attr-defined]
+                    for extra in extras:
                         for m, more in self.sentence(k):
                             out.add((m, atoms | extra | more))
             got = self.memo[key] = list(out)
@@ -529,7 +538,7 @@ class _Parse:
                     yield from self._list_rest(k, names + (nxt,))
 
 
-_EMPTY: Atoms = frozenset()
+_EMPTY: Final[Atoms] = frozenset()
 
 
 def _fronted(rel: str, obj, obj_atoms: Atoms, other: str | None):

@@ -18,6 +18,7 @@ import random
 from collections.abc import Sequence
 from functools import lru_cache
 
+from . import draws
 from . import vocabulary as V
 from .grammar import (
     Clause,
@@ -38,7 +39,7 @@ def _shuffled(group: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
     if len(group) == 1:  # shuffling one item draws nothing from the stream: same output, no list
         return group
     out = list(group)
-    rng.shuffle(out)
+    draws.shuffle(rng, out)
     return tuple(out)
 
 
@@ -97,11 +98,11 @@ def _variant(part: SubSentence, rng: random.Random) -> SubSentence:
 
 def _arrangement(sentences: Sequence[Sentence], rng: random.Random) -> list[tuple[int, Sentence]]:
     order = list(range(len(sentences)))
-    rng.shuffle(order)
+    draws.shuffle(rng, order)
     out = []
     for k in order:
         parts = [_variant(p, rng) for p in sentences[k].parts]
-        rng.shuffle(parts)
+        draws.shuffle(rng, parts)
         out.append((k, Sentence(tuple(parts), sentences[k].conjs)))
     return out
 

@@ -15,13 +15,14 @@ every function calls the generator's own method instead: never a different strea
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import random
 import sys
 from _random import Random as _CoreRandom
-from collections.abc import Sequence
-from hashlib import sha512
+from collections.abc import Callable, Sequence
 from math import ceil, log
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 T = TypeVar("T")
 
@@ -32,6 +33,19 @@ EXACT: Final = sys.version_info[:2] in VERIFIED
 
 
 _RANDOM: Final = random.Random
+
+
+def _sha512() -> Callable[[bytes], Any]:
+    """The builtin SHA-512 random.py itself prefers (no OpenSSL context per call; same digest)."""
+    for module in ("_sha512", "_sha2"):  # 3.10-3.11, 3.12+
+        try:
+            return importlib.import_module(module).sha512
+        except (ImportError, AttributeError):
+            pass
+    return hashlib.sha512
+
+
+SHA512: Final = _sha512()
 
 
 def _own(rng: random.Random) -> bool:
@@ -49,7 +63,7 @@ def seeded(text: str) -> random.Random:
         return random.Random(text)
     rng = random.Random.__new__(random.Random)
     data = text.encode()
-    _CoreRandom.seed(rng, int.from_bytes(data + sha512(data).digest(), "big"))
+    _CoreRandom.seed(rng, int.from_bytes(data + SHA512(data).digest(), "big"))
     setattr(rng, "gauss_next", None)  # noqa: B010 - not in the stubs; Random.__init__ sets it
     return rng
 
@@ -133,7 +147,8 @@ def sample(rng: random.Random, population: Sequence[T], k: int) -> list[T]:
     """``rng.sample(population, k)`` (no ``counts``). random.py picks one of two methods by
     size, which draw differently: a pool it swaps out of when the population is small next to
     the memory of a k-element set, else redraws that skip indices already in a set."""
-    if not _own(rng) or not isinstance(population, Sequence):
+    kind = type(population)  # isinstance on the Sequence ABC is slow; tuples and lists are sequences
+    if not _own(rng) or (kind is not tuple and kind is not list and not isinstance(population, Sequence)):
         return rng.sample(population, k)  # a set: an error, or on 3.10 a warning and a tuple
     n = len(population)
     if not 0 <= k <= n:

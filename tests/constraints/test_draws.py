@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from math import ceil, log
 from typing import Any
 
@@ -61,7 +61,7 @@ def _op(script: random.Random) -> tuple[str, Callable[[random.Random], Any], Cal
     k = script.choice([0, 1, 2, 3, 5, 6, 7, 9, 12, 20, 30])
     edge = _setsize(k)
     n = max(k, script.choice([k, k + 1, edge - 1, edge, edge + 1, edge + 2, 2 * edge, 5000]))
-    pop: tuple[int, ...] | range | str = script.choice([tuple(range(100, 100 + n)), range(n), "x" * n])
+    pop: Sequence[object] = script.choice([tuple(range(100, 100 + n)), range(n), "x" * n])
     return f"sample(<{n}>, {k})", lambda r: draws.sample(r, pop, k), lambda r: r.sample(pop, k)
 
 
@@ -142,16 +142,16 @@ def test_a_subclass_keeps_its_own_methods():
         def randint(self, a: int, b: int) -> int:
             return a
 
-        def choice(self, seq):  # type: ignore[no-untyped-def]
+        def choice(self, seq: Any) -> Any:
             return seq[-1]
 
-        def shuffle(self, x):  # type: ignore[no-untyped-def]
+        def shuffle(self, x: Any, random: Any = None) -> None:
             x.reverse()
 
-        def sample(self, population, k, *, counts=None):  # type: ignore[no-untyped-def]
+        def sample(self, population: Any, k: int, *, counts: Any = None) -> list[Any]:
             return list(population[:k])
 
-        def randrange(self, start, stop=None, step=1):  # type: ignore[no-untyped-def]
+        def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
             return -1
     rng = Fixed(0)
     x = [1, 2, 3]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from planprobe.suites.constraints import draws
+from planprobe.suites.constraints import draws, native
 
 # sizes where the draws behave differently: 1 (one word for nothing), powers of two (no
 # rejection), one more than a power of two (rejection about half the time), beyond 32 bits
@@ -161,5 +161,22 @@ def test_a_subclass_keeps_its_own_methods():
 
 
 def test_this_interpreter_is_matched_or_falls_back():
-    """On an interpreter whose random.py was not read, every call goes to random.Random itself."""
     assert draws.EXACT == (sys.version_info[:2] in draws.VERIFIED)
+
+
+@pytest.mark.skipif(native.is_compiled(), reason="a compiled module's Final constant cannot be patched")
+def test_on_an_unverified_interpreter_every_call_goes_to_random_random(monkeypatch):
+    """Where random.py was not read (another CPython), draws.py must not use its own copies."""
+    monkeypatch.setattr(draws, "EXACT", False)
+    called = []
+    for name in ("randint", "randrange", "choice", "sample", "shuffle", "seed"):
+        original = getattr(random.Random, name)
+
+        def spy(self: random.Random, *args: Any, _name: str = name, _original: Any = original, **kw: Any) -> Any:
+            called.append(_name)
+            return _original(self, *args, **kw)
+        monkeypatch.setattr(random.Random, name, spy)
+    rng = draws.seeded("x")
+    draws.randint(rng, 1, 9), draws.randrange(rng, 5), draws.choice(rng, "abc"), draws.sample(rng, "abcd", 2)
+    draws.shuffle(rng, [1, 2, 3])
+    assert called == ["seed", "randint", "randrange", "randrange", "choice", "sample", "shuffle"]

@@ -13,6 +13,7 @@ from planprobe.suites.constraints.synthesis import (
     SynthesisOptions,
     part_atoms_generator,
     part_generator,
+    synthesize,
 )
 
 
@@ -365,3 +366,28 @@ def test_skeleton_json_text_is_pydantics_json_of_the_skeleton_dict():
         assert sentence_json_text(s) == to_json(sentence_to_json(s)).decode(), s
         shapes.update((type(p).__name__, p.form) for p in s.parts)
     assert shapes == {("Clause", 1), ("Clause", 2), ("Clause", 3), ("MultiClause", 1), ("MultiClause", 2)}
+
+def _nodes(node: object):
+    """Every grammar node (a NamedTuple) in nested lists and tuples of sentences and parts."""
+    if isinstance(node, (tuple, list)):
+        if hasattr(node, "_fields"):
+            yield node
+        for child in node:
+            yield from _nodes(child)
+
+
+def test_nodes_built_with_tuple_new_are_whole_nodes():
+    """synthesis and mentions build their nodes with ``tuple.__new__`` (skipping the NamedTuple's
+    interpreted ``__new__``), which does not check the number of fields: each node, drawn or
+    re-arranged, must equal the class's own build from its fields."""
+    seen: set[str] = set()
+    for extended in (False, True):
+        for n in (2, 4, 6):
+            parts = [p for p, _ in _parts(extended, n, 300 + n, 400)]
+            skeleton = synthesize(random.Random(n), n, SynthesisOptions(), [2] * n if extended else None)
+            sentences = [mentions.Sentence(tuple(parts[i:i + 2]), (0,)) for i in range(0, len(parts), 2)]
+            arranged = [s for _, s in mentions._arrangement(sentences, random.Random(n + extended))]
+            for node in _nodes((parts, skeleton.sentences, arranged)):
+                seen.add(type(node).__name__)
+                assert len(node) == len(node._fields) and node == type(node)(*node)
+    assert seen >= {"Sentence", "Clause", "MultiClause", "NounPhrase", "Relative", "Time"}

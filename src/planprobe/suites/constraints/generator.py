@@ -7,7 +7,6 @@ and cases can be produced in any order or in parallel.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache, partial
@@ -18,6 +17,7 @@ from pydantic_core import to_json
 from ...errors import PlanprobeError
 from ...schema import SCHEMA_VERSION, Case, CaseMeta, OracleKind, ToolSpec
 from ..parallel import auto_workers, ordered_chunks
+from . import draws
 from .grammar import Sentence, derive_part, sentence_json_text, sentence_to_json
 from .lexicon import Lexicon, default_lexicon, tool_name
 from .mentions import arrange
@@ -227,13 +227,14 @@ def generate_case(index: int, opts: ConstraintSuiteOptions) -> Case:
 
 
 def _draft(index: int, opts: ConstraintSuiteOptions) -> CaseDraft:
-    rng = random.Random(f"planprobe/constraints/{opts.seed}/{index}")
+    # draws.py: random.Random's seeding and draws, the same values without its interpreted frames
+    rng = draws.seeded(f"planprobe/constraints/{opts.seed}/{index}")
     lo, hi = opts.actions
-    n = rng.randint(lo, hi)
-    job = opts.lexicon.job(opts.topic) if opts.topic else rng.choice(opts.lexicon.jobs)
-    names = rng.sample(job.activities, n)
-    durations = [rng.randint(1, opts.max_duration) for _ in range(n)] if opts.extended else None
-    mention_rng = random.Random(f"planprobe/constraints/{opts.seed}/{index}/mentions")  # mentions.py
+    n = draws.randint(rng, lo, hi)
+    job = opts.lexicon.job(opts.topic) if opts.topic else draws.choice(rng, opts.lexicon.jobs)
+    names = draws.sample(rng, job.activities, n)
+    durations = [draws.randint(rng, 1, opts.max_duration) for _ in range(n)] if opts.extended else None
+    mention_rng = draws.seeded(f"planprobe/constraints/{opts.seed}/{index}/mentions")  # mentions.py
     sat_checks = 0
     unread = 0  # drafts whose text did not read back as exactly their constraints
     for draw in range(MAX_DRAWS):

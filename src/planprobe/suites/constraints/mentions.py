@@ -18,6 +18,7 @@ import random
 from collections.abc import Sequence
 from functools import lru_cache
 
+from . import draws
 from . import vocabulary as V
 from .grammar import (
     Clause,
@@ -30,6 +31,11 @@ from .grammar import (
     derive_part,
 )
 
+# a NamedTuple's own __new__ is an interpreted frame even when this module is compiled; tuple.__new__
+# on the class builds the same node in about half the time (fields in order, as the class declares them;
+# nothing checks their number here: test_fast_paths compares every re-arranged node with the class's build)
+_new = tuple.__new__
+
 CANDIDATES = 24  # arrangements drawn per paragraph
 MAX_EXACT = 12  # above this many actions the chance of a random order is not computed (no re-arranging)
 
@@ -38,7 +44,7 @@ def _shuffled(group: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
     if len(group) == 1:  # shuffling one item draws nothing from the stream: same output, no list
         return group
     out = list(group)
-    rng.shuffle(out)
+    draws.shuffle(rng, out)
     return tuple(out)
 
 
@@ -47,10 +53,10 @@ def _np(np: NounPhrase, rng: random.Random) -> NounPhrase:
     if rel is None:
         if len(np.group) == 1:  # nothing to shuffle: the phrase itself (no random draw either way)
             return np
-        return NounPhrase(_shuffled(np.group, rng), None)
+        return _new(NounPhrase, (_shuffled(np.group, rng), None))
     if not isinstance(rel.obj, Time):
-        rel = Relative(rel.before, _shuffled(rel.obj, rng), rel.verb, rel.prep)
-    return NounPhrase(_shuffled(np.group, rng), rel)
+        rel = _new(Relative, (rel.before, _shuffled(rel.obj, rng), rel.verb, rel.prep))
+    return _new(NounPhrase, (_shuffled(np.group, rng), rel))
 
 
 def _mirror(part: SubSentence) -> SubSentence | None:
@@ -66,19 +72,19 @@ def _mirror(part: SubSentence) -> SubSentence | None:
             return None
         if part.form == 1:
             verb = part.verb % len(V.order_verbs(flip))
-            return Clause(1, flip, part.obj, part.subj, verb, None)
+            return _new(Clause, (1, flip, part.obj, part.subj, verb, None))
         assert part.prep is not None  # forms 2 and 3 have a preposition
         prep = part.prep % len(V.preps(flip, False))
         if part.form == 2:
-            return Clause(2, flip, part.obj, part.subj, part.verb, prep)
+            return _new(Clause, (2, flip, part.obj, part.subj, part.verb, prep))
         if part.subj.rel is not None or len(part.subj.group) > 2:
             return None
-        return Clause(3, flip, part.obj, part.subj, part.verb, prep)
+        return _new(Clause, (3, flip, part.obj, part.subj, part.verb, prep))
     if part.main.rel is not None or len(part.main.group) > 2:
         return None
     sc = part.sc % len(V.SC_BEFORE if flip else V.SC_AFTER)
-    return MultiClause(part.form, flip, part.sub, part.main, part.main_verb % len(V.VP_NONE),
-                       part.sub_verb % len(V.VP_NONE_SUBORDINATE), sc)
+    return _new(MultiClause, (part.form, flip, part.sub, part.main, part.main_verb % len(V.VP_NONE),
+                              part.sub_verb % len(V.VP_NONE_SUBORDINATE), sc))
 
 
 def _variant(part: SubSentence, rng: random.Random) -> SubSentence:
@@ -90,19 +96,20 @@ def _variant(part: SubSentence, rng: random.Random) -> SubSentence:
     if isinstance(part, Clause):
         obj = part.obj if isinstance(part.obj, Time) else _np(part.obj, rng)  # the object's shuffle first
         subj = _np(part.subj, rng)
-        return Clause(part.form, part.before, subj, obj, part.verb, part.prep)
+        return _new(Clause, (part.form, part.before, subj, obj, part.verb, part.prep))
     main = _np(part.main, rng)
-    return MultiClause(part.form, part.before, main, _np(part.sub, rng), part.main_verb, part.sub_verb, part.sc)
+    return _new(MultiClause, (part.form, part.before, main, _np(part.sub, rng), part.main_verb, part.sub_verb,
+                              part.sc))
 
 
 def _arrangement(sentences: Sequence[Sentence], rng: random.Random) -> list[tuple[int, Sentence]]:
     order = list(range(len(sentences)))
-    rng.shuffle(order)
+    draws.shuffle(rng, order)
     out = []
     for k in order:
         parts = [_variant(p, rng) for p in sentences[k].parts]
-        rng.shuffle(parts)
-        out.append((k, Sentence(tuple(parts), sentences[k].conjs)))
+        draws.shuffle(rng, parts)
+        out.append((k, _new(Sentence, (tuple(parts), sentences[k].conjs))))
     return out
 
 

@@ -33,6 +33,11 @@ from .grammar import (
 )
 from .solver import HORIZON, atoms_add, closure_add_orders, predecessors, schedule
 
+# a NamedTuple's own __new__ is an interpreted frame even when this module is compiled; tuple.__new__
+# on the class builds the same node in about half the time (every field given, in the class's order;
+# nothing checks their number here: test_fast_paths compares every drawn node with the class's build)
+_new = tuple.__new__
+
 _N_VP_NONE = len(V.VP_NONE)
 _N_VP_SUB = len(V.VP_NONE_SUBORDINATE)
 _N_P = (len(V.P_AFTER), len(V.P_BEFORE))  # indexed by `before`
@@ -127,19 +132,19 @@ def part_atoms_generator(rng: random.Random, n: int, extended: bool,
     take = taker(rnd, p1, p2)
 
     def hour(before: bool) -> Time:
-        return Time(3 + int(rnd() * 21) if before else 1 + int(rnd() * 21))
+        return _new(Time, (3 + int(rnd() * 21) if before else 1 + int(rnd() * 21),))
 
     def relative(avail: list[int]) -> Relative | None:
         """A relative clause on a group (called with probability p_relative)."""
         before = rnd() < 0.5
         if extended and (not avail or rnd() < p_time):
-            return Relative(before, hour(before), int(rnd() * _N_VT[before]), int(rnd() * _N_PT[before]))
+            return _new(Relative, (before, hour(before), int(rnd() * _N_VT[before]), int(rnd() * _N_PT[before])))
         if not avail:
             return None
         obj = take(avail, len(avail))
         if rnd() < 0.5:
-            return Relative(before, obj, int(rnd() * _N_VP[before]), None)
-        return Relative(before, obj, int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before]))
+            return _new(Relative, (before, obj, int(rnd() * _N_VP[before]), None))
+        return _new(Relative, (before, obj, int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before])))
 
     def relate(group: tuple[int, ...], before: bool, obj, out: list[tuple]) -> None:
         """grammar._relate: the atoms of "group before/after obj" (obj: tasks or a Time)."""
@@ -171,10 +176,10 @@ def part_atoms_generator(rng: random.Random, n: int, extended: bool,
             if rel is not None:
                 relate(main_group, rel.before, rel.obj, atoms)
             relate(main_group, before, sub_group, atoms)
-            return MultiClause(
-                form, before, NounPhrase(main_group, rel), NounPhrase(sub_group),
+            return _new(MultiClause, (
+                form, before, _new(NounPhrase, (main_group, rel)), _new(NounPhrase, (sub_group, None)),
                 int(rnd() * _N_VP_NONE), int(rnd() * _N_VP_SUB), int(rnd() * _N_SC[before]),
-            ), atoms
+            )), atoms
         form = 1 + int(rnd() * 3)
         if extended and form != 1 and rnd() < p_time:
             group = take(avail, len(avail))
@@ -183,8 +188,8 @@ def part_atoms_generator(rng: random.Random, n: int, extended: bool,
                 relate(group, rel.before, rel.obj, atoms)
             t = hour(before)
             relate(group, before, t, atoms)
-            return Clause(form, before, NounPhrase(group, rel), t, int(rnd() * _N_VT[before]),
-                          int(rnd() * _N_PT[before])), atoms
+            return _new(Clause, (form, before, _new(NounPhrase, (group, rel)), t, int(rnd() * _N_VT[before]),
+                                 int(rnd() * _N_PT[before]))), atoms
         subj_group = take(avail, len(avail) - 1)
         if form == 3:  # a fronted object: one or two tasks, no relative clause, so no comma inside it
             obj_group = take(avail, min(2, len(avail)))
@@ -192,8 +197,8 @@ def part_atoms_generator(rng: random.Random, n: int, extended: bool,
             if rel is not None:
                 relate(subj_group, rel.before, rel.obj, atoms)
             relate(subj_group, before, obj_group, atoms)
-            return Clause(3, before, NounPhrase(subj_group, rel), NounPhrase(obj_group),
-                          int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before])), atoms
+            return _new(Clause, (3, before, _new(NounPhrase, (subj_group, rel)), _new(NounPhrase, (obj_group, None)),
+                                 int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before]))), atoms
         obj_group = take(avail, len(avail))
         subj_rel = relative(avail) if rnd() < p_relative else None
         obj_rel = relative(avail) if rnd() < p_relative else None
@@ -202,10 +207,10 @@ def part_atoms_generator(rng: random.Random, n: int, extended: bool,
         relate(subj_group, before, obj_group, atoms)
         if obj_rel is not None:
             relate(obj_group, obj_rel.before, obj_rel.obj, atoms)
-        subj, obj = NounPhrase(subj_group, subj_rel), NounPhrase(obj_group, obj_rel)
+        subj, obj = _new(NounPhrase, (subj_group, subj_rel)), _new(NounPhrase, (obj_group, obj_rel))
         if form == 1:
-            return Clause(1, before, subj, obj, int(rnd() * _N_VP[before]), None), atoms
-        return Clause(2, before, subj, obj, int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before])), atoms
+            return _new(Clause, (1, before, subj, obj, int(rnd() * _N_VP[before]), None)), atoms
+        return _new(Clause, (2, before, subj, obj, int(rnd() * _N_VP_NONE), int(rnd() * _N_P[before]))), atoms
 
     return part
 
@@ -281,7 +286,7 @@ def synthesize(
             if extended:
                 release, deadline = trial_release, trial_deadline
             conjs = tuple([int(rnd() * _N_CONJ) for _ in range(len(parts) - 1)])
-            out.sentences.append(Sentence(tuple(parts), conjs))
+            out.sentences.append(_new(Sentence, (tuple(parts), conjs)))
             out.atoms.append(part_atoms)
             break
         else:

@@ -26,6 +26,20 @@ def local_model():
     asyncio.run(model.aclose())
 
 
+def test_threads_bound_both_generation_and_prompt_reading():
+    """--threads 1 must mean one core: llama.cpp's prompt reading has its own thread count,
+    which defaults to every core."""
+    require_local_model()
+    from planprobe.models.local import LocalModel
+
+    model = LocalModel(threads=1, n_ctx=512)
+    try:
+        assert model.llm.context_params.n_threads == 1
+        assert model.llm.context_params.n_threads_batch == 1
+    finally:
+        asyncio.run(model.aclose())
+
+
 def test_grammars_compile_for_every_tool_shape(local_model):
     from llama_cpp import LlamaGrammar
 

@@ -234,8 +234,12 @@ class LocalModel:
         self.name = f"local:{path.stem}"
         self.n_ctx = n_ctx
         try:
+            # llama.cpp takes two thread counts: n_threads for generating and n_threads_batch for reading
+            # the prompt (which defaults to every core); --threads bounds both, or a run told to use one
+            # core still reads its prompts on all of them
+            n_threads = threads or os.cpu_count() or 1
             with _without_amx_repacking():
-                self.llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads or os.cpu_count() or 1,
+                self.llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
                                  verbose=verbose)
         except ValueError as exc:  # llama.cpp could not load it: not a GGUF model, or a damaged one
             raise PlanprobeError(f"{path}: not a model llama.cpp can load ({exc})") from None

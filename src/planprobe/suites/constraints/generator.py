@@ -83,7 +83,6 @@ REQUIREMENT_MARKER = "Here is the requirement:\n"
 MAX_DRAWS = 200  # skeletons tried per case before giving up with a message naming the option to change
 
 
-
 def _split_head(template: str) -> tuple[str, str | None]:
     """The template's text before and after the task list (None: the template lists no tasks),
     restart tool filled in and the requirement empty: the task head is before + task list +

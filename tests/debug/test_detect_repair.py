@@ -169,8 +169,8 @@ def failing_run(tmp_path):
     return tmp_path / "r"
 
 
-def _debug(run, detector, rounds=2, *extra):
-    r = pp("debug", run, "--detector", detector, "--max-rounds", rounds, "--json", "-q", *extra)
+def _debug(run, detector, rounds=2, *extra, **env):
+    r = pp("debug", run, "--detector", detector, "--max-rounds", rounds, "--json", "-q", *extra, **env)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -185,6 +185,26 @@ def test_repair_from_the_oracle_pick_fixes_every_case_and_restarts_do_not(failin
                for r in rows)
     none = _debug(failing_run, "none", 3)
     assert none["fixed"] == 0 and len(none["rounds"]) == 3 and none["paired"]["mcnemar_p"] == 1.0
+
+
+def test_replayed_repair_calls_are_counted_as_replayed_and_spend_no_tokens(tmp_path):
+    """debug run twice against the same cache: the second makes no request and says its calls were replayed."""
+    assert pp("generate", "constraints", "--n", "2", "--actions", "3", "--seed", "2", "-o",
+              tmp_path / "s.jsonl").returncode == 0
+    with ScriptedServer(lambda i, body, h: chat_reply("I am not sure what to do.")) as srv:
+        model = ("--model", "openai:m", "--base-url", srv.url)
+        r = pp("run", tmp_path / "s.jsonl", "--agent", "modular", *model, "--max-iterations", "2", "--no-cache",
+               "--out", tmp_path / "r", "-q")
+        assert r.returncode in (0, 1), r.stderr
+        assert json.loads(pp("show", tmp_path / "r", "--json").stdout)["passed"] == 0  # no reply is a tool call
+        asked = len(srv.requests)
+        first = _debug(tmp_path / "r", "oracle", 1, *model, XDG_CACHE_HOME=str(tmp_path))
+        made = len(srv.requests) - asked
+        second = _debug(tmp_path / "r", "oracle", 1, *model, XDG_CACHE_HOME=str(tmp_path))
+        assert len(srv.requests) == asked + made and made > 0  # the second debug run made no request
+    assert first["rounds"][0]["replayed_calls"] == 0 and first["rounds"][0]["tokens"] == 12 * made
+    assert second["rounds"][0]["replayed_calls"] == made and second["rounds"][0]["tokens"] == 0
+    assert second["fixed"] == first["fixed"] == 0
 
 
 def test_a_pick_after_the_mistake_cannot_repair_and_feedback_is_refined(failing_run):

@@ -230,7 +230,9 @@ def debug(
                       highlight=False)
     for r in rounds:
         out_console.print(f"  after round {r['round']}: {r['fixed']}/{n} fixed ({r['rate']:.1%}, 95% CI "
-                          f"[{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}]), {r['tokens']} tokens", highlight=False)
+                          f"[{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}]), {r['tokens']} tokens"
+                          + (f" ({r['replayed_calls']} calls replayed from the cache, their tokens not counted)"
+                             if r["replayed_calls"] else ""), highlight=False)
     total = n + counts.passed
     out_console.print(f"  success on the run: {counts.passed}/{total} before, {counts.passed + fixed}/{total} after "
                       f"(exact McNemar p = {summary['paired']['mcnemar_p']})", highlight=False)

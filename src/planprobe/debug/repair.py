@@ -109,11 +109,14 @@ def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detec
             if not isinstance(exc, PlanprobeError):
                 raise
             out.rounds.append({"round": k, "passed": False, "errors": ["rerollout_refused"], "note": str(exc)[:300],
-                               "guidance": guidance, "tokens": 0})
+                               "guidance": guidance, "tokens": 0, "replayed_calls": 0})
             break
+        # calls answered from the record/replay cache spend no tokens: counted apart so a resumed
+        # or repeated debug run says why its token figure is lower
         tokens = trace.usage.prompt_tokens + trace.usage.completion_tokens if trace.usage else 0
         out.rounds.append({"round": k, "passed": v.passed, "errors": list(v.errors), "guidance": guidance,
-                           "tokens": tokens, "steps": len(trace.tool_calls)})
+                           "tokens": tokens, "replayed_calls": trace.usage.cached_calls if trace.usage else 0,
+                           "steps": len(trace.tool_calls)})
         if v.passed:
             out.fixed_at = k
             break
@@ -137,7 +140,8 @@ def _steps(run_dir: Path, case_id: str, trial: int) -> int:
 
 def rounds_summary(results: list[CaseRepair], max_rounds: int) -> list[dict[str, Any]]:
     """Per round k: the cases fixed by round k (rate with its 95% Wilson interval) and the
-    tokens spent up to it (a figure the ``debug`` command prints and stores)."""
+    tokens spent up to it and the calls replayed from the cache, whose tokens are not counted (figures
+    the ``debug`` command prints and stores)."""
     from ..analysis.stats import wilson_interval
 
     n = len(results)
@@ -146,5 +150,7 @@ def rounds_summary(results: list[CaseRepair], max_rounds: int) -> list[dict[str,
         fixed = sum(1 for r in results if r.fixed_at is not None and r.fixed_at <= k)
         lo, hi = wilson_interval(fixed, n)
         rounds.append({"round": k, "fixed": fixed, "rate": round(fixed / n, 4), "ci95": [round(lo, 4), round(hi, 4)],
-                       "tokens": sum(x["tokens"] for r in results for x in r.rounds if x["round"] <= k)})
+                       "tokens": sum(x["tokens"] for r in results for x in r.rounds if x["round"] <= k),
+                       "replayed_calls": sum(x.get("replayed_calls", 0) for r in results for x in r.rounds
+                                             if x["round"] <= k)})
     return rounds

@@ -113,9 +113,9 @@ def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detec
             break
         # calls answered from the record/replay cache spend no tokens: counted apart so a resumed
         # or repeated debug run says why its token figure is lower
-        tokens = trace.usage.prompt_tokens + trace.usage.completion_tokens if trace.usage else 0
         out.rounds.append({"round": k, "passed": v.passed, "errors": list(v.errors), "guidance": guidance,
-                           "tokens": tokens, "replayed_calls": trace.usage.cached_calls if trace.usage else 0,
+                           "tokens": trace.usage.prompt_tokens + trace.usage.completion_tokens,
+                           "replayed_calls": trace.usage.cached_calls,
                            "steps": len(trace.tool_calls)})
         if v.passed:
             out.fixed_at = k
@@ -151,6 +151,6 @@ def rounds_summary(results: list[CaseRepair], max_rounds: int) -> list[dict[str,
         lo, hi = wilson_interval(fixed, n)
         rounds.append({"round": k, "fixed": fixed, "rate": round(fixed / n, 4), "ci95": [round(lo, 4), round(hi, 4)],
                        "tokens": sum(x["tokens"] for r in results for x in r.rounds if x["round"] <= k),
-                       "replayed_calls": sum(x.get("replayed_calls", 0) for r in results for x in r.rounds
+                       "replayed_calls": sum(x["replayed_calls"] for r in results for x in r.rounds
                                              if x["round"] <= k)})
     return rounds

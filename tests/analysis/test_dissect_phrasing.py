@@ -20,6 +20,7 @@ from planprobe.analysis.stats import (
     paired_difference_ci,
 )
 from planprobe.errors import PlanprobeError
+from planprobe.report.data import read_root_causes
 from planprobe.runner.store import RunStore
 from planprobe.suites.constraints.mutations import case_connectives, rephrase_without
 from planprobe.suites.constraints.prepared import prepare
@@ -65,13 +66,15 @@ def test_a_misread_connective_is_named_as_the_cause_with_significance_at_every_k
         assert data["cases"] == len(failed)
         assert data["causes"]["Phrasing"] == len(failed), data["causes"]  # not Terminal/Structure/Constraint
         top = data["connectives"][0]
-        assert top["word"] == "after" and top["cases"] == len(failed) and len(data["connectives"]) == 1
+        assert top["word"] == "after" and top["cases"] == top["alone"] == len(failed)
+        assert len(data["connectives"]) == 1  # no other word's minimal pair fixed any case
         assert top["p_value"] < 0.001 and top["p_holm"] < 0.001 and top["difference_ci95"][0] > 0.5
         assert data["significance"]["Phrasing"]["p_value"] < 0.001
         assert data["significance"]["Probability"]["by_construction"] is True
         assert data["baseline"]["causes"]["Phrasing"] == 0  # a deterministic agent: re-runs never pass
         named.append((data["causes"], data["connectives"]))
     assert named[0] == named[1] == named[2]  # the same answer whatever K
+    assert set(read_root_causes(tmp_path / "run").values()) == {"Phrasing: after"}  # as the HTML report shows it
     # the seed's procedure without the stage spreads the same failures over the other causes
     paper = _dissect(tmp_path / "run", "--k", "3", "--no-phrasing")
     assert paper["causes"]["Phrasing"] == 0 and paper["connectives"] == [] and paper["phrasing"] is False
@@ -154,14 +157,16 @@ def test_exact_tests_agree_with_brute_force():
 
 
 def test_significance_is_deterministic_and_baseline_paired():
-    rows = [{"cause": "Phrasing", "connective": "after", "baseline_cause": "Constraint"} for _ in range(9)]
-    rows += [{"cause": "Terminal", "baseline_cause": "Phrasing", "baseline_connective": "before"}]
+    rows = [{"cause": "Phrasing", "connectives": ["after"], "baseline_cause": "Constraint"} for _ in range(8)]
+    rows += [{"cause": "Phrasing", "connectives": ["after", "prior"], "baseline_cause": "Constraint"}]
+    rows += [{"cause": "Terminal", "baseline_cause": "Phrasing", "baseline_connectives": ["before"]}]
     sig = significance(rows)
-    assert sig["Phrasing"]["discordant"] == [9, 1] and sig["Phrasing"]["p_value"] == pytest.approx(11 / 1024)
+    assert sig["Phrasing"]["discordant"] == [9, 1] and sig["Phrasing"]["p_value"] == pytest.approx(11 / 1024, rel=1e-5)
     assert sig["Terminal"]["discordant"] == [1, 0] and sig["Probability"]["by_construction"]
     table = connective_table(rows, baseline=True)
-    assert [e["word"] for e in table] == ["after", "before"]
-    assert table[1]["p_value"] == 1.0 and table[1]["baseline_cases"] == 1
+    assert [(e["word"], e["cases"], e["alone"]) for e in table] == [("after", 9, 8), ("prior", 1, 0), ("before", 0, 0)]
+    assert table[0]["p_value"] == pytest.approx(1 / 512, rel=1e-5) and table[2]["p_value"] == 1.0
+    assert table[2]["baseline_cases"] == 1
     assert paired_test([True] * 3, [True] * 3)["p_value"] == 1.0
     assert significance(rows) == sig and connective_table(rows, True) == table
 

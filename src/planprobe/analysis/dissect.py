@@ -13,7 +13,9 @@ not reached); for a plain run, all its cases. Infrastructure failures are never 
 2. Phrasing (not in the seed; ``phrasing=False`` leaves it out) — for each connective word
    the requirement says ("after", "prior", "by" …, sorted), the minimal pair: the same case
    with every phrase containing that word replaced by an equivalent phrase of its slot
-   without it, nothing else changed (one mutant per word, not K). A pass names the word.
+   without it, nothing else changed (one mutant per word, not K). Every word is tried; the
+   words whose pair passed are named (a flaw of one word is fixed by its pair alone; an
+   agent upset by any rewording is fixed by many).
    It comes before Terminal because Terminal re-draws every word at once: a lexical flaw
    was fixed there only when a draw happened to avoid the word, so its share moved with K;
 3. Terminal — the same skeleton with other terminal words (up to K mutants);
@@ -188,9 +190,9 @@ def _phrasing_mutants(case: Case, seed: int) -> list[tuple[str, Case]]:
 
 
 async def _procedure(case: Case, episodes: _Episodes, k: int, seed: int,
-                     phrasing: bool = True) -> tuple[str, str | None, list[dict]]:
+                     phrasing: bool = True) -> tuple[str, list[str], list[dict]]:
     """Alg. 2 on one failed case (with the Phrasing stage unless ``phrasing`` is off): its
-    root cause, the connective word when the cause is Phrasing, and every re-run it took."""
+    root cause, the connective words whose minimal pair passed, and every re-run it took."""
     from ..suites.constraints.mutations import MUTATIONS
 
     rng = random.Random(f"planprobe/dissect/{seed}/{case.id}")
@@ -199,38 +201,44 @@ async def _procedure(case: Case, episodes: _Episodes, k: int, seed: int,
     for _ in range(RERUNS):
         trial += 1
         if await episodes.passes(case, trial - 1, log):
-            return "Probability", None, log
-    if phrasing:
+            return "Probability", [], log
+    if phrasing:  # every word is tried: a flaw of one word is fixed by its pair alone
+        fixed = []
         for word, mutant in _phrasing_mutants(case, seed):
             trial += 1
             if await episodes.passes(mutant, trial - 1, log):
-                return "Phrasing", word, log
+                fixed.append(word)
+        if fixed:
+            return "Phrasing", fixed, log
     for cause, kind in STAGES:
         for n in range(k):
             trial += 1
             if await episodes.passes(MUTATIONS[kind](case, rng, n), trial - 1, log):
-                return cause, None, log
-    return "Constraint", None, log
+                return cause, [], log
+    return "Constraint", [], log
 
 
 async def _control(case: Case, episodes: _Episodes, k: int, seed: int,
-                   phrasing: bool = True) -> tuple[str, str | None, list[dict]]:
+                   phrasing: bool = True) -> tuple[str, list[str], list[dict]]:
     """The chance baseline after a failed Probability stage: each mutation replaced by a
     re-run of the unchanged case (fresh trials), stages and counts as in the procedure; a
-    Phrasing re-run that passes names the word whose minimal pair it stands in for."""
+    Phrasing re-run that passes counts for the word whose minimal pair it stands in for."""
     log: list[dict] = []
     trial = CONTROL_TRIAL
     if phrasing:
+        fixed = []
         for word, _ in _phrasing_mutants(case, seed):
             trial += 1
             if await episodes.passes(case, trial - 1, log):
-                return "Phrasing", word, log
+                fixed.append(word)
+        if fixed:
+            return "Phrasing", fixed, log
     for cause, _ in STAGES:
         for _ in range(k):
             trial += 1
             if await episodes.passes(case, trial - 1, log):
-                return cause, None, log
-    return "Constraint", None, log
+                return cause, [], log
+    return "Constraint", [], log
 
 
 async def dissect_case(case: Case, agent, config: RunConfig, k: int, seed: int, baseline: bool = True,
@@ -239,21 +247,21 @@ async def dissect_case(case: Case, agent, config: RunConfig, k: int, seed: int, 
     ``done`` is an earlier row under the same settings whose procedure can be kept."""
     episodes = _Episodes(agent, config)
     if done is not None:
-        cause, word, attempts = done["cause"], done.get("connective"), done["attempts"]
+        cause, words, attempts = done["cause"], done.get("connectives", []), done["attempts"]
     else:
-        cause, word, attempts = await _procedure(case, episodes, k, seed, phrasing)
+        cause, words, attempts = await _procedure(case, episodes, k, seed, phrasing)
     row: dict[str, Any] = {"case_id": case.id, "cause": cause, "attempts": attempts, "k": k, "seed": seed,
                            "phrasing": phrasing}
-    if word is not None:
-        row["connective"] = word
+    if words:
+        row["connectives"] = words
     if baseline:
         if cause == "Probability":  # the shared stage: a re-run passed, in both procedures
             row["baseline_cause"], row["baseline_attempts"] = "Probability", []
         else:
-            base, base_word, row["baseline_attempts"] = await _control(case, episodes, k, seed, phrasing)
+            base, base_words, row["baseline_attempts"] = await _control(case, episodes, k, seed, phrasing)
             row["baseline_cause"] = base
-            if base_word is not None:
-                row["baseline_connective"] = base_word
+            if base_words:
+                row["baseline_connectives"] = base_words
     return row
 
 
@@ -280,6 +288,11 @@ def _share_json(counts: Counter, total: int) -> dict[str, Any]:
     return {"causes": {c: counts.get(c, 0) for c in CAUSES}, "shares": shares, "ci95": cis}
 
 
+def _sig(p: float) -> float:
+    """A p-value to 6 significant digits (rounding to decimals would turn 1e-30 into 0)."""
+    return float(f"{p:.6g}")
+
+
 def paired_test(hits: list[bool], base_hits: list[bool]) -> dict[str, Any]:
     """A cause (or word) against its chance baseline on the same cases: the discordant
     counts, the one-sided exact McNemar p, and the difference of shares with its 95% CI."""
@@ -289,7 +302,7 @@ def paired_test(hits: list[bool], base_hits: list[bool]) -> dict[str, Any]:
     neither = len(hits) - both - first - second
     lo, hi = paired_difference_ci(both, first, second, neither)
     total = len(hits)
-    return {"discordant": [first, second], "p_value": round(mcnemar_exact_greater(first, second), 12),
+    return {"discordant": [first, second], "p_value": _sig(mcnemar_exact_greater(first, second)),
             "difference": round((first - second) / total, 6) if total else 0.0,
             "difference_ci95": [round(lo, 6), round(hi, 6)]}
 
@@ -306,26 +319,29 @@ def significance(rows: list[dict]) -> dict[str, Any]:
 
 
 def connective_table(rows: list[dict], baseline: bool) -> list[dict[str, Any]]:
-    """The words named by the Phrasing stage: cases, share with its Wilson CI and, with the
-    baseline, its paired test (p also Holm-adjusted over the words listed), most cases first."""
+    """Each word whose minimal pair fixed a case: in how many cases (``cases``; ``alone``: the
+    only word that did), the share with its Wilson CI and, with the baseline, its paired test
+    against the re-run that stood in for its pair (p also Holm-adjusted over the words
+    listed); most cases first."""
     total = len(rows)
-    words = sorted({str(r["connective"]) for r in rows if r.get("connective")}
-                   | ({str(r["baseline_connective"]) for r in rows if r.get("baseline_connective")}
-                      if baseline else set()))
+    words = sorted({str(w) for r in rows for w in r.get("connectives", [])}
+                   | ({str(w) for r in rows for w in r.get("baseline_connectives", [])} if baseline else set()))
     table: list[dict[str, Any]] = []
     for w in words:
-        hits = [r.get("connective") == w for r in rows]
+        hits = [w in r.get("connectives", []) for r in rows]
         lo, hi = wilson_interval(sum(hits), total)
-        entry: dict[str, Any] = {"word": w, "cases": sum(hits), "share": round(sum(hits) / total, 6) if total else 0.0,
+        entry: dict[str, Any] = {"word": w, "cases": sum(hits),
+                                 "alone": sum(r.get("connectives") == [w] for r in rows),
+                                 "share": round(sum(hits) / total, 6) if total else 0.0,
                                  "ci95": [round(lo, 6), round(hi, 6)]}
         if baseline:
-            base_hits = [r.get("baseline_connective") == w for r in rows]
+            base_hits = [w in r.get("baseline_connectives", []) for r in rows]
             entry["baseline_cases"] = sum(base_hits)
             entry.update(paired_test(hits, base_hits))
         table.append(entry)
     if baseline:
         for entry, adjusted in zip(table, holm_adjust([e["p_value"] for e in table])):
-            entry["p_holm"] = round(adjusted, 12)
+            entry["p_holm"] = _sig(adjusted)
     table.sort(key=lambda e: (-e["cases"], e.get("p_value", 1.0), e["word"]))
     return table
 

@@ -249,7 +249,7 @@ def dissect(
         if not quiet and not as_json:
             base = f"; baseline {row['baseline_cause']}" if "baseline_cause" in row else ""
             runs = len(row["attempts"]) + len(row.get("baseline_attempts", []))
-            cause = row["cause"] + (f" ({row['connective']!r})" if row.get("connective") else "")
+            cause = row["cause"] + (f" ({', '.join(row['connectives'])})" if row.get("connectives") else "")
             err_console.print(f"{row['case_id']}: {cause}{base} ({runs} re-runs)", highlight=False)
 
     try:
@@ -300,10 +300,10 @@ def _print_dissection(data: dict, causes: tuple[str, ...]) -> None:
                           "evidence of that cause", highlight=False)
         out_console.print(base["probability"] + "; p: " + tests["method"], highlight=False)
     if data["connectives"]:
-        out_console.print("connective words named by the Phrasing stage (the minimal pair without the word passed):",
-                          highlight=False)
+        out_console.print("connective words named by the Phrasing stage (cases whose minimal pair without the word "
+                          "passed; alone: the only word that did):", highlight=False)
         for e in data["connectives"]:
-            line = f"  {e['word']!r:<14} " + _format_share(e["cases"], e["share"], e["ci95"])
+            line = f"  {e['word']!r:<14} " + _format_share(e["cases"], e["share"], e["ci95"]) + f"  alone {e['alone']:>3}"
             if base is not None:
                 line += (f"  baseline {e['baseline_cases']:>3}  difference {100 * e['difference']:+5.1f} pp "
                          f"[{100 * e['difference_ci95'][0]:+.1f}, {100 * e['difference_ci95'][1]:+.1f}]  "

@@ -139,8 +139,11 @@ def _row(case: dict[str, Any], trace: dict[str, Any], verdict: dict[str, Any], c
 
 
 def read_root_causes(run_dir: Path) -> dict[str, str]:
-    """case id -> root cause, from ``planprobe dissect``'s output if there is any."""
-    return {cid: str(row.get("cause")) for cid, row in read_rows(run_dir).items()}
+    """case id -> root cause, from ``planprobe dissect``'s output if there is any (a Phrasing
+    cause with the words it names: "Phrasing: after")."""
+    return {cid: str(row.get("cause")) + (": " + ", ".join(map(str, row["connectives"]))
+                                          if row.get("connectives") else "")
+            for cid, row in read_rows(run_dir).items()}
 
 
 def root_cause_tables(run_dir: Path) -> tuple[dict[str, int], dict[str, int] | None]:

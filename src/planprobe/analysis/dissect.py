@@ -7,7 +7,7 @@ failed cases within the limit: for a sweep directory the cases of every n ≤ th
 limit (``sweep.py``: the first n below the threshold, or every n tested when the limit was
 not reached); for a plain run, all its cases. Infrastructure failures are never failures.
 
-**The procedure**, per sampled case, stopping at the first change that makes the agent pass:
+**The procedure**, per sampled case, stopping at the first stage that makes the agent pass:
 
 1. Probability — the same case again (up to 3 re-runs);
 2. Phrasing (not in the seed; ``phrasing=False`` leaves it out) — for each connective word

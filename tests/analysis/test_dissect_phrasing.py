@@ -20,7 +20,7 @@ from planprobe.analysis.stats import (
     paired_difference_ci,
 )
 from planprobe.errors import PlanprobeError
-from planprobe.report.data import read_root_causes
+from planprobe.report.data import read_root_causes, root_cause_tests
 from planprobe.runner.store import RunStore
 from planprobe.suites.constraints.mutations import case_connectives, rephrase_without
 from planprobe.suites.constraints.prepared import prepare
@@ -87,6 +87,8 @@ def test_the_text_output_says_the_probability_stage_equals_its_baseline(tmp_path
     assert r.returncode == 0, r.stderr
     assert "Probability equals its baseline by construction" in r.stdout
     assert "McNemar" in r.stdout and "'after'" in r.stdout
+    tests = root_cause_tests(tmp_path / "run")  # the HTML report's column
+    assert tests is not None and tests["Probability"] == "= by construction" and float(tests["Phrasing"]) < float(tests["Terminal"]) == 1.0
 
 
 @pytest.mark.parametrize("extended", [False, True], ids=["basic", "extended"])

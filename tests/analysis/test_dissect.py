@@ -11,6 +11,7 @@ from planprobe.analysis.dissect import CAUSES, sample_failures
 from planprobe.analysis.rerun import MODEL_PATH_META, choose_rerun, embedded_stem
 from planprobe.errors import PlanprobeError
 from planprobe.runner.store import RunStore
+from planprobe.suites.constraints.mutations import case_connectives
 
 
 def _dissect_raw(path, *args):
@@ -37,9 +38,12 @@ def test_a_failure_that_survives_every_mutation_is_a_constraint_cause(tmp_path):
     rows = _rows(tmp_path / "swap")
     kinds = [a["case_id"].split("~")[-1].rstrip("0123456789") if "~" in a["case_id"] else "same"
              for a in rows[0]["attempts"]]
-    assert kinds == ["same"] * 3 + ["terminal"] * 2 + ["topic"] * 2 + ["structure"] * 2
+    case = next(c for c in cases(6, seed=5) if c.id == rows[0]["case_id"])
+    words = case_connectives(case)  # the Phrasing stage: one minimal pair per connective word
+    assert kinds == (["same"] * 3 + [f"phrasing-{w}" for w in words] + ["terminal"] * 2 + ["topic"] * 2
+                     + ["structure"] * 2)
     control = rows[0]["baseline_attempts"]
-    assert len(control) == 6 and {a["case_id"] for a in control} == {rows[0]["case_id"]}
+    assert len(control) == len(words) + 6 and {a["case_id"] for a in control} == {rows[0]["case_id"]}
     trials = [a["trial"] for a in rows[0]["attempts"][:3] + control]
     assert len(set(trials)) == len(trials)  # every re-run is a fresh sample
 
@@ -68,10 +72,18 @@ def test_the_sample_is_uniform_seeded_and_reported_with_its_chance_baseline(tmp_
     assert base["causes"]["Probability"] == data["causes"]["Probability"]  # the shared stage
     for row in _rows(tmp_path / "random"):  # the baseline re-runs the unchanged case where Alg. 2 mutates it
         if row["cause"] != "Probability":
-            assert len(row["baseline_attempts"]) <= 3 * 2
+            assert len(row["baseline_attempts"]) <= 3 * 2 + len(case_connectives(_case(tmp_path, row["case_id"])))
             assert {a["case_id"] for a in row["baseline_attempts"]} == {row["case_id"]}
     r = _dissect_raw(tmp_path / "random", "--sample", "8", "--k", "2")
     assert "chance baseline" in r.stdout and "re-run of the unchanged case" in r.stdout
+
+
+def _case(tmp_path, case_id):
+    store = RunStore(tmp_path / "random")
+    try:
+        return next(c for c in store.cases() if c.id == case_id)
+    finally:
+        store.close()
 
 
 def _sorted_failed_cases(tmp_path):

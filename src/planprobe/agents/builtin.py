@@ -77,6 +77,14 @@ def _shortcut(request: AgentRequest) -> Agent:
     return ShortcutAgent(request.arg, request.seed)
 
 
+def _misread(request: AgentRequest) -> Agent:
+    from .misread import MisreadAgent, misread_words
+
+    if not request.arg:
+        raise PlanprobeError(f"--agent misread needs a word, e.g. misread:after (words: {', '.join(misread_words())})")
+    return MisreadAgent(request.arg, request.seed)
+
+
 TOOLS = AgentEntry("tools", _tools, needs_model=True, help="function calling", roles=(DEFAULT_ROLE,))
 REACT = AgentEntry("react", _react, needs_model=True, help="ReAct text", roles=(DEFAULT_ROLE,))
 MODULAR = AgentEntry("modular", _modular, needs_model=True, help="memory/reflection/plan/action (AgentDebug)",
@@ -87,6 +95,8 @@ ORACLE = AgentEntry("oracle", _oracle, help="solves each case from its hidden sp
 RANDOM = AgentEntry("random", _random, help="every action once, in random order")
 FAULTY = AgentEntry("faulty", _faulty, argument="<fault>", help="the reference plan with one fault")
 SHORTCUT = AgentEntry("shortcut", _shortcut, argument="<cue>", help="exploits one surface cue, no planning")
+MISREAD = AgentEntry("misread", _misread, argument="<word>",
+                     help="reads constraint requirements exactly but takes one word for its opposite")
 
 
 def _pmc(request: AgentRequest) -> Agent:

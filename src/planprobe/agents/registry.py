@@ -87,6 +87,7 @@ BUILTIN_AGENTS = {
     "random": "planprobe.agents.builtin:RANDOM",
     "faulty": "planprobe.agents.builtin:FAULTY",
     "shortcut": "planprobe.agents.builtin:SHORTCUT",
+    "misread": "planprobe.agents.builtin:MISREAD",
 }
 _REGISTRY: Registry[AgentEntry] = Registry("agent", GROUP, BUILTIN_AGENTS, _as_entry)
 

@@ -5,7 +5,10 @@ and failures and pass rates per topic and per difficulty — always per run, sin
 adding an oracle run to a model's run would describe neither. Per constraint shape — the
 grammar production that stated a constraint, e.g. "P< O, S VP0" — how often it
 was stated in the cases run and how often an agent violated it: which phrasings
-trip agents up.
+trip agents up. Per connective word — "after", "prior", "by" … (``constraints.connectives``)
+— the same count over the constraints stated with a phrase containing the word, ranked by
+the lower bound of the violation rate's 95% Wilson interval, so a word stated twice and
+broken twice does not outrank one stated a hundred times and broken ninety.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from typing import Any, cast
 from ..errors import PlanprobeError
 from ..runner.store import RunStore
 from ..schema import Case
-from ..suites.base import ShapesConstraints, has_capability
+from ..suites.base import ShapesConstraints, WordsConstraints, has_capability
 from ..suites.registry import get_family
+from .stats import wilson_interval
 from .summary import Tally
 
 
@@ -46,6 +50,15 @@ class Anatomy:
     runs: list[RunAnatomy] = field(default_factory=list)
     shape_total: Counter = field(default_factory=Counter)  # over all runs: how often each phrasing was stated
     shape_violated: Counter = field(default_factory=Counter)
+    word_total: Counter = field(default_factory=Counter)  # constraints stated with a phrase saying the word
+    word_violated: Counter = field(default_factory=Counter)
+    word_company: dict[str, set[str]] = field(default_factory=dict)  # words stated with it every time
+
+    def add_words(self, words: list[str]) -> None:
+        """Count one constraint stated with these words."""
+        self.word_total.update(words)
+        for w in words:
+            self.word_company[w] = self.word_company.get(w, set(words)) & set(words)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,7 +68,35 @@ class Anatomy:
                  "violation_rate": round(self.shape_violated[s] / n, 6)}
                 for s, n in sorted(self.shape_total.items(), key=lambda kv: (-self.shape_violated[kv[0]] / kv[1], kv[0]))
             ],
+            "connective_words": self.word_table(),
         }
+
+
+    def word_table(self) -> list[dict[str, Any]]:
+        """Each connective word: constraints stated with it, violated, the rate with its 95%
+        Wilson interval, and the words every phrase saying it also says ("only" is always with
+        "after": its rate cannot be told from theirs here; dissection's minimal pairs can);
+        highest lower bound first."""
+        rows = []
+        for w, n in self.word_total.items():
+            v = self.word_violated[w]
+            lo, hi = wilson_interval(v, n)
+            rows.append({"word": w, "stated": n, "violated": v, "violation_rate": round(v / n, 6),
+                         "ci95": [round(lo, 6), round(hi, 6)],
+                         "always_with": sorted(self.word_company.get(w, set()) - {w})})
+        rows.sort(key=lambda r: (-r["ci95"][0], -r["violation_rate"], r["word"]))
+        return rows
+
+
+def _shapes(name: str, cid: str, family: Any, case: Case, capability: type) -> dict[str, list[str]]:
+    """constraint id -> labels (shapes or words) of a case, or a one-line error naming it."""
+    try:  # a run stored before suites were checked on load may hold a malformed skeleton
+        if capability is ShapesConstraints:
+            return cast(ShapesConstraints, family).constraint_shapes(case)
+        return cast(WordsConstraints, family).constraint_words(case)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        raise PlanprobeError(f"{name}: case {cid!r}: malformed 'spec.skeleton' "
+                             f"({type(exc).__name__}: {str(exc)[:160]})") from None
 
 
 def anatomy(stores: list[tuple[str, RunStore]]) -> Anatomy:
@@ -64,6 +105,7 @@ def anatomy(stores: list[tuple[str, RunStore]]) -> Anatomy:
         run = RunAnatomy(name)
         cases = {cid: Case.model_validate_json(raw) for cid, raw in store.db.execute("SELECT case_id, json FROM cases")}
         shapes_of: dict[str, dict[str, list[str]]] = {}
+        words_of: dict[str, dict[str, list[str]]] = {}
         rows = store.db.execute("SELECT case_id, passed, primary_error, infra, verdict, status FROM results")
         for cid, passed, primary, infra, verdict_json, status in rows:
             if infra or cid not in cases:
@@ -75,22 +117,26 @@ def anatomy(stores: list[tuple[str, RunStore]]) -> Anatomy:
             if "actions" in case.meta.difficulty:
                 run.by_actions[int(case.meta.difficulty["actions"])].add(bool(passed), primary, status)
             family = get_family(case.family)
-            if not has_capability(family, ShapesConstraints):
+            has_shapes, has_words = has_capability(family, ShapesConstraints), has_capability(family, WordsConstraints)
+            if not has_shapes and not has_words:
                 continue
-            shapes = shapes_of.get(cid)
-            if shapes is None:
-                try:  # a run stored before suites were checked on load may hold a malformed skeleton
-                    shapes = shapes_of[cid] = cast(ShapesConstraints, family).constraint_shapes(case)
-                except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
-                    raise PlanprobeError(f"{name}: case {cid!r}: malformed 'spec.skeleton' "
-                                         f"({type(exc).__name__}: {str(exc)[:160]})") from None
-            for cid_shapes in shapes.values():
-                out.shape_total.update(cid_shapes)
+            shapes = words = {}
+            if has_shapes:
+                shapes = shapes_of.get(cid) or shapes_of.setdefault(cid, _shapes(name, cid, family, case,
+                                                                                  ShapesConstraints))
+                for cid_shapes in shapes.values():
+                    out.shape_total.update(cid_shapes)
+            if has_words:
+                words = words_of.get(cid) or words_of.setdefault(cid, _shapes(name, cid, family, case,
+                                                                               WordsConstraints))
+                for cid_words in words.values():
+                    out.add_words(cid_words)
             if not passed:
                 violated = {c for ev in json.loads(verdict_json).get("evidence", [])
                             if ev.get("kind") in ("violated_constraint", "unextendable")
                             for c in ev.get("constraint_ids", [])}
                 for c in violated:
                     out.shape_violated.update(shapes.get(c, []))
+                    out.word_violated.update(words.get(c, []))
         out.runs.append(run)
     return out

@@ -91,3 +91,44 @@ def fleiss_kappa(counts: list[list[int]]) -> float | None:
     if p_e >= 1.0:
         return None
     return (p_bar - p_e) / (1.0 - p_e)
+
+
+def mcnemar_exact_greater(b: int, c: int) -> float:
+    """One-sided exact McNemar p-value that the first of two paired proportions is the
+    larger: P(X >= b) for X ~ Binomial(b + c, 1/2), b and c the discordant pair counts."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    return min(1.0, sum(math.comb(n, i) for i in range(b, n + 1)) / 2 ** n)
+
+
+def paired_difference_ci(both: int, only_first: int, only_second: int, neither: int,
+                         z: float = 1.959963984540054) -> tuple[float, float]:
+    """95% CI of p1 - p2 for two proportions measured on the same items (Newcombe 1998,
+    method 10: Wilson intervals of each combined through the phi correlation). Exact
+    arithmetic, no resampling, so the same counts always give the same interval."""
+    n = both + only_first + only_second + neither
+    if n == 0:
+        return -1.0, 1.0
+    x1, x2 = both + only_first, both + only_second
+    p1, p2 = x1 / n, x2 / n
+    l1, u1 = wilson_interval(x1, n, z)
+    l2, u2 = wilson_interval(x2, n, z)
+    denom = (x1 * (n - x1) * x2 * (n - x2))
+    phi = (both * neither - only_first * only_second) / math.sqrt(denom) if denom else 0.0
+    d = p1 - p2
+    delta = math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
+    eps = math.sqrt(max(0.0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2))
+    return max(-1.0, d - delta), min(1.0, d + eps)
+
+
+def holm_adjust(pvalues: list[float]) -> list[float]:
+    """Holm's step-down adjustment of a family of p-values (in the given order)."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    out = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        out[i] = running
+    return out

@@ -110,7 +110,7 @@ def anatomy(
     top: int = typer.Option(10, help="Rows to show for topics and constraint shapes."),
 ) -> None:
     """Error anatomy: error classes per run, failures per topic and difficulty, and the
-    constraint phrasings agents violate most."""
+    constraint phrasings and connective words agents violate most."""
     from rich.table import Table
 
     from ..analysis.anatomy import anatomy as build
@@ -161,6 +161,16 @@ def anatomy(
         t.add_column(col, justify="left" if col == "shape" else "right")
     for row in data["constraint_shapes"][:top]:
         t.add_row(row["shape"], str(row["stated"]), str(row["violated"]), f"{100 * row['violation_rate']:.1f}%")
+    out_console.print(t)
+    t = Table(title=f"connective words violated most (top {top}, all runs; ranked by the CI's lower bound)",
+              title_justify="left")
+    for col in ("word", "stated", "violated", "violation rate [95% CI]", "always stated with"):
+        t.add_column(col, justify="left" if col in ("word", "always stated with") else "right")
+    for row in data["connective_words"][:top]:
+        lo, hi = row["ci95"]
+        t.add_row(row["word"], str(row["stated"]), str(row["violated"]),
+                  f"{100 * row['violation_rate']:.1f}% [{100 * lo:.1f}-{100 * hi:.1f}]",
+                  ", ".join(row["always_with"]) or "-")
     out_console.print(t)
 
 

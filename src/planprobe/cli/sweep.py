@@ -177,6 +177,9 @@ def dissect(
     baseline: bool = typer.Option(True, help="Also measure the chance baseline (re-runs of the unchanged case in "
                                              "place of each mutation); --no-baseline halves the cost but leaves "
                                              "the shares without a yardstick."),
+    phrasing: bool = typer.Option(True, help="Try the Phrasing stage before Terminal: each connective word "
+                                             "reworded away alone, so a word can be named as the cause; "
+                                             "--no-phrasing runs the seed's Alg. 2 as published."),
     max_iterations: RerunMaxIterations = None,
     timeout: RerunTimeout = None,
     seed: int = typer.Option(0, help="Seed for the sample, the mutations, the agent and the model."),
@@ -186,9 +189,10 @@ def dissect(
     backend: Backend = "processes",
     address: Address = None,
 ) -> None:
-    """Error dissection (PDoctor Alg. 2, §6.2): root causes — Probability, Terminal, Topic, Structure
-    or Constraint — of a random sample of failures within the planning limit, each next to its
-    chance baseline. Each settled case goes to its run's dissect.jsonl at once (resumable)."""
+    """Error dissection (PDoctor Alg. 2, §6.2): root causes — Probability, Phrasing (a connective
+    word), Terminal, Topic, Structure or Constraint — of a random sample of failures within the
+    planning limit, each next to its chance baseline with a significance test. Each settled case
+    goes to its run's dissect.jsonl at once (resumable)."""
     from ..agents.prepare import prepare_agent
     from ..analysis.dissect import CAUSES, DissectInfraError, dissect_run
     from ..analysis.rerun import choose_rerun, stored_limits, stored_params
@@ -245,11 +249,12 @@ def dissect(
         if not quiet and not as_json:
             base = f"; baseline {row['baseline_cause']}" if "baseline_cause" in row else ""
             runs = len(row["attempts"]) + len(row.get("baseline_attempts", []))
-            err_console.print(f"{row['case_id']}: {row['cause']}{base} ({runs} re-runs)", highlight=False)
+            cause = row["cause"] + (f" ({', '.join(row['connectives'])})" if row.get("connectives") else "")
+            err_console.print(f"{row['case_id']}: {cause}{base} ({runs} re-runs)", highlight=False)
 
     try:
         report = dissect_run(path, agent_obj, config, k=k, sample=sample, seed=seed, baseline=baseline,
-                             max_actions=max_actions, on_case=on_case, on_plan=on_plan, workers=workers,
+                             max_actions=max_actions, phrasing=phrasing, on_case=on_case, on_plan=on_plan, workers=workers,
                              recipe=worker_recipe(workers, agent_name, choice.model, options, params, backend),
                              backend=backend, address=address)
     except DissectInfraError as exc:
@@ -262,15 +267,30 @@ def dissect(
     if as_json:
         print(json.dumps(data, indent=2, sort_keys=True))
         return
-    total, base = data["cases"], data["baseline"]
+    _print_dissection(data, CAUSES)
+
+
+def _p_text(p: float) -> str:
+    return f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
+
+
+def _print_dissection(data: dict, causes: tuple[str, ...]) -> None:
+    """The root-cause table, each cause beside its chance baseline and its test; then the
+    connective words the Phrasing stage named."""
+    total, base, tests = data["cases"], data["baseline"], data["significance"]
     out_console.print(f"root causes of {total} failures sampled from {data['failures_within_limit']} within the "
                       f"limit ({data['scope']}; seed Alg. 2, Tables 4 and 7):", highlight=False)
-    out_console.print(f"  {'cause':<12} {'cases':>5}  {'share [95% CI]':<20}  chance baseline [95% CI]",
-                      highlight=False)
-    for c in CAUSES:
+    head = f"  {'cause':<12} {'cases':>5}  {'share [95% CI]':<20}"
+    if base is not None:
+        head += "  chance baseline [95% CI]   p (> baseline)"
+    out_console.print(head, highlight=False)
+    for c in causes:
+        if c == "Phrasing" and not data["phrasing"]:
+            continue
         line = f"  {c:<12} " + _format_share(data["causes"][c], data["shares"][c], data["ci95"][c])
         if base is not None:
             line += "  " + _format_share(base["causes"][c], base["shares"][c], base["ci95"][c])
+            line += "   = by construction" if c == "Probability" else f"   {_p_text(tests[c]['p_value'])}"
         out_console.print(line, highlight=False)
     if base is None:
         out_console.print("no chance baseline (some cases were dissected with --no-baseline): a share cannot be "
@@ -278,6 +298,17 @@ def dissect(
     else:
         out_console.print("chance baseline: " + base["method"] + "; a share no higher than its baseline is not "
                           "evidence of that cause", highlight=False)
+        out_console.print(base["probability"] + "; p: " + tests["method"], highlight=False)
+    if data["connectives"]:
+        out_console.print("connective words named by the Phrasing stage (cases whose minimal pair without the word "
+                          "passed; alone: the only word that did):", highlight=False)
+        for e in data["connectives"]:
+            line = f"  {e['word']!r:<14} " + _format_share(e["cases"], e["share"], e["ci95"]) + f"  alone {e['alone']:>3}"
+            if base is not None:
+                line += (f"  baseline {e['baseline_cases']:>3}  difference {100 * e['difference']:+5.1f} pp "
+                         f"[{100 * e['difference_ci95'][0]:+.1f}, {100 * e['difference_ci95'][1]:+.1f}]  "
+                         f"p {_p_text(e['p_value'])} (Holm {_p_text(e['p_holm'])})")
+            out_console.print(line, highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from ..analysis.dissect import CAUSES, read_rows
+from ..analysis.dissect import CAUSES, read_rows, significance
 from ..analysis.robustness import robustness, robustness_lines
 from ..analysis.stats import wilson_interval
 from ..analysis.summary import RunSummary, Tally, summarize, timeout_limit
@@ -66,6 +66,8 @@ class RunData:
     api_bank: list[str] = field(default_factory=list)  # API-Bank's official figures and PMC's, for API-Bank runs
     # the chance baseline's causes over the same dissected cases; None when not measured for all of them
     root_cause_baseline: dict[str, int] | None = None
+    # each cause's one-sided p against its baseline, as text ("= by construction" for Probability)
+    root_cause_p: dict[str, str] | None = None
 
     def head(self) -> dict[str, Any]:
         s = self.summary.to_json()
@@ -139,8 +141,11 @@ def _row(case: dict[str, Any], trace: dict[str, Any], verdict: dict[str, Any], c
 
 
 def read_root_causes(run_dir: Path) -> dict[str, str]:
-    """case id -> root cause, from ``planprobe dissect``'s output if there is any."""
-    return {cid: str(row.get("cause")) for cid, row in read_rows(run_dir).items()}
+    """case id -> root cause, from ``planprobe dissect``'s output if there is any (a Phrasing
+    cause with the words it names: "Phrasing: after")."""
+    return {cid: str(row.get("cause")) + (": " + ", ".join(map(str, row["connectives"]))
+                                          if row.get("connectives") else "")
+            for cid, row in read_rows(run_dir).items()}
 
 
 def root_cause_tables(run_dir: Path) -> tuple[dict[str, int], dict[str, int] | None]:
@@ -154,6 +159,20 @@ def root_cause_tables(run_dir: Path) -> tuple[dict[str, int], dict[str, int] | N
     base = Counter(str(r["baseline_cause"]) for r in rows) if has_base else Counter()
     order = [*CAUSES, *sorted((set(causes) | set(base)) - set(CAUSES))]  # every cause, zeros included
     return {c: causes.get(c, 0) for c in order}, ({c: base.get(c, 0) for c in order} if has_base else None)
+
+
+def root_cause_tests(run_dir: Path) -> dict[str, str] | None:
+    """Each cause's test against its chance baseline (``dissect.significance``) as the report
+    shows it; None unless every dissected case has a baseline."""
+    rows = list(read_rows(run_dir).values())
+    if not rows or not all("baseline_cause" in r for r in rows):
+        return None
+    tests = significance(rows)
+    out = {}
+    for c in CAUSES:
+        p = tests[c].get("p_value")
+        out[c] = "= by construction" if p is None else (f"{p:.2g}" if p < 0.001 else f"{p:.3f}")
+    return out
 
 
 MAX_POINTS = 12  # an axis with more distinct values (e.g. words) is binned into this many ranges
@@ -234,5 +253,6 @@ def load_run(run_dir: Path, name: str | None = None) -> RunData:
         name=name or Path(run_dir).name or str(run_dir), directory=str(run_dir), summary=summary,
         curves=_curves(rows, cases), errors=dict(sorted(errors.items())), root_causes=root,
         cases=cases, rows=rows, notes=notes, robustness=robust, root_cause_baseline=baseline,
+        root_cause_p=root_cause_tests(run_dir),
         judgements=judgement_lines(run_dir), api_bank=api_bank,
     )

@@ -151,6 +151,15 @@ class ShapesConstraints(Protocol):
     def constraint_shapes(self, case: Case) -> dict[str, list[str]]: ...
 
 
+@runtime_checkable
+class WordsConstraints(Protocol):
+    """Error anatomy: constraint id -> the connective words ("after", "prior", "by" …) of the
+    phrases that state it, so the words violated most can be ranked. Without it the case is
+    not counted there."""
+
+    def constraint_words(self, case: Case) -> dict[str, list[str]]: ...
+
+
 # -- robustness transforms (suites/robust) ----------------------------------
 
 
@@ -296,6 +305,7 @@ class HasGenerateCommand(Protocol):
 
 CAPABILITIES: tuple[type, ...] = (
     ClassifiesFaults, GrantsRestarts, AnswersInText, AnswersSomeInText, WrapsCases, HighlightsEvidence, ShapesConstraints,
+    WordsConstraints,
     OffersDistractors, Contradicts, Restates, AliasesTools, PricesPlans, PlanningTools, JudgesPrefixes, ExplainsPrefixes, GeneratesSuites,
     PricesCalls, ChainsComposites, CutsTrajectories, ComposesTools, HasGenerateCommand,
 )

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ...environment import Environment, Limits
 from ...schema import Case, Trace, Verdict
 from ..base import PlannedCall
 from . import oracle, reference_plans
+from .connectives import worded_atoms
 from .environment import ConstraintEnvironment
-from .grammar import sentence_from_json, shaped_atoms
+from .grammar import SubSentence, sentence_from_json, shaped_atoms
 from .prepared import prepare
 from .skeleton_check import check_skeleton
 from .spec import FAMILY, check_spec, parse_spec
@@ -108,16 +110,27 @@ class ConstraintFamily:
 
     def constraint_shapes(self, case: Case) -> dict[str, list[str]]:
         """Constraint id -> the shapes of the phrases that state it (see grammar.shaped_atoms)."""
-        prepared = prepare(case)
-        key_to_id = {}
-        for c in prepared.spec.constraints:
-            b = prepared.index_of[c.later()] if c.kind == "order" else c.hour
-            key_to_id[(c.kind, prepared.index_of[c.a], b)] = c.id
-        shapes: dict[str, list[str]] = {}
-        for sentence in prepared.spec.skeleton:
-            for part in sentence_from_json(sentence).parts:
-                for atom, shape in shaped_atoms(part):
-                    cid = key_to_id.get(atom)
-                    if cid is not None:
-                        shapes.setdefault(cid, []).append(shape)
-        return shapes
+        return _by_constraint(case, lambda part: [(atom, [shape]) for atom, shape in shaped_atoms(part)])
+
+    def constraint_words(self, case: Case) -> dict[str, list[str]]:
+        """Constraint id -> the connective words of the phrases that state it, each once
+        (see connectives.worded_atoms)."""
+        found = _by_constraint(case, lambda part: [(atom, list(words)) for atom, words in worded_atoms(part)])
+        return {cid: sorted(set(words)) for cid, words in found.items()}
+
+
+def _by_constraint(case: Case, label: Callable[[SubSentence], list[tuple[tuple, list[str]]]]) -> dict[str, list[str]]:
+    """Constraint id -> the labels ``label`` gives the atoms of the sub-sentences stating it."""
+    prepared = prepare(case)
+    key_to_id = {}
+    for c in prepared.spec.constraints:
+        b = prepared.index_of[c.later()] if c.kind == "order" else c.hour
+        key_to_id[(c.kind, prepared.index_of[c.a], b)] = c.id
+    out: dict[str, list[str]] = {}
+    for sentence in prepared.spec.skeleton:
+        for part in sentence_from_json(sentence).parts:
+            for atom, labels in label(part):
+                cid = key_to_id.get(atom)
+                if cid is not None:
+                    out.setdefault(cid, []).extend(labels)
+    return out

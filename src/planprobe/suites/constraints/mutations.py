@@ -3,7 +3,9 @@
 Error dissection asks whether a failure survives a change that keeps the
 constraints: other terminal words (Terminal), another topic (Topic), another
 paragraph stating the same constraint set (Structure, the seed's
-QuerySynthesize). Each operator returns a new case whose constraint set equals
+QuerySynthesize), and — not in the seed — one connective word reworded away
+(Phrasing: a minimal pair, every phrase containing the word replaced by an
+equivalent one of the same slot without it). Each operator returns a new case whose constraint set equals
 the original's exactly, action for action, and whose text the independent reader
 reads back as exactly that set (a mutant that does not is drawn again);
 ``tests/constraints/test_mutations.py`` checks it on every mutant.
@@ -21,6 +23,7 @@ import random
 from ...errors import PlanprobeError
 from ...schema import Case
 from . import vocabulary as V
+from .connectives import sentence_words, without_word
 from .generator import ConstraintSuiteOptions, build_case, text_reads_as_spec
 from .grammar import (
     Clause,
@@ -278,6 +281,34 @@ def query_synthesize(case: Case, rng: random.Random, n: int = 0) -> Case:
         return build_case(0, opts, case.meta.topic, prepared.names, durations, new)
 
     return _first_readable(case, "structure", n, draw)
+
+
+# -- Phrasing -----------------------------------------------------------------
+
+
+def case_connectives(case: Case) -> list[str]:
+    """The connective words the case's requirement says (``connectives.connective_words``),
+    sorted: the words the Phrasing stage of dissection tries one at a time."""
+    _, _, _, sentences = _context(case)
+    return sorted(set().union(*(sentence_words(s) for s in sentences)))
+
+
+def rephrase_without(case: Case, word: str, rng: random.Random, n: int = 0) -> Case:
+    """The same case with every relational phrase containing ``word`` replaced by an
+    equivalent alternative of its slot without it, fewest words changed; nothing else
+    changes (a minimal pair for "does the word matter?")."""
+    prepared, opts, durations, sentences = _context(case)
+
+    def draw() -> Case:
+        new = [without_word(s, word, rng) for s in sentences]
+        if any(s is None for s in new):
+            raise PlanprobeError(f"case {case.id!r}: the word {word!r} cannot be reworded away")
+        return build_case(0, opts, case.meta.topic, prepared.names, durations, new)
+
+    mutant = _first_readable(case, f"phrasing-{word}", n, draw)
+    meta = mutant.meta.model_copy(update={"generator": {**mutant.meta.generator, "mutation": "phrasing",
+                                                         "connective": word}})
+    return mutant.model_copy(update={"meta": meta})
 
 
 MUTATIONS = {"terminal": terminal_substitute, "topic": topic_change, "structure": query_synthesize}

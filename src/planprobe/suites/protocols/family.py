@@ -31,6 +31,7 @@ from ..base import (
     NoToolPlans,
     PlannedCall,
     ShapesConstraints,
+    WordsConstraints,
 )
 from ..registry import families, get_family, restart_tool_of
 from .parse import ParsedPlan, parse_plan, quote
@@ -96,6 +97,11 @@ class ProtocolFamily(NoToolPlans):
         base = base_case(case)
         family = get_family(base.family)
         return family.constraint_shapes(base) if isinstance(family, ShapesConstraints) else {}
+
+    def constraint_words(self, case: Case) -> dict[str, list[str]]:
+        base = base_case(case)
+        family = get_family(base.family)
+        return family.constraint_words(base) if isinstance(family, WordsConstraints) else {}
 
     # -- for subclasses ------------------------------------------------------
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 import random
 from typing import NamedTuple
 
+from .vocabulary import COMMA_CONJUNCTIONS, SEMICOLON_CONJUNCTIONS
+
 Atom = tuple  # ("order", a, b) | ("start_ge", a, hour) | ("end_le", a, hour)
 
 
@@ -103,8 +105,6 @@ def tangled(sentence: Sentence) -> list[int]:
     """Indices of the conjunctions that join a comma (", and ") to a sub-sentence opening
     with a fronted phrase: "A happens before B, and later than C is performed, D happens"
     first reads "and later than C" as a second bound on A (issue #26)."""
-    from .vocabulary import COMMA_CONJUNCTIONS
-
     return [k for k, conj in enumerate(sentence.conjs)
             if conj in COMMA_CONJUNCTIONS and opens_with_front(sentence.parts[k + 1])]
 
@@ -115,8 +115,6 @@ def untangle(sentence: Sentence, rng: random.Random) -> Sentence:
     bad = tangled(sentence)
     if not bad:
         return sentence
-    from .vocabulary import SEMICOLON_CONJUNCTIONS
-
     conjs = list(sentence.conjs)
     for k in bad:
         conjs[k] = SEMICOLON_CONJUNCTIONS[int(rng.random() * len(SEMICOLON_CONJUNCTIONS))]

@@ -22,7 +22,7 @@ from planprobe.suites.robust import parse_transforms, robustify  # noqa: E402
 from planprobe.suites.robust.tells import cue_scores  # noqa: E402
 
 KINDS = ("unsolvable", "unsolvable:removal", "unsolvable:contradiction", "unsolvable:missing-info")
-SKILL = {"unsolvable:missing-info": {"params-not-in-task"}}
+SKILL: dict[str, set[str]] = {}  # missing-info's params-not-in-task is a shortcut since issue #26
 PDDL_SKILL = {"unsolvable:removal": {"description-spread", "params-not-in-task"}}
 
 

@@ -28,7 +28,13 @@ from planprobe.suites.constraints.grammar import (
     Time,
 )
 from planprobe.suites.constraints.prepared import prepare
-from planprobe.suites.constraints.reader import Reader, default_reader, requirement_of
+from planprobe.suites.constraints.reader import (
+    Reader,
+    default_reader,
+    garden_reading,
+    requirement_of,
+    split_sentences,
+)
 from planprobe.suites.constraints.render import render_counted, render_sentence
 from planprobe.suites.constraints.synthesis import SynthesisOptions
 
@@ -159,7 +165,84 @@ def test_a_fronted_phrase_with_a_comma_inside_is_a_garden_path():
     text = ("Earlier than checking freezer temperatures, calibrating the pipettes and validating new assays take "
             "place, cleaning the fume hood is carried out.")
     readings = Reader(names).sentence_readings(text)
-    assert len(readings) == 2  # the oracle's grouping, and "calibrating and validating come earlier than checking"
+    complete = readings - {garden_reading("list")}  # and the list "checking, calibrating and validating"
+    assert len(complete) == 2  # the oracle's grouping, and "calibrating and validating come earlier than checking"
+
+
+# the constructions issue #26's independent readers parsed twice, and what the generator says instead
+_FIRE = ("washing the fire engine", "searching burning buildings", "writing incident reports", "checking the hoses")
+_CHILD = ("updating safety plans", "attending court hearings", "investigating abuse reports", "monitoring child safety")
+GARDEN_PATHS = [
+    ("list", _FIRE, ("Earlier than washing the fire engine, searching burning buildings and writing incident "
+                     "reports should be performed.")),
+    ("list", _FIRE, ("Checking the hoses comes after writing incident reports; earlier than washing the fire "
+                     "engine, searching burning buildings and checking the hoses are performed.")),
+    ("bound", _CHILD, ("Updating safety plans takes place earlier than attending court hearings, and later than "
+                       "investigating abuse reports is performed, monitoring child safety takes place.")),
+    ("bound", _CHILD, ("Updating safety plans comes before attending court hearings, and by 15:00, monitoring "
+                       "child safety must be completed.")),
+]
+UNTANGLED = [
+    (_FIRE, ("Earlier than washing the fire engine, both searching burning buildings and writing incident reports "
+             "should be performed.")),
+    (_CHILD, ("Updating safety plans takes place earlier than attending court hearings; later than investigating "
+              "abuse reports is performed, monitoring child safety takes place.")),
+]
+
+
+@pytest.mark.parametrize("kind,names,text", GARDEN_PATHS, ids=["list", "list-after-semicolon", "bound", "bound-time"])
+def test_a_garden_path_reads_as_two_parses(kind, names, text):
+    """A parse a careful reader must back out of counts as a second reading (issue #26): a fronted
+    object that could run on as a list, a relation after ", and" that first bounds the clause before."""
+    reader = Reader(names)
+    readings = reader.sentence_readings(text)
+    assert garden_reading(kind) in readings and len(readings - {garden_reading(kind)}) == 1
+    assert not reader.read(text).ok
+
+
+def test_the_untangled_forms_read_once():
+    for names, text in UNTANGLED:
+        assert len(Reader(names).sentence_readings(text)) == 1, text
+
+
+def _garden_paths(case) -> list[str]:
+    reading = _reader(case).read(requirement_of(case.task))
+    return [s for s, readings in zip(split_sentences(requirement_of(case.task)), reading.readings)
+            if any(a[0] == "garden_path" for r in readings for a in r)]
+
+
+@pytest.mark.parametrize("extended", [False, True], ids=["basic", "timed"])
+def test_generation_never_produces_a_garden_path(extended):
+    """Unfiltered texts of several seeds and both styles (before issue #26 about one case in
+    three had one), the skeletons of dissection's re-wordings and re-structurings, and a
+    contradiction's added sentences."""
+    import random
+
+    from planprobe.suites.constraints.grammar import opens_with_front, tangled
+    from planprobe.suites.constraints.mutations import _context, _paragraph, _reword
+
+    found, fronted = [], 0
+    for seed, style in ((3, "planprobe"), (4, "paper"), (5, "planprobe")):
+        opts = ConstraintSuiteOptions(n=400, seed=seed, extended=extended, style=style, actions=(2, 9),
+                                      check_text=False)
+        for case in generate_cases(opts):
+            found += [(case.id, s) for s in _garden_paths(case)]
+            fronted += sum(opens_with_front(p) for s in _context(case)[3] for p in s.parts[1:])
+    assert not found, found[:3]
+    assert fronted > 100  # fronted phrases still follow other sub-sentences (after a semicolon)
+    rng = random.Random(9)
+    for case in generate_cases(ConstraintSuiteOptions(n=150, seed=6, extended=extended, actions=(2, 7))):
+        prepared, _, _, sentences = _context(case)
+        target = {("order", a, b) for _, a, b in prepared.orders} | {(k, a, h) for _, k, a, h in prepared.windows}
+        drawn = [_reword(s, rng) for s in sentences] + (_paragraph(target, prepared.n, rng) or [])
+        for s in drawn:
+            assert not tangled(s), s
+            for p in s.parts:
+                if isinstance(p, Clause) and p.form == 3 and not isinstance(p.obj, Time):
+                    assert len(p.subj.group) <= 2, p
+        text = " ".join(render_sentence(s, prepared.names)[0] for s in drawn)
+        readings = Reader(prepared.names).read(text).readings
+        assert not any(a[0] == "garden_path" for rs in readings for r in rs for a in r), text
 
 
 def test_disputable_words_read_two_ways():

@@ -109,6 +109,11 @@ def test_the_ambiguous_constructions_keep_several_readings():
         (("cutting hair", "washing hair", "sanitizing tools", "booking appointments"),
          "Cutting hair comes before washing hair, while sanitizing tools comes before booking appointments."),
     ]
+    from test_faithfulness import (
+        GARDEN_PATHS,  # issue #26's garden paths: two parses under both readers
+    )
+
+    cases += [(names, text) for _, names, text in GARDEN_PATHS]
     for names, text in cases:
         assert len(_same(names, text).readings[0]) >= 2, text
 

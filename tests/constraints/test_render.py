@@ -1,7 +1,13 @@
 import re
 
 from helpers import cases
-from planprobe.suites.constraints.grammar import Clause, NounPhrase, Relative, Sentence
+from planprobe.suites.constraints.grammar import (
+    Clause,
+    NounPhrase,
+    Relative,
+    Sentence,
+    Time,
+)
 from planprobe.suites.constraints.reader import requirement_of, split_sentences
 from planprobe.suites.constraints.render import render_sentence
 
@@ -46,3 +52,15 @@ def test_generated_requirements_are_well_formed_english():
             assert ",," not in sentence and ", ," not in sentence and " ," not in sentence and "  " not in sentence
             assert not re.search(r"\b(and|which|before|after),", sentence), sentence
         assert case.task.count("Here is the requirement:") == 1
+
+
+def test_two_tasks_after_a_fronted_task_read_both_b_and_c():
+    """"Before A, B and C happen" first reads as the list "A, B and C" (issue #26); "both" says
+    where the subject starts. One task, or a fronted time, needs nothing."""
+    two = Sentence((Clause(3, True, NounPhrase((0, 1)), NounPhrase((2,)), 10, 2),), ())
+    assert render_sentence(two, NAMES)[0] == \
+        "Earlier than booking appointments, both cutting hair and washing hair should be performed."
+    one = Sentence((Clause(3, True, NounPhrase((0,)), NounPhrase((2,)), 10, 2),), ())
+    assert render_sentence(one, NAMES)[0] == "Earlier than booking appointments, cutting hair should be performed."
+    timed = Sentence((Clause(3, True, NounPhrase((0, 1)), Time(15), 0, 0),), ())
+    assert render_sentence(timed, NAMES)[0] == "By 15:00, cutting hair and washing hair end."

@@ -18,7 +18,13 @@ from ...errors import PlanprobeError
 from ...schema import SCHEMA_VERSION, Case, CaseMeta, OracleKind, ToolSpec
 from ..parallel import auto_workers, ordered_chunks
 from . import draws
-from .grammar import Sentence, derive_part, sentence_json_text, sentence_to_json
+from .grammar import (
+    Sentence,
+    derive_part,
+    sentence_json_text,
+    sentence_to_json,
+    untangle,
+)
 from .lexicon import Lexicon, default_lexicon, tool_name
 from .mentions import arrange
 from .reader import requirement_of
@@ -242,6 +248,7 @@ def _draft(index: int, opts: ConstraintSuiteOptions) -> CaseDraft:
         if not skeleton.sentences or not (skeleton.connected or opts.allow_unconstrained):
             continue
         sentences, atoms = arrange(skeleton.sentences, skeleton.atoms, names, mention_rng)
+        sentences = [untangle(s, mention_rng) for s in sentences]  # no ", and" before a fronted phrase
         draft = render_case(index, opts, job.name, names, durations, sentences, sat_checks,
                             atoms, draws=draw + 1, unread=unread)
         if not opts.check_text or reads_as_spec(draft.task, draft.spec):

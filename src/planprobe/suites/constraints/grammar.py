@@ -20,7 +20,10 @@ skeleton is a list of atoms (``derive``):
 
 from __future__ import annotations
 
+import random
 from typing import NamedTuple
+
+from .vocabulary import COMMA_CONJUNCTIONS, SEMICOLON_CONJUNCTIONS
 
 Atom = tuple  # ("order", a, b) | ("start_ge", a, hour) | ("end_le", a, hour)
 
@@ -51,7 +54,9 @@ class Clause(NamedTuple):
     form 1: S VP O        form 2: S VP∅ P O        form 3: P O, S VP∅
     ``verb`` indexes ``order_verbs`` (form 1), ``VP_NONE`` (forms 2, 3 with a task object) or
     ``time_verbs`` (forms 2, 3 with a time). A fronted object (form 3) is one or two tasks
-    with no relative clause.
+    with no relative clause. After a fronted task, the subject is one task or two, and two are
+    said "both B and C" (render.py): "before A, B and C happen" first reads as the list "A, B
+    and C" (issue #26); a subject of three tasks has no such form, so it is not drawn.
     """
 
     form: int
@@ -88,6 +93,32 @@ SubSentence = Clause | MultiClause
 class Sentence(NamedTuple):
     parts: tuple[SubSentence, ...]
     conjs: tuple[int, ...]  # one conjunction index between consecutive parts
+
+
+def opens_with_front(part: SubSentence) -> bool:
+    """Whether a sub-sentence opens with a fronted phrase: "before B, …", "by 15:00, …",
+    "once B happens, …"."""
+    return part.form == 3 if isinstance(part, Clause) else part.form == 2
+
+
+def tangled(sentence: Sentence) -> list[int]:
+    """Indices of the conjunctions that join a comma (", and ") to a sub-sentence opening
+    with a fronted phrase: "A happens before B, and later than C is performed, D happens"
+    first reads "and later than C" as a second bound on A (issue #26)."""
+    return [k for k, conj in enumerate(sentence.conjs)
+            if conj in COMMA_CONJUNCTIONS and opens_with_front(sentence.parts[k + 1])]
+
+
+def untangle(sentence: Sentence, rng: random.Random) -> Sentence:
+    """The sentence with each of its ``tangled`` conjunctions re-drawn among those with a
+    semicolon (the same meaning: every conjunction only adds); no draw when there is none."""
+    bad = tangled(sentence)
+    if not bad:
+        return sentence
+    conjs = list(sentence.conjs)
+    for k in bad:
+        conjs[k] = SEMICOLON_CONJUNCTIONS[int(rng.random() * len(SEMICOLON_CONJUNCTIONS))]
+    return Sentence(sentence.parts, tuple(conjs))
 
 
 # ---------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from .grammar import (
     Time,
     derive_part,
     sentence_from_json,
+    untangle,
 )
 from .lexicon import Lexicon, default_lexicon
 from .prepared import prepare
@@ -105,7 +106,7 @@ def _reword(sentence: Sentence, rng: random.Random) -> Sentence:
                                      rng.randrange(len(V.VP_NONE)), rng.randrange(len(V.VP_NONE_SUBORDINATE)),
                                      rng.randrange(len(scs))))
     conjs = tuple(rng.randrange(len(V.CONJUNCTIONS)) for _ in sentence.conjs)
-    return Sentence(tuple(parts), conjs)
+    return untangle(Sentence(tuple(parts), conjs), rng)
 
 
 def terminal_substitute(case: Case, rng: random.Random, n: int = 0) -> Case:
@@ -214,7 +215,8 @@ class _Cover:
         shape = rng.choice(("vp", "pp", "front", "multi1", "multi2"))
         sub_limit = 2 if shape in ("front", "multi1", "multi2") else 3  # no comma in fronted or subordinate phrases
         obj_group: list[int] = [second]
-        subj = self._grow([first], 3, lambda g: self._orders(g, before, tuple(obj_group)))
+        # after a fronted task, one subject task or two ("both B and C"): no list to back out of
+        subj = self._grow([first], 2 if shape == "front" else 3, lambda g: self._orders(g, before, tuple(obj_group)))
         obj = self._grow(obj_group, sub_limit, lambda g: not set(g) & set(subj) and self._orders(subj, before, g))
         used = set(subj) | set(obj)
         if shape in ("multi1", "multi2"):
@@ -257,8 +259,8 @@ def _paragraph(target: set[Atom], n: int, rng: random.Random) -> list[Sentence] 
     i = 0
     while i < len(parts):
         k = min(len(parts) - i, rng.randint(1, 3))
-        sentences.append(Sentence(tuple(parts[i:i + k]),
-                                  tuple(rng.randrange(len(V.CONJUNCTIONS)) for _ in range(k - 1))))
+        sentences.append(untangle(Sentence(tuple(parts[i:i + k]),
+                                           tuple(rng.randrange(len(V.CONJUNCTIONS)) for _ in range(k - 1))), rng))
         i += k
     return sentences
 

@@ -15,6 +15,12 @@ every reading** a reader could take:
 * a fronted phrase ("Before A, B and C happen, …") may end at any comma, and two
   clauses may be joined by a bare comma (a comma splice), so garden paths show
   up as a second complete reading;
+* a garden path a careful reader backs out of counts as a second parse too
+  (``GARDEN_PATHS``): a fronted phrase whose object could run on over its comma
+  as a list ("earlier than A, B and C should be performed": is "A, B and C" the
+  object?), and a clause opening with a relation after a comma-joined clause
+  ("A happens before B, and later than C is performed, D happens": "and later
+  than C" first reads as a second bound on A);
 * a coordination may be "A, B and C", "A, B, and C" or "both A and B";
 * verbs carry an aspect — the whole task ("happens"), its start ("begins") or
   its end ("is completed"); "is done" may be either — and a relation compares
@@ -150,6 +156,26 @@ _JOINERS[", while"] = (frozenset(), frozenset({("while",)}))
 _JOINERS["; meanwhile ,"] = (frozenset({("while",)}),)
 _JOINERS[", and then"] = (frozenset(), frozenset({("then",)}))
 _JOINERS["; then ,"] = (frozenset({("then",)}),)
+
+# Garden paths: parses a careful reader takes first and must back out of. Each one found in a
+# sentence that has a reading adds a reading of its own, made of one atom that no case stores
+# (("garden_path", kind)), so the sentence counts as read two ways.
+GARDEN_PATHS: Final = {
+    "list": "a fronted phrase's object could run on over the comma that ends it, as a list",
+    "bound": "a clause opening with a relation after a comma-joined clause reads as a second bound on it",
+}
+
+
+def _comma_joint(joiner: tuple[str, ...]) -> bool:
+    """A joiner with a word and no semicolon (", and", "and", ", but"): the clause before it may
+    still be going on, so a relation after it may be read as part of that clause."""
+    return ";" not in joiner and joiner != (",",)
+
+
+def garden_reading(kind: str) -> Atoms:
+    """The reading a garden path of ``kind`` adds to its sentence."""
+    return frozenset({("garden_path", kind)})
+
 
 # Relative-clause markers: which antecedents each may take ("which": the last task or the group).
 _MARKERS: Final = {"which": "any", "both of which": 2, "all of which": "group", "each of which": "group",
@@ -331,7 +357,11 @@ class Reader:
         toks = _tokens(sentence.rstrip().rstrip("."))
         if toks is None:
             return set()
-        return {atoms for j, atoms in _Parse(self, toks).sentence(0) if j == len(toks)}
+        parse = _Parse(self, toks)
+        readings = {atoms for j, atoms in parse.sentence(0) if j == len(toks)}
+        if readings:  # a garden path is a second parse of a sentence that has a first
+            readings |= {garden_reading(kind) for kind in parse.garden}
+        return readings
 
     def read_part(self, text: str) -> set[Atoms]:
         """Every reading of one clause read alone (a clause as evidence quotes it)."""
@@ -352,6 +382,7 @@ class _Parse:
         self.memo: dict[tuple, list] = {}
         self._verbs: dict[int, list] = {}
         self._rels: dict[int, list] = {}
+        self.garden: set[str] = set()  # kinds of garden path met where a clause can start
 
     def verbs(self, i: int) -> list:
         got = self._verbs.get(i)
@@ -377,6 +408,8 @@ class _Parse:
             for j, atoms in self.clause(i):
                 out.add((j, atoms))
                 for k, extras in _JOIN.match(self.t, j):
+                    if _comma_joint(self.t[j:k]) and self.opens_with_relation(k):
+                        self.garden.add("bound")  # "A happens before B, and after C …": a bound on A?
                     for extra in extras:
                         for m, more in self.sentence(k):
                             out.add((m, atoms | extra | more))
@@ -392,14 +425,25 @@ class _Parse:
             for subj in self.np(i, True):
                 for k, _, atoms in self.predicate(subj.end, subj.members, subj.number):
                     out.add((k, subj.rel | atoms))
-            for j, front in self.front(i):
+            fronts = self.front(i)
+            furthest = max((j for j, _ in fronts), default=i)
+            for j, front in fronts:
                 if self.comma(j):
                     for subj in self.np(j + 1, True):
                         for k, aspect, verb_atoms in self.predicate(subj.end, subj.members, subj.number):
+                            if furthest > j:  # "before A, B and C happen": A alone, or the list?
+                                self.garden.add("list")
                             for meaning in front(subj.members, aspect):
                                 out.add((k, subj.rel | verb_atoms | meaning))
             got = self.memo[key] = list(out)
         return got
+
+    def opens_with_relation(self, i: int) -> bool:
+        """Whether a relation with its object or clause starts at i ("later than C", "once C is done")."""
+        for j, rel in self.rels(i):
+            if (rel.prep and self.obj(j)) or (rel.sc and self.sub_clause(j)):
+                return True
+        return False
 
     def front(self, i: int) -> list:
         """A fronted phrase: "before B", "by 15:00", "once B is done". Returns (end, f) where

@@ -40,9 +40,11 @@ from .reader import (
     Relation,
     Verb,
     _antecedents,
+    _comma_joint,
     _phrase_words,
     _relate,
     _tokens,
+    garden_reading,
     read_sentences,
 )
 
@@ -125,7 +127,11 @@ class FastReader:
         toks = tokens(sentence.rstrip().rstrip("."))
         if toks is None:
             return set()
-        return _Parse(self._first, toks).whole(0)
+        parse = _Parse(self._first, toks)
+        readings = parse.whole(0)
+        if readings and parse.garden:  # reader.Reader.sentence_readings: a garden path is a second parse
+            return readings | {garden_reading(kind) for kind in parse.garden}
+        return readings
 
 
 # what each rule returns, per start position
@@ -159,7 +165,8 @@ def _put(out: list[T], item: T) -> None:
 class _Parse:
     """One sentence: the rules of ``reader._Parse`` with the same results, memoised per rule."""
 
-    __slots__ = ("_clause", "_names", "_np_obj", "_np_subj", "_obj", "_pred", "_sub", "_whole", "first", "n", "t")
+    __slots__ = ("_clause", "_names", "_np_obj", "_np_subj", "_obj", "_pred", "_sub", "_whole", "first", "garden",
+                 "n", "t")
 
     def __init__(self, first: Names, toks: tuple[str, ...]):
         self.t = toks
@@ -173,6 +180,7 @@ class _Parse:
         self._obj: list[Objs | None] = [None] * (n + 1)
         self._sub: list[Subs | None] = [None] * (n + 1)
         self._pred: list[dict[tuple[str, ...], Preds] | None] = [None] * (n + 1)
+        self.garden: set[str] = set()  # reader._Parse.garden: kinds of garden path met
 
     # lexicon ----------------------------------------------------------------
 
@@ -220,6 +228,8 @@ class _Parse:
             if t[j] not in _JOIN_FIRST:
                 continue
             for k, extras in _JOIN.match(t, j):
+                if _comma_joint(t[j:k]) and self.opens_with_relation(k):
+                    self.garden.add("bound")
                 rest = self.whole(k)
                 if rest:
                     for extra in extras:
@@ -239,9 +249,9 @@ class _Parse:
         for end, members, number, np_atoms in self.np(i, True):
             for k, _, atoms in self.predicate(end, members, number):
                 _put(out, (k, (np_atoms | atoms) if np_atoms else atoms))
+        # (end, meaning, object, object's atoms, object's aspect or None) of every fronted phrase at i
+        fronts: list[tuple[int, str, Object, Atoms, str | None]] = []
         for j, rel in self.rels(i):
-            # (end, meaning, object, object's atoms, object's aspect or None)
-            fronts: list[tuple[int, str, Object, Atoms, str | None]] = []
             for meaning in rel.meanings:
                 if rel.prep:
                     for k, obj, obj_atoms in self.obj(j):
@@ -249,15 +259,26 @@ class _Parse:
                 if rel.sc:
                     for k, sub, aspect, sub_atoms in self.sub_clause(j):
                         fronts.append((k, meaning, sub, sub_atoms, aspect))
+        if fronts:
+            furthest = max([front[0] for front in fronts])
             for k, meaning, obj, obj_atoms, other in fronts:
                 if k < n and t[k] == ",":
                     for end, members, number, srel in self.np(k + 1, True):
                         for m, aspect, verb_atoms in self.predicate(end, members, number):
+                            if furthest > k:  # reader._Parse.clause: the object could run on as a list
+                                self.garden.add("list")
                             base = (srel | verb_atoms | obj_atoms) if srel or verb_atoms or obj_atoms else _EMPTY
                             for reading in _relate(members, aspect, meaning, obj, other):
                                 _put(out, (m, (base | reading) if base else reading))
         self._clause[i] = out
         return out
+
+    def opens_with_relation(self, i: int) -> bool:
+        """``reader._Parse.opens_with_relation``: a relation with its object or clause starts at i."""
+        for j, rel in self.rels(i):
+            if (rel.prep and self.obj(j)) or (rel.sc and self.sub_clause(j)):
+                return True
+        return False
 
     def predicate(self, i: int, subj: tuple[str, ...], number: int) -> Preds:
         """(``number`` is that of ``subj``, so the subject alone keys the memo at i.)"""

@@ -2,7 +2,8 @@
 
 Grammar the output keeps: the first word of a sentence is capitalised, verbs
 agree with plural subjects ("A and B come before C"), groups of three read
-"A, B and C", a relative clause is set off by commas, names its antecedent's size
+"A, B and C", two tasks after a fronted task read "both B and C" ("Before A,
+both B and C happen": no list "A, B and C" to back out of), a relative clause is set off by commas, names its antecedent's size
 ("which", "both of which", "all three of which") and its closing comma is merged
 with any comma that follows, and every sentence ends with a full stop.
 
@@ -145,6 +146,8 @@ def _part(part: SubSentence, names: Sequence[str]) -> tuple[str, int]:
         n += _words(verb) + _words(prep) + m
         if part.form == 2:
             return f"{subj} {verb} {prep} {obj}", n
+        if len(part.subj.group) == 2 and not time:  # "before A, B and C happen" first reads as the list "A, B and C"
+            return f"{prep} {obj}, both {subj} {verb}", n + 1
         return f"{prep} {obj}, {subj} {verb}", n
     sc = (_SC_BEFORE if part.before else _SC_AFTER)[part.sc]
     main_verb = _verb(_VP_NONE, part.main_verb, len(part.main.group) > 1)

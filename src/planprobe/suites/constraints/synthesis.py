@@ -190,7 +190,9 @@ def part_atoms_generator(rng: random.Random, n: int, extended: bool,
             relate(group, before, t, atoms)
             return _new(Clause, (form, before, _new(NounPhrase, (group, rel)), t, int(rnd() * _N_VT[before]),
                                  int(rnd() * _N_PT[before]))), atoms
-        subj_group = take(avail, len(avail) - 1)
+        # after a fronted task the subject is one or two tasks ("before A, both B and C happen"):
+        # "before A, B, C and D happen" would first read as the list "A, B, C and D"
+        subj_group = take(avail, len(avail) - 1 if form != 3 else min(2, len(avail) - 1))
         if form == 3:  # a fronted object: one or two tasks, no relative clause, so no comma inside it
             obj_group = take(avail, min(2, len(avail)))
             rel = relative(avail) if rnd() < p_relative else None

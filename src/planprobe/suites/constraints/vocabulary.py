@@ -167,6 +167,12 @@ CONJUNCTIONS: tuple[str, ...] = (
     "; besides, ",
 )
 
+# The conjunctions that keep a comma between the sub-sentences, not a semicolon: after one, a
+# sub-sentence that opens with a fronted phrase ("…, and later than B is performed, C happens")
+# first reads as a second bound on the previous clause's subject, so it follows a semicolon instead.
+COMMA_CONJUNCTIONS: frozenset[int] = frozenset(i for i, c in enumerate(CONJUNCTIONS) if not c.startswith(";"))
+SEMICOLON_CONJUNCTIONS: tuple[int, ...] = tuple(i for i in range(len(CONJUNCTIONS)) if i not in COMMA_CONJUNCTIONS)
+
 # A relative clause names its antecedent's size, so it cannot be read as being about
 # the last task of a group alone: "A, which …", "A and B, both of which …".
 RELATIVE_MARKERS = {1: "which", 2: "both of which", 3: "all three of which"}

@@ -22,9 +22,11 @@ from .text import (
     before_parenthesis,
     filled,
     flight_number,
+    flight_numbers,
     from_to,
     name_city,
     transport_kind,
+    transport_modes,
 )
 
 Result = tuple[bool | None, str | None]
@@ -161,9 +163,20 @@ class Evaluator:
         for k, city in enumerate(cities):
             if city not in self.box.cities:
                 return False, f"{city} is not a valid city."
-            if k not in (0, len(cities) - 1) and self.q.days > 3 and self.box.cities[city] != self.q.dest:
+            if k not in (0, len(cities) - 1) and not self._at_destination(city):
                 return False, f"{city} is not in {self.q.dest}."
         return True, None
+
+    def _at_destination(self, city: str) -> bool:
+        """Whether a visited city is where the query goes. Official: a city of the
+        destination state, checked only for trips longer than 3 days. Strict: for every
+        length, the destination itself when the query names one city to visit and the
+        sandbox knows it as a city, else a city of the destination state."""
+        if not self.strict:
+            return self.q.days <= 3 or self.box.cities[city] == self.q.dest
+        if self.q.visiting_city_number == 1 and self.q.dest in self.box.cities:
+            return city == self.q.dest
+        return self.box.cities[city] == self.q.dest
 
     def restaurants(self, plan: Plan) -> Result:
         repeated = self._first_repeat((value, f"The restaurant in day {i + 1} {meal} is repeated.")
@@ -198,11 +211,14 @@ class Evaluator:
         first = plan[0]["transportation"]
         if not filled(first):
             return False, "The transportation in day 1 should not be empty."
-        kinds = [transport_kind(first)]
+        kinds = [transport_kind(first)] if not self.strict else sorted(transport_modes(first))
         for i in self._days(plan):
             value = plan[i].get("transportation")
             if filled(value):
-                kinds.append(transport_kind(value))
+                if self.strict:
+                    kinds += sorted(transport_modes(value))
+                else:
+                    kinds.append(transport_kind(value))
         if ("Self-driving" in kinds and "Flight" in kinds) or ("Taxi" in kinds and "Self-driving" in kinds):
             return False, "The transportation is conflicting."
         return True, None
@@ -246,12 +262,17 @@ class Evaluator:
         for i in self._days(plan):
             day = plan[i]
             move = day["transportation"]
-            if filled(move):
+            if filled(move) and self.strict:
+                problem = self._strict_leg(move, day["current_city"], i)[2]
+                if problem is not None:
+                    return False, problem
+            elif filled(move):
                 a, b = from_to(move)
                 if a is None or b is None:
                     a, b = from_to(day["current_city"])
                 if "flight number" in move.lower():
-                    if not self._flight_rows(move, before_parenthesis(a or ""), before_parenthesis(b or ""), i):
+                    if not self._flight_rows(flight_number(move) or "", before_parenthesis(a or ""),
+                                             before_parenthesis(b or ""), i):
                         return False, f"The flight number in day {i + 1} is invalid in the sandbox."
                 elif "self-driving" in move.lower() or "taxi" in move.lower():
                     if a is not None and b is not None:
@@ -276,8 +297,40 @@ class Evaluator:
                 return False, f"The accommodation in day {i + 1} is invalid in the sandbox."
         return True, None
 
-    def _flight_rows(self, move: str, origin: str, dest: str, day: int) -> list[Row]:
-        number = flight_number(move) or ""
+    def _strict_leg(self, move: str, city: str, day: int) -> tuple[str | None, float | None, str | None]:
+        """(mode, cost of one ticket or vehicle, problem) of one transportation entry in the
+        strict reading: it must name exactly one mode and a route ('from A to B' here or in
+        the day's current city), and a flight exactly one flight number (in any spelling of
+        its label) that the sandbox flies on that route on that day's date. The official
+        reading verifies only entries it recognises ('Flight Number: ', 'self-driving', 'taxi')."""
+        modes = transport_modes(move)
+        if len(modes) != 1:
+            return None, None, (f"The transportation in day {day + 1} is not one flight, self-driving or taxi leg "
+                                "(it names " + (" and ".join(sorted(modes)) or "no mode") + ").")
+        mode = modes.pop()
+        a, b = from_to(move)
+        if a is None or b is None:
+            a, b = from_to(city)
+        if a is None or b is None:
+            return mode, None, f"The transportation in day {day + 1} has no route ('from A to B')."
+        a, b = before_parenthesis(a), before_parenthesis(b)
+        if mode == "Flight":
+            numbers = flight_numbers(move)
+            if len(numbers) != 1:
+                return mode, None, (f"The flight in day {day + 1} should name one flight number "
+                                    f"(it names {len(numbers)}).")
+            rows = self._flight_rows(numbers[0], a, b, day)
+            if not rows:
+                return mode, None, f"The flight number in day {day + 1} is invalid in the sandbox."
+            return mode, rows[0]["Price"], None
+        key = mode.lower()
+        route = self.box.distance(a, b)
+        cost = route.cost(key) if route is not None else None
+        if cost is None:
+            return mode, None, f"The {key} in day {day + 1} is invalid in the sandbox."
+        return mode, cost, None
+
+    def _flight_rows(self, number: str, origin: str, dest: str, day: int) -> list[Row]:
         rows = [r for r in self.box.flights_numbered(number)
                 if r["OriginCityName"] == origin and r["DestCityName"] == dest]
         if self.strict:
@@ -336,16 +389,18 @@ class Evaluator:
         for i in self._days(plan):
             day = plan[i]
             move = day["transportation"]
-            if filled(move):
+            if filled(move) and self.strict:
+                mode, unit, _ = self._strict_leg(move, day["current_city"], i)
+                if unit is not None:
+                    total += unit * (people if mode == "Flight" else math.ceil(people / (5 if mode == "Self-driving"
+                                                                                          else 4)))
+            elif filled(move):
                 a, b = from_to(move)
                 if a is None or b is None:
                     a, b = from_to(day["current_city"])
                 if a is not None and b is not None:
                     if "flight number" in move.lower():
-                        if self.strict:
-                            rows = self._flight_rows(move, before_parenthesis(a), before_parenthesis(b), i)
-                        else:
-                            rows = self.box.flights_numbered(flight_number(move) or "")
+                        rows = self.box.flights_numbered(flight_number(move) or "")
                         if rows:
                             total += rows[0]["Price"] * people
                     elif "self-driving" in move.lower() or "taxi" in move.lower():
@@ -415,9 +470,12 @@ class Evaluator:
         for i in self._days(plan):
             value = plan[i]["transportation"]
             if filled(value):
-                text = value.lower() if self.strict else value
-                flight, drive = ("flight", "self-driving") if self.strict else ("Flight", "Self-driving")
-                if (rule == "no flight" and flight in text) or (rule == "no self-driving" and drive in text):
+                if self.strict:
+                    modes = transport_modes(value)
+                    flight, drive = "Flight" in modes, "Self-driving" in modes
+                else:
+                    flight, drive = "Flight" in value, "Self-driving" in value
+                if (rule == "no flight" and flight) or (rule == "no self-driving" and drive):
                     return False, f"The transportation should not be {rule}."
         return True, None
 

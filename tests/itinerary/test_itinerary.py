@@ -199,3 +199,17 @@ def test_minimum_cost_is_judged_only_on_plans_that_meet_every_other_constraint()
     assert v.labels["itinerary"]["cost"] != case.spec["min_cost"]
     assert v.labels["itinerary"]["minimum_cost"][0] is None
     assert "minimum_cost" not in {e.kind for e in v.evidence} and not v.passed
+
+
+def test_no_doc_claims_the_scopes_are_graded_unless_code_reads_them():
+    """#26 item 5: docs said PMC's local/global split is graded against ``spec.scopes``;
+    no code did. A claim of grading needs a reader of the scopes outside the family."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    texts = [(root / "docs" / "itinerary.md").read_text(), (root / "src/planprobe/suites/itinerary/scopes.py").read_text()]
+    claims = [t for t in texts if re.search(r"\bis graded against\b", t)]
+    readers = [p for p in (root / "src" / "planprobe").rglob("*.py")
+               if "suites/itinerary" not in p.as_posix() and "scopes" in p.read_text()]
+    assert not claims or readers, "a doc says the scopes are graded, but no code outside the family reads them"

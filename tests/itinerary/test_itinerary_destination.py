@@ -65,5 +65,5 @@ def test_multi_city_trips_still_judge_the_state():
     for case in generate_cases(ItineraryOptions(n=6, seed=3, days=(3,), cities=2)):
         cc = prepare(case)
         assert cc.fields.dest not in cc.sandbox.cities  # a state
-        _, official, strict, why = evaluate_answer(case, reference_answers.dump(cc.plan))
+        _, _, strict, why = evaluate_answer(case, reference_answers.dump(cc.plan))
         assert strict is not None and strict.final_pass, (why, strict and strict.failed())

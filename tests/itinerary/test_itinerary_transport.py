@@ -89,7 +89,7 @@ def test_the_strict_modes_and_numbers_of_an_entry():
 def test_self_driving_spelled_without_hyphen_counts_for_the_rules():
     """A strict reader that recognises 'Self driving' must also count it as self-driving in
     the non-conflicting and transportation-rule checks."""
-    case, plan, i, row = _flying_case()
+    case, plan, i, _ = _flying_case()
     cc = prepare(case)
     bad = copy.deepcopy(plan)
     legs = [k for k, d in enumerate(bad) if d["transportation"] != "-" and k != i]

@@ -71,7 +71,7 @@ def make_case(*, split: str, idx: int, mode: str, fields: QueryFields, sandbox: 
         if task is None:
             task = f"Given information: {reference_information or ''}\nQuery: {fields.query}\nTravel Plan:"
         tools: list[ToolSpec] = []
-        system = SOLE_SYSTEM if system is None else system + (STRICT_ADDENDUM if strict else "")
+        system = SOLE_SYSTEM if not system else system + (STRICT_ADDENDUM if strict else "")
     else:
         task = f"Query: {fields.query}"
         tools = TOOLS

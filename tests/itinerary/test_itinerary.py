@@ -183,3 +183,33 @@ def test_cli_generates_and_the_reference_agents_score_as_expected(tmp_path):
     assert results["oracle"]["passed"] == 6
     assert results["random"]["passed"] < 6
     assert results["oracle"]["travelplanner"]
+
+
+def test_minimum_cost_is_judged_only_on_plans_that_meet_every_other_constraint():
+    """#26 item 4: an otherwise invalid plan gets no minimum-cost verdict (the minimum is
+    over valid plans); docs/itinerary.md says the same."""
+    case = next(iter(generate_cases(ItineraryOptions(n=3, seed=3, levels=("medium",), days=(5,), cost_aware=True))))
+    plan = copy.deepcopy(case.spec["reference_plan"])
+    meals = [(d, m) for d in plan for m in ("breakfast", "lunch", "dinner") if d[m] != "-"]
+    (first, m1), (second, m2) = meals[0], meals[-1]
+    second[m2] = first[m1]  # a repeated restaurant: a different cost, and invalid for another reason
+    v = FAMILY.check(case, _trace(case, reference_answers.dump(plan)))
+    tp = v.labels["travelplanner"]["strict"]
+    assert tp["hard"] is not None and tp["commonsense"]["is_valid_restaurants"][0] is False
+    assert v.labels["itinerary"]["cost"] != case.spec["min_cost"]
+    assert v.labels["itinerary"]["minimum_cost"][0] is None
+    assert "minimum_cost" not in {e.kind for e in v.evidence} and not v.passed
+
+
+def test_no_doc_claims_the_scopes_are_graded_unless_code_reads_them():
+    """#26 item 5: docs said PMC's local/global split is graded against ``spec.scopes``;
+    no code did. A claim of grading needs a reader of the scopes outside the family."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    texts = [(root / "docs" / "itinerary.md").read_text(), (root / "src/planprobe/suites/itinerary/scopes.py").read_text()]
+    claims = [t for t in texts if re.search(r"\bis graded against\b", t)]
+    readers = [p for p in (root / "src" / "planprobe").rglob("*.py")
+               if "suites/itinerary" not in p.as_posix() and "scopes" in p.read_text()]
+    assert not claims or readers, "a doc says the scopes are graded, but no code outside the family reads them"

@@ -6,7 +6,8 @@ The verdict is TravelPlanner's (``travelplanner.family.check``: every constraint
 as separate evidence, its labels under ``travelplanner`` so ``show``/``report``
 print the official figures); this family adds under ``itinerary`` the witness's
 minimum cost, the plan's cost, each constraint's scope, and for cost-aware cases
-a ``minimum_cost`` constraint (the plan's cost must equal the minimum).
+a ``minimum_cost`` constraint (the plan's cost must equal the minimum; judged only on a
+plan that meets every other constraint, since the minimum is over valid plans).
 """
 
 from __future__ import annotations
@@ -38,10 +39,9 @@ def check(case: Case, trace: Trace) -> Verdict:
     mine: dict[str, Any] = {"min_cost": spec["min_cost"], "cost": cost, "cost_aware": bool(spec.get("cost_aware")),
                             "scopes": spec.get("scopes", SCOPES)}
     passed, evidence = verdict.passed, list(verdict.evidence)
-    if mine["cost_aware"] and tp_labels.get("delivered") and strict.get("hard") is not None:
-        ok = cost is not None and abs(cost - spec["min_cost"]) < 1e-9
-        mine["minimum_cost"] = [ok, None if ok else f"The total cost {cost:g} is not the minimum {spec['min_cost']:g}."]
-        if not ok:
+    if mine["cost_aware"] and tp_labels.get("delivered"):
+        mine["minimum_cost"] = _minimum_cost(verdict.passed, cost, spec["min_cost"])
+        if mine["minimum_cost"][0] is False:
             passed = False
             evidence.append(Evidence(error=ErrorClass.ORDER_ERROR.value, kind="minimum_cost",
                                      symbolic="minimum_cost=False", constraint_ids=["minimum_cost"],
@@ -49,6 +49,16 @@ def check(case: Case, trace: Trace) -> Verdict:
     errors = sort_errors([e.error for e in evidence]) if not passed else []
     return verdict.model_copy(update={"passed": passed, "errors": errors, "evidence": evidence,
                                       "checker": CHECKER, "labels": {**verdict.labels, FAMILY: mine}})
+
+
+def _minimum_cost(valid: bool, cost: float | None, minimum: float) -> list[Any]:
+    """[passed, message] of the minimum-cost constraint. The minimum is over plans that
+    meet every other constraint, so only such a plan is judged against it; for any other
+    plan it does not apply ([None, why]: the plan already fails)."""
+    if not valid or cost is None:
+        return [None, "Not judged: the plan fails other constraints (the minimum is over valid plans)."]
+    ok = abs(cost - minimum) < 1e-9
+    return [ok, None if ok else f"The total cost {cost:g} is not the minimum {minimum:g}."]
 
 
 class ItineraryFamily(tp.TravelPlannerFamily):

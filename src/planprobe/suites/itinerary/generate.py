@@ -21,6 +21,7 @@ from ...schema import Case, CaseMeta
 from ..parallel import indexed_cases, suite_lines
 from ..travelplanner.cases import TOOLS, TWO_STAGE_SYSTEM
 from ..travelplanner.fields import HOUSE_RULES, LEVELS, ROOM_TYPES, QueryFields
+from ..travelplanner.rules import MINIMUM_COST
 from .scopes import SCOPES
 from .solver import Solver
 from .world import CUISINES, draw_world
@@ -103,7 +104,7 @@ def _query(q: dict[str, Any], cities: int, cost_aware: bool) -> str:
     if lc["transportation"]:
         parts.append(f"Transportation: {lc['transportation']}.")
     if cost_aware:
-        parts.append("Make the total cost as low as possible: only the cheapest plan counts.")
+        parts.append(MINIMUM_COST)
     return " ".join(parts)
 
 

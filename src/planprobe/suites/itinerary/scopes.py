@@ -1,6 +1,7 @@
 """Each constraint's ground-truth scope: ``local`` when one sub-task (one leg, one
 stay, one meal or visit) can check it alone, ``global`` when only the whole plan
-can (PMC's local/global split; the manager's classification is graded against it)."""
+can (PMC's local/global split). Ground truth carried in each case and verdict; no code
+grades an agent's split against it (docs/itinerary.md says why)."""
 
 SCOPES: dict[str, str] = {
     # commonsense

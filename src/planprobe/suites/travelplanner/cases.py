@@ -21,6 +21,7 @@ from typing import Any
 from ...errors import PlanprobeError
 from ...schema import Case, CaseMeta, ToolSpec
 from .fields import QueryFields, parse_fields
+from .rules import rules_text
 from .sandbox import Distance, Sandbox, load_database
 
 FAMILY = "travelplanner"
@@ -32,11 +33,11 @@ SOLE_SYSTEM = (
     "hh:mm, Arrival Time: hh:mm', or 'Self-driving, from A to B' / 'Taxi, from A to B'), Breakfast, Attraction "
     "(several separated by ';', each ending with ';'), Lunch, Dinner, Accommodation. Name every place as 'Name, "
     "City' exactly as the information spells it, and write '-' where nothing is needed (e.g. after returning home). "
-    "Use only the given information, respect the query's requirements and common sense (no restaurant or "
-    "attraction twice, stays of at least the minimum nights). Answer with the plan as a JSON list of objects with "
-    "the keys days, current_city, transportation, breakfast, attraction, lunch, dinner, accommodation, or as "
-    "'Day 1:' blocks with one 'Field: value' line per field."
+    "Use only the given information and meet every requirement of the query.\n" + rules_text()
 )
+# appended to TravelPlanner's own prompt (training cases) when the strict reading decides: that
+# prompt is the paper's and states few of the rules; the strict reading judges every one of them
+STRICT_ADDENDUM = "\n\nplanprobe judges this plan by its strict reading. " + rules_text()
 TWO_STAGE_SYSTEM = (
     "First gather the information the trip needs with the search tools (flights, driving and taxi distances, "
     "accommodations, restaurants, attractions, the cities of a state), then answer with the plan. " + SOLE_SYSTEM
@@ -70,7 +71,7 @@ def make_case(*, split: str, idx: int, mode: str, fields: QueryFields, sandbox: 
         if task is None:
             task = f"Given information: {reference_information or ''}\nQuery: {fields.query}\nTravel Plan:"
         tools: list[ToolSpec] = []
-        system = system or SOLE_SYSTEM
+        system = SOLE_SYSTEM if not system else system + (STRICT_ADDENDUM if strict else "")
     else:
         task = f"Query: {fields.query}"
         tools = TOOLS

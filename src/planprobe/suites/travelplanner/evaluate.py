@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .fields import QueryFields
@@ -22,9 +22,11 @@ from .text import (
     before_parenthesis,
     filled,
     flight_number,
+    flight_numbers,
     from_to,
     name_city,
     transport_kind,
+    transport_modes,
 )
 
 Result = tuple[bool | None, str | None]
@@ -57,6 +59,7 @@ class PlanEvaluation:
     commonsense: dict[str, Result]
     hard: dict[str, Result] | None
     cost: float | None = None
+    rules: dict[str, str] = field(default_factory=dict)  # failed constraint -> the rule it breaks (rules.RULES)
 
     @property
     def commonsense_pass(self) -> bool:
@@ -82,13 +85,14 @@ class PlanEvaluation:
         def unpack(d: dict[str, Any]) -> dict[str, Result]:
             return {k: (v[0], v[1]) for k, v in d.items()}
         hard = data.get("hard")
-        return cls(unpack(data["commonsense"]), None if hard is None else unpack(hard), data.get("cost"))
+        return cls(unpack(data["commonsense"]), None if hard is None else unpack(hard), data.get("cost"),
+                   dict(data.get("rules") or {}))
 
     def to_json(self) -> dict[str, Any]:
         def pack(d: dict[str, Result]) -> dict[str, Any]:
             return {k: [v, m] for k, (v, m) in d.items()}
         return {"commonsense": pack(self.commonsense), "hard": None if self.hard is None else pack(self.hard),
-                "cost": self.cost}
+                "cost": self.cost, "rules": dict(self.rules)}
 
 
 class Evaluator:
@@ -96,6 +100,14 @@ class Evaluator:
 
     def __init__(self, q: QueryFields, box: Sandbox, strict: bool = False):
         self.q, self.box, self.strict = q, box, strict
+        self._rule: str | None = None
+
+    def _fail(self, rule: str, message: str) -> Result:
+        """A failed check: its message, and the id of the rule it breaks (``rules.RULES``,
+        the sentence a case's prompt states) kept for ``evaluate``. Every failure goes
+        through here, so a test can map each one to its stated rule."""
+        self._rule = rule
+        return False, message
 
     # -- helpers -----------------------------------------------------------
 
@@ -134,7 +146,7 @@ class Evaluator:
             if "from" in value:
                 a, b = (before_parenthesis(x or "") for x in from_to(value))
                 if i == 0 and a != self.q.org:
-                    return False, f"The first day's city should be {self.q.org}."
+                    return self._fail("route_start", f"The first day's city should be {self.q.org}.")
                 cities += [a, b]
             else:
                 cities.append(before_parenthesis(value))
@@ -155,33 +167,44 @@ class Evaluator:
         if isinstance(cities, tuple):
             return cities
         if cities[0] != cities[-1]:
-            return False, "The trip should be a closed circle."
+            return self._fail("route_closed", "The trip should be a closed circle.")
         if not _valid_sequence(cities):
-            return False, "The city sequence is invalid."
+            return self._fail("route_sequence", "The city sequence is invalid.")
         for k, city in enumerate(cities):
             if city not in self.box.cities:
-                return False, f"{city} is not a valid city."
-            if k not in (0, len(cities) - 1) and self.q.days > 3 and self.box.cities[city] != self.q.dest:
-                return False, f"{city} is not in {self.q.dest}."
+                return self._fail("route_known_city", f"{city} is not a valid city.")
+            if k not in (0, len(cities) - 1) and not self._at_destination(city):
+                return self._fail("route_destination", f"{city} is not in {self.q.dest}.")
         return True, None
+
+    def _at_destination(self, city: str) -> bool:
+        """Whether a visited city is where the query goes. Official: a city of the
+        destination state, checked only for trips longer than 3 days. Strict: for every
+        length, the destination itself when the query names one city to visit and the
+        sandbox knows it as a city, else a city of the destination state."""
+        if not self.strict:
+            return self.q.days <= 3 or self.box.cities[city] == self.q.dest
+        if self.q.visiting_city_number == 1 and self.q.dest in self.box.cities:
+            return city == self.q.dest
+        return self.box.cities[city] == self.q.dest
 
     def restaurants(self, plan: Plan) -> Result:
         repeated = self._first_repeat((value, f"The restaurant in day {i + 1} {meal} is repeated.")
                                       for i in self._days(plan) for meal in MEALS
                                       if filled(value := plan[i].get(meal)))
-        return (True, None) if repeated is None else (False, repeated)
+        return (True, None) if repeated is None else self._fail("restaurant_once", repeated)
 
     def attractions(self, plan: Plan) -> Result:
         repeated = self._first_repeat((item, f"The attraction '{item}' in day {i + 1} is repeated.")
                                       for i in self._days(plan) if filled(value := plan[i].get("attraction"))
                                       for item in self._attractions(value))
-        return (True, None) if repeated is None else (False, repeated)
+        return (True, None) if repeated is None else self._fail("attraction_once", repeated)
 
     def accommodation(self, plan: Plan) -> Result:
         stays: list[Any] = []
         for i in self._days(plan):
             if "accommodation" not in plan[i]:
-                return False, "No Accommodation Info."
+                return self._fail("all_fields", "No Accommodation Info.")
             stays.append(plan[i]["accommodation"])
         for value, nights in _runs([self._same(s) if s not in ("-", "") else s for s in stays]):
             if value in ("-", ""):
@@ -191,20 +214,23 @@ class Evaluator:
             found = (len(rows) >= 1) if self.strict else (len(rows) == 1)  # official: only a unique match is checked
             if found and nights < rows[0]["minimum nights"]:
                 shown = f"{name}, {city}" if self.strict else value
-                return False, f"The accommodation {shown} do not obey the minumum nights rule."
+                return self._fail("minimum_nights", f"The accommodation {shown} do not obey the minumum nights rule.")
         return True, None
 
     def transportation(self, plan: Plan) -> Result:
         first = plan[0]["transportation"]
         if not filled(first):
-            return False, "The transportation in day 1 should not be empty."
-        kinds = [transport_kind(first)]
+            return self._fail("first_day_transport", "The transportation in day 1 should not be empty.")
+        kinds: list[str | None] = [transport_kind(first)] if not self.strict else [*sorted(transport_modes(first))]
         for i in self._days(plan):
             value = plan[i].get("transportation")
             if filled(value):
-                kinds.append(transport_kind(value))
+                if self.strict:
+                    kinds += sorted(transport_modes(value))
+                else:
+                    kinds.append(transport_kind(value))
         if ("Self-driving" in kinds and "Flight" in kinds) or ("Taxi" in kinds and "Self-driving" in kinds):
-            return False, "The transportation is conflicting."
+            return self._fail("no_mixed_transport", "The transportation is conflicting.")
         return True, None
 
     def current_city(self, plan: Plan) -> Result:
@@ -219,22 +245,22 @@ class Evaluator:
             if filled(move):
                 for place in places:
                     if place not in move:
-                        return False, f"The transportation in day {i + 1} is invalid city choice."
+                        return self._fail("transport_names_cities", f"The transportation in day {i + 1} is invalid city choice.")
             for meal in MEALS:
                 value = day.get(meal)
                 if filled(value) and not self._in_city(value, places):
-                    return False, f"The {meal} in day {i + 1} is invalid city choice."
+                    return self._fail("meal_in_city", f"The {meal} in day {i + 1} is invalid city choice.")
             value = day.get("attraction")
             if filled(value):
                 for item in self._attractions(value):
                     if not self._in_city(item, places):
-                        return False, f"The attraction in day {i + 1} is invalid city choice."
+                        return self._fail("attraction_in_city", f"The attraction in day {i + 1} is invalid city choice.")
             value = day.get("accommodation")
             if filled(value):
                 last = places[-1]
                 ok = name_city(value)[1] == last if self.strict else last in value
                 if not ok:
-                    return False, f"The accommodation in day {i + 1} is invalid city choice."
+                    return self._fail("accommodation_in_city", f"The accommodation in day {i + 1} is invalid city choice.")
         return True, None
 
     def _in_city(self, value: str, places: Any) -> bool:
@@ -246,13 +272,18 @@ class Evaluator:
         for i in self._days(plan):
             day = plan[i]
             move = day["transportation"]
-            if filled(move):
+            if filled(move) and self.strict:
+                problem = self._strict_leg(move, day["current_city"], i)[2]
+                if problem is not None:
+                    return problem
+            elif filled(move):
                 a, b = from_to(move)
                 if a is None or b is None:
                     a, b = from_to(day["current_city"])
                 if "flight number" in move.lower():
-                    if not self._flight_rows(move, before_parenthesis(a or ""), before_parenthesis(b or ""), i):
-                        return False, f"The flight number in day {i + 1} is invalid in the sandbox."
+                    if not self._flight_rows(flight_number(move) or "", before_parenthesis(a or ""),
+                                             before_parenthesis(b or ""), i):
+                        return self._fail("flight_in_sandbox", f"The flight number in day {i + 1} is invalid in the sandbox.")
                 elif "self-driving" in move.lower() or "taxi" in move.lower():
                     if a is not None and b is not None:
                         a2, b2 = before_parenthesis(a), before_parenthesis(b)
@@ -261,23 +292,58 @@ class Evaluator:
                     mode = "self-driving" if "self-driving" in move.lower() else "taxi"
                     route = self.box.distance(before_parenthesis(a2), before_parenthesis(b2))
                     if route is None or route.cost(mode) is None:
-                        return False, f"The {mode} in day {i + 1} is invalid in the sandbox."
+                        return self._fail("drive_in_sandbox", f"The {mode} in day {i + 1} is invalid in the sandbox.")
             for meal in MEALS:
                 value = day.get(meal)
                 if filled(value) and not self._entity("restaurants", value):
-                    return False, f"The {meal} in day {i + 1} is invalid in the sandbox."
+                    return self._fail("place_in_sandbox", f"The {meal} in day {i + 1} is invalid in the sandbox.")
             value = day.get("attraction")
             if filled(value):
                 for item in self._attractions(value):
                     if not self._entity("attractions", item):
-                        return False, f"The attraction {item} in day {i + 1} is invalid in the sandbox."
+                        return self._fail("place_in_sandbox", f"The attraction {item} in day {i + 1} is invalid in the sandbox.")
             value = day.get("accommodation")
             if filled(value) and not self._entity("accommodations", value):
-                return False, f"The accommodation in day {i + 1} is invalid in the sandbox."
+                return self._fail("place_in_sandbox", f"The accommodation in day {i + 1} is invalid in the sandbox.")
         return True, None
 
-    def _flight_rows(self, move: str, origin: str, dest: str, day: int) -> list[Row]:
-        number = flight_number(move) or ""
+    def _strict_leg(self, move: str, city: str, day: int) -> tuple[str | None, float | None, Result | None]:
+        """(mode, cost of one ticket or vehicle, the failure or None) of one transportation entry in the
+        strict reading: it must name exactly one mode and a route ('from A to B' here or in
+        the day's current city), and a flight exactly one flight number (in any spelling of
+        its label) that the sandbox flies on that route on that day's date. The official
+        reading verifies only entries it recognises ('Flight Number: ', 'self-driving', 'taxi')."""
+        modes = transport_modes(move)
+        if len(modes) != 1:
+            named = " and ".join(sorted(modes)) or "no mode"
+            why = f"The transportation in day {day + 1} is not one flight, self-driving or taxi leg (it names {named})."
+            return None, None, self._fail("transport_recognised", why)
+        mode = modes.pop()
+        a, b = from_to(move)
+        if a is None or b is None:
+            a, b = from_to(city)
+        if a is None or b is None:
+            return mode, None, self._fail("transport_recognised",
+                                          f"The transportation in day {day + 1} has no route ('from A to B').")
+        a, b = before_parenthesis(a), before_parenthesis(b)
+        if mode == "Flight":
+            numbers = flight_numbers(move)
+            if len(numbers) != 1:
+                why = f"The flight in day {day + 1} should name one flight number (it names {len(numbers)})."
+                return mode, None, self._fail("transport_recognised", why)
+            rows = self._flight_rows(numbers[0], a, b, day)
+            if not rows:
+                return mode, None, self._fail("flight_in_sandbox",
+                                              f"The flight number in day {day + 1} is invalid in the sandbox.")
+            return mode, rows[0]["Price"], None
+        key = mode.lower()
+        route = self.box.distance(a, b)
+        cost = route.cost(key) if route is not None else None
+        if cost is None:
+            return mode, None, self._fail("drive_in_sandbox", f"The {key} in day {day + 1} is invalid in the sandbox.")
+        return mode, cost, None
+
+    def _flight_rows(self, number: str, origin: str, dest: str, day: int) -> list[Row]:
         rows = [r for r in self.box.flights_numbered(number)
                 if r["OriginCityName"] == origin and r["DestCityName"] == dest]
         if self.strict:
@@ -292,40 +358,40 @@ class Evaluator:
         seen = set(cities)
         seen.discard(self.q.org)
         if len(seen) != self.q.visiting_city_number:
-            return False, f"The number of visiting cities should be {self.q.visiting_city_number}."
+            return self._fail("city_count", f"The number of visiting cities should be {self.q.visiting_city_number}.")
         return True, None
 
     def valid_days(self, plan: Plan) -> Result:
         count = sum(1 for i in self._days(plan) if plan[i] != {} and plan[i]["current_city"] != NO_MORE_DAYS)
         if count != self.q.days:
-            return False, f"The number of days should be {self.q.days}."
+            return self._fail("day_count", f"The number of days should be {self.q.days}.")
         return True, None
 
     def not_absent(self, plan: Plan) -> Result:
         if not self.valid_days(plan)[0]:
-            return False, "Invalid Days"
+            return self._fail("day_count", "Invalid Days")
         if not self.visiting_city_number(plan)[0]:
-            return False, "Invalid City Number"
+            return self._fail("city_count", "Invalid City Number")
         given = 0
         for i in self._days(plan):
             day = plan[i]
             for key, label in (("transportation", "Transportation"), ("breakfast", "Breakfast"), ("lunch", "Lunch"),
                                ("dinner", "Dinner"), ("attraction", "Attraction"), ("accommodation", "Accommodation")):
                 if key not in day:
-                    return False, f"No {label} Info."
+                    return self._fail("all_fields", f"No {label} Info.")
             city = day["current_city"]
             travel = "from " in city
             if (travel or "to " in city) and day["transportation"] in ("", "-"):
-                return False, f"No transportation in day {i + 1} is not allowed."
+                return self._fail("travel_transport", f"No transportation in day {i + 1} is not allowed.")
             if (not travel and " to " not in city) and day["attraction"] in ("", "-"):
-                return False, f"No attaction in day {i + 1} is not allowed."
+                return self._fail("daily_attraction", f"No attaction in day {i + 1} is not allowed.")
             if i != self.q.days - 1 and day["accommodation"] in ("", "-"):
-                return False, f"No accommodation in day {i + 1} is not allowed."
+                return self._fail("nightly_bed", f"No accommodation in day {i + 1} is not allowed.")
             if any(day[m] in ("", "-") for m in MEALS) and not travel:
-                return False, f"No meal in day {i + 1} is not allowed."
+                return self._fail("daily_meals", f"No meal in day {i + 1} is not allowed.")
             given += sum(1 for v in day.values() if filled(v))
         if given / (6 * self.q.days) < 0.5:
-            return False, "The absent information is more than 50%."
+            return self._fail("half_filled", "The absent information is more than 50%.")
         return True, None
 
     # -- hard --------------------------------------------------------------
@@ -336,16 +402,18 @@ class Evaluator:
         for i in self._days(plan):
             day = plan[i]
             move = day["transportation"]
-            if filled(move):
+            if filled(move) and self.strict:
+                mode, unit, _ = self._strict_leg(move, day["current_city"], i)
+                if unit is not None:
+                    total += unit * (people if mode == "Flight" else math.ceil(people / (5 if mode == "Self-driving"
+                                                                                          else 4)))
+            elif filled(move):
                 a, b = from_to(move)
                 if a is None or b is None:
                     a, b = from_to(day["current_city"])
                 if a is not None and b is not None:
                     if "flight number" in move.lower():
-                        if self.strict:
-                            rows = self._flight_rows(move, before_parenthesis(a), before_parenthesis(b), i)
-                        else:
-                            rows = self.box.flights_numbered(flight_number(move) or "")
+                        rows = self.box.flights_numbered(flight_number(move) or "")
                         if rows:
                             total += rows[0]["Price"] * people
                     elif "self-driving" in move.lower() or "taxi" in move.lower():
@@ -371,7 +439,7 @@ class Evaluator:
             return None, None
         for row in self._stays(plan):
             if rule in _RULE_TEXT and _RULE_TEXT[rule] in str(row["house_rules"]):
-                return False, f"The house rule should be {rule}."
+                return self._fail("house_rule", f"The house rule should be {rule}.")
         return True, None
 
     def _stays(self, plan: Plan) -> Iterator[Row]:
@@ -406,7 +474,7 @@ class Evaluator:
         missing = next((c for c in wanted if c not in found), None)
         if missing is None:  # a cuisine listed twice: the official code returns nothing here
             return None, None
-        return False, f"The cuisine {missing} is not satisfied."
+        return self._fail("cuisine", f"The cuisine {missing} is not satisfied.")
 
     def transport_rule(self, plan: Plan) -> Result:
         rule = self.q.local_constraint["transportation"]
@@ -415,10 +483,13 @@ class Evaluator:
         for i in self._days(plan):
             value = plan[i]["transportation"]
             if filled(value):
-                text = value.lower() if self.strict else value
-                flight, drive = ("flight", "self-driving") if self.strict else ("Flight", "Self-driving")
-                if (rule == "no flight" and flight in text) or (rule == "no self-driving" and drive in text):
-                    return False, f"The transportation should not be {rule}."
+                if self.strict:
+                    modes = transport_modes(value)
+                    flight, drive = "Flight" in modes, "Self-driving" in modes
+                else:
+                    flight, drive = "Flight" in value, "Self-driving" in value
+                if (rule == "no flight" and flight) or (rule == "no self-driving" and drive):
+                    return self._fail("transport_rule", f"The transportation should not be {rule}.")
         return True, None
 
     def room_type(self, plan: Plan) -> Result:
@@ -427,34 +498,47 @@ class Evaluator:
             return None, None
         for row in self._stays(plan):
             if wanted in _ROOM_OK and not _ROOM_OK[wanted](row["room type"]):
-                return False, f"The room type should be {wanted}."
+                return self._fail("room_type", f"The room type should be {wanted}.")
         return True, None
 
     # -- the whole plan ----------------------------------------------------
 
     def evaluate(self, plan: Plan) -> PlanEvaluation:
+        rules: dict[str, str] = {}
+
+        def judge(name: str, check: Callable[[Plan], Result]) -> Result:
+            self._rule = None
+            result = check(plan)
+            if result[0] is False:
+                rules[name] = self._rule or "?"
+            return result
+
         common = {
-            "is_reasonable_visiting_city": self.reasonable_visiting_city(plan),
-            "is_valid_restaurants": self.restaurants(plan),
-            "is_valid_attractions": self.attractions(plan),
-            "is_valid_accommodation": self.accommodation(plan),
-            "is_valid_transportation": self.transportation(plan),
-            "is_valid_information_in_current_city": self.current_city(plan),
-            "is_valid_information_in_sandbox": self.sandbox(plan),
-            "is_not_absent": self.not_absent(plan),
+            "is_reasonable_visiting_city": judge("is_reasonable_visiting_city", self.reasonable_visiting_city),
+            "is_valid_restaurants": judge("is_valid_restaurants", self.restaurants),
+            "is_valid_attractions": judge("is_valid_attractions", self.attractions),
+            "is_valid_accommodation": judge("is_valid_accommodation", self.accommodation),
+            "is_valid_transportation": judge("is_valid_transportation", self.transportation),
+            "is_valid_information_in_current_city": judge("is_valid_information_in_current_city", self.current_city),
+            "is_valid_information_in_sandbox": judge("is_valid_information_in_sandbox", self.sandbox),
+            "is_not_absent": judge("is_not_absent", self.not_absent),
         }
         if not (common["is_not_absent"][0] and common["is_valid_information_in_sandbox"][0]):
-            return PlanEvaluation(common, None)
+            return PlanEvaluation(common, None, rules=rules)
         cost = self.total_cost(plan)
         hard = {
-            "valid_cuisine": self.cuisine(plan),
-            "valid_room_rule": self.room_rule(plan),
-            "valid_transportation": self.transport_rule(plan),
-            "valid_room_type": self.room_type(plan),
-            "valid_cost": (cost <= self.q.budget, None if cost <= self.q.budget
-                           else f"The total cost {_money(cost)} exceeds the budget {_money(self.q.budget)}."),
+            "valid_cuisine": judge("valid_cuisine", self.cuisine),
+            "valid_room_rule": judge("valid_room_rule", self.room_rule),
+            "valid_transportation": judge("valid_transportation", self.transport_rule),
+            "valid_room_type": judge("valid_room_type", self.room_type),
+            "valid_cost": judge("valid_cost", lambda _: self.budget(cost)),
         }
-        return PlanEvaluation(common, hard, cost)
+        return PlanEvaluation(common, hard, cost, rules)
+
+    def budget(self, cost: float) -> Result:
+        if cost <= self.q.budget:
+            return True, None
+        return self._fail("budget", f"The total cost {_money(cost)} exceeds the budget {_money(self.q.budget)}.")
 
 
 def _money(x: float) -> str:

@@ -44,6 +44,30 @@ def flight_number(value: str) -> str | None:
     return parts[1].split(",")[0] if len(parts) > 1 else None
 
 
+_FLIGHT_NUMBER = re.compile(r"(?<![A-Za-z0-9])[Ff]\d+(?![A-Za-z0-9])")
+_SELF_DRIVING = re.compile(r"self[\s-]?driv", re.IGNORECASE)
+
+
+def flight_numbers(value: str) -> list[str]:
+    """Every flight number in an entry, in any spelling of its label ('Flight Number: F0123456',
+    'Flight F0123456', 'flight no. f0123456'): 'F' then digits, standing alone; distinct, upper-case."""
+    return list(dict.fromkeys(m.group(0).upper() for m in _FLIGHT_NUMBER.finditer(value)))
+
+
+def transport_modes(text: str) -> set[str]:
+    """Every mode an entry names (the strict reading): 'Flight' for the word or a flight
+    number, 'Self-driving' for 'self-driving' / 'self driving', 'Taxi'."""
+    low = text.lower()
+    modes = set()
+    if "flight" in low or flight_numbers(text):
+        modes.add("Flight")
+    if _SELF_DRIVING.search(text):
+        modes.add("Self-driving")
+    if "taxi" in low:
+        modes.add("Taxi")
+    return modes
+
+
 def transport_kind(text: str) -> str | None:
     low = text.lower()
     if "taxi" in low:

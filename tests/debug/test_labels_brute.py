@@ -305,3 +305,21 @@ def test_a_malformed_restart_is_a_parameter_error():
             assert (lab.critical.step, lab.critical.module, lab.critical.type) == (2, "action", want), lab.critical
             assert "not one of the tools" not in lab.critical.evidence
             assert lab.correction == [2]
+
+
+def test_a_run_cut_off_after_completing_its_calls():
+    """Every task done in the last iteration the limit allows, the answer cut off: removing nothing
+    cannot make it pass, and continuing needs one iteration more than the limit (issue #26 item 10).
+    With a wasted step in it, dropping that step frees the iteration the answer needs."""
+    for case in BASIC + EXTENDED:
+        ref = get_family(case.family).reference_plan(case)
+        trace = run_paced(case, ref, len(ref), 1, True)
+        assert trace.status == TraceStatus.ITERATION_LIMIT and passes(case, planned(trace))
+        lab = label_trace(case, trace, get_family(case.family).check(case, trace), len(ref))
+        assert lab.correction is None
+        assert lab.correction_note == (f"continuing at the end (step {len(ref) + 1}) would make the run pass, "
+                                       f"but it would need {len(ref) + 1} iterations, over its limit of {len(ref)}")
+        calls = ref[:1] + [PlannedCall(f"{ref[0].name}_v2", "{}")] + ref[1:]  # a call of no tool: rejected
+        trace = run_paced(case, calls, len(calls), 1, True)
+        lab = label_trace(case, trace, get_family(case.family).check(case, trace), len(calls))
+        assert lab.correction == [2, len(calls) + 1], lab.correction

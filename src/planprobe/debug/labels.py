@@ -272,8 +272,10 @@ def _no_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int, bu
             more = replay.distance(kept) if stop in free else 0
             removed = [s - 1 for s in free if s != stop]
             need = budget.needed(removed, int(more or 0))
-            return (f"steps {free} would fix the calls, but the run would then need {need} iterations, "
-                    f"over its limit of {budget.limit}")
+            what = " and ".join(part for part in (
+                f"removing step{'s' if len(removed) > 1 else ''} {', '.join(str(k + 1) for k in removed)}"
+                if removed else "", f"continuing at the end (step {stop})" if stop in free else "") if part)
+            return f"{what} would make the run pass, but it would need {need} iterations, over its limit of {budget.limit}"
     return f"no set of at most {MAX_CORRECTION} steps (removals, or continuing at the end) makes the run pass"
 
 

@@ -181,9 +181,9 @@ def label_trace(case: Case, trace: Trace, verdict: Verdict, step_limit: int | No
     budget = Budget.of(trace, step_limit)
     if step_limit is not None:
         out.budget_pnr = _budget_pnr(replay, all_calls, budget)
-    out.correction = minimum_correction(replay, calls, offset, stop, budget)
+    out.correction, limited = _correction(replay, calls, offset, stop, budget)
     if out.correction is None:
-        out.correction_note = _no_correction(replay, calls, offset, stop, budget)
+        out.correction_note = _no_correction(replay, calls, offset, stop, budget, limited)
     out.labels = _all_labels(case, trace, replay, calls, offset, out)
     return out
 
@@ -213,7 +213,15 @@ def minimum_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int
     kept (an untouched failing prefix still fails), which bounds the branching; when the
     kept calls are right but need more iterations than the limit leaves, any kept call
     may be removed to free one (each removal frees at most one iteration)."""
+    return _correction(replay, calls, offset, stop, budget, max_size)[0]
+
+
+def _correction(replay, calls: Sequence[ToolCall], offset: int, stop: int, budget: Budget | None,
+                max_size: int = MAX_CORRECTION) -> tuple[list[int] | None, bool]:
+    """``minimum_correction`` and whether the limit turned a continuation down (without the
+    limit the search would have gone the same way otherwise)."""
     finished = budget is None or budget.finished
+    limited = False
     memo: dict[tuple[tuple[int, ...], int], list[int] | None] = {}
 
     def removed_of(kept: list[int]) -> list[int]:
@@ -230,6 +238,7 @@ def minimum_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int
         return memo[key]
 
     def _search(kept: list[int], size: int) -> list[int] | None:
+        nonlocal limited
         sub = [calls[i] for i in kept]
         found = replay.earliest(sub, explain=False)
         if found is None:
@@ -238,13 +247,17 @@ def minimum_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int
             if size == 0:
                 return None
             more = replay.distance(sub)
+            unlimited = budget is None or budget.limit is None
+            if more is None and unlimited:
+                return [stop]  # h* undecided, but there is no limit to fit it in
             if more is not None and not math.isinf(more) and fits(kept, int(more)):
                 return [stop]
-            if budget is None or budget.limit is None or size < 2:
+            if budget is None or budget.limit is None:
                 return None
-            if budget.needed(removed_of(kept), 0) - budget.limit > size - 1:
-                return None  # each further removal frees at most one iteration
-            branch = range(len(kept))
+            limited = True
+            if not finished and (size < 2 or budget.needed(removed_of(kept), 0) - budget.limit > size - 1):
+                return None  # it must continue (one step), and each further removal frees at most one iteration
+            branch = range(len(kept))  # a finished run may also pass by removals alone
         else:
             if size == 0:
                 return None
@@ -259,13 +272,13 @@ def minimum_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int
     for size in range(max_size + 1):
         got = search(idx, size)
         if got is not None:
-            return sorted(got)
-    return None
+            return sorted(got), limited
+    return None, limited
 
 
-def _no_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int, budget: Budget) -> str:
+def _no_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int, budget: Budget, limited: bool) -> str:
     """Why no correction was found: the limit (one exists without it), or none is small enough."""
-    if budget.limit is not None:
+    if limited and budget.limit is not None:
         free = minimum_correction(replay, calls, offset, stop, replace(budget, limit=None))
         if free is not None:
             kept = [c for i, c in enumerate(calls) if offset + i + 1 not in free]

@@ -323,3 +323,22 @@ def test_a_run_cut_off_after_completing_its_calls():
         trace = run_paced(case, calls, len(calls), 1, True)
         lab = label_trace(case, trace, get_family(case.family).check(case, trace), len(calls))
         assert lab.correction == [2, len(calls) + 1], lab.correction
+
+
+def test_two_calls_per_iteration_that_finish_in_time_have_no_budget_pnr():
+    """The limit counts iterations: a run making two calls per iteration that ended in time
+    (failing for another reason) never ran out of budget (issue #26 item 12)."""
+    checked = 0
+    for case in BASIC + EXTENDED + BW:
+        ref = get_family(case.family).reference_plan(case)
+        calls = ref + [PlannedCall(f"{ref[0].name}_v2", "{}")]  # a last call of no tool: the run fails
+        limit = math.ceil(len(calls) / 2) + 1
+        if len(calls) <= limit:  # counted in calls, it would fit too
+            continue
+        trace = run_paced(case, calls, limit, 2, True)
+        assert trace.status == TraceStatus.COMPLETED
+        checked += 1
+        lab = label_trace(case, trace, get_family(case.family).check(case, trace), limit)
+        assert lab.budget_pnr.step is None, (case.id, lab.budget_pnr)
+        assert lab.budget_pnr.note == f"the run could still end within {limit} iterations"
+    assert checked >= 4

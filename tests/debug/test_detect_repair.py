@@ -15,7 +15,7 @@ from helpers import planprobe_cmd, subprocess_env
 from http_faults import ScriptedServer, chat_reply
 from planprobe.api import run_suite
 from planprobe.debug.bench import read_trajectories
-from planprobe.debug.detectors import probe_prompt, steps_of
+from planprobe.debug.detectors import probe_prompt, random_pick, steps_of
 from planprobe.environment import Limits
 from planprobe.lenient_json import first_object
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
@@ -63,7 +63,7 @@ def test_oracle_detector_scores_100_percent(bench):
 
 def test_random_detector_is_near_chance(bench, tmp_path):
     records = list(read_trajectories(bench / "b.jsonl"))
-    chance = sum(1 / (len(steps_of(r)) + 1) for r in records) / len(records)
+    chance = sum(1 / (r["labels"]["steps"] + 1) for r in records) / len(records)  # a pick over 1..T+1
     hits = []
     for seed in range(5):
         s = _scores(pp("detect", bench / "b.jsonl", "--detector", "random", "--seed", seed, "--json", "-q"))
@@ -75,6 +75,22 @@ def test_random_detector_is_near_chance(bench, tmp_path):
     b = pp("detect", bench / "b.jsonl", "--detector", "random", "-o", tmp_path / "b.jsonl", "-q")
     assert a.returncode == b.returncode == 0
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()  # same seed, same bytes
+
+
+def test_random_detector_draws_over_steps_1_to_t_plus_1(bench):
+    """T actions, then step T+1 where the agent stopped: on an answered run that is its answer (the
+    last assistant message), never a step after it; a run cut off stops after its last observation.
+    The same range whether the record says T (planprobe's) or only its messages do (imported)."""
+    answered = [r for r in read_trajectories(bench / "b.jsonl") if r["messages"][-1]["role"] == "assistant"]
+    assert len(answered) >= 5
+    cut = [{**r, "messages": r["messages"][:-1]} for r in answered]  # the same runs, cut off before the answer
+    for r in answered + cut:
+        t = r["labels"]["steps"]
+        bare = {**r, "metadata": {k: v for k, v in r["metadata"].items() if k != "steps"}}
+        for record in (r, bare):
+            drawn = {random_pick(record, seed).step for seed in range(40 * (t + 2))}
+            assert drawn == set(range(1, t + 2)), (r["metadata"]["task_id"], t, sorted(drawn))
+        assert r["critical_error"]["critical_step"] <= t + 1
 
 
 def _truth_steps(path):
@@ -141,7 +157,7 @@ def test_search_baselines_find_the_first_unrecoverable_step(bench, tmp_path, det
     rows = [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
     records = list(read_trajectories(bench / "b.jsonl"))[:4]
     for row, rec in zip(rows, records):
-        t = len(steps_of(rec))
+        t = rec["labels"]["steps"]  # the search asks about steps 1..T; T+1 (the stop) is its answer when none fails
         assert row["pick"]["critical_step"] == (2 if t >= 2 else t + 1)
         if detector == "brute-force":
             assert row["pick"]["model_calls"] == min(2, t)

@@ -337,3 +337,28 @@ def test_holistic_plans_are_labelled_through_their_tool_chain():
         lab = label_trace(case, trace, family.check(case, trace))
         assert (lab.critical.step, lab.critical.type) == (1, "format_error")
     assert checked >= 15
+
+
+def test_an_executed_move_that_changes_nothing_is_inefficient():
+    """Logistics lets a plane fly (or a truck drive) from where it is to the same place: carried
+    out, nothing changes. Such a step wastes an iteration: planning/inefficient_plan at that step."""
+    checked = 0
+    for case in LOG:
+        cc = p_compiled(case)
+        ref = _ref(case)
+        k = rng_for(case, "noop").randrange(len(ref))  # before the last step: the limit cuts that one
+        state = cc.grounded.init
+        for c in ref[:k]:
+            state = cc.ground_call(c.name, json.loads(c.arguments)).apply(state)
+        noop = next((a for a in cc.grounded.actions() if a.applicable(state) and a.apply(state) == state), None)
+        if noop is None:
+            continue
+        tool, args = cc.call_for(str(noop))
+        calls = ref[:k] + [PlannedCall(tool, json.dumps(args))] + ref[k:]
+        limit = len(ref)  # the wasted step costs the run its last one
+        lab = _label(case, calls, limit=limit)
+        assert any(x.step == k + 1 and x.type == "inefficient_plan" and "changed nothing" in x.evidence
+                   for x in lab.labels), (case.id, k, lab.labels)
+        assert lab.steps == limit and lab.correction == [k + 1, limit + 1]  # drop the wasted move, then finish
+        checked += 1
+    assert checked >= 3

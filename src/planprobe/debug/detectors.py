@@ -78,6 +78,20 @@ def steps_of(record: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
+def last_step(record: dict[str, Any]) -> int:
+    """T+1, the last step a critical step can name: where the agent stopped (its answer, or
+    the limit that stopped it) after its T actions. planprobe's records say T
+    (``metadata.steps``: on an answered run the answer is step T+1, the last assistant
+    message); other trajectories are counted from their messages: a trajectory that ends
+    with the agent's reply stopped there, one that ends with an observation stopped after it."""
+    n = len(steps_of(record))
+    t = (record.get("metadata") or {}).get("steps")
+    if isinstance(t, int) and not isinstance(t, bool) and 0 <= t <= n:
+        return t + 1
+    msgs = record["messages"]
+    return n if msgs and msgs[-1]["role"] == "assistant" else n + 1
+
+
 def task_of(record: dict[str, Any]) -> str:
     meta = record.get("metadata") or {}
     if meta.get("task"):
@@ -128,7 +142,7 @@ def random_pick(record: dict[str, Any], seed: int) -> Pick:
     key = f"{seed}:{record.get('metadata', {}).get('task_id')}:{len(record['messages'])}"
     rng = random.Random(int(hashlib.sha256(key.encode()).hexdigest()[:16], 16))
     t = rng.choice(TAXONOMY)
-    return Pick(step=rng.randint(1, len(steps_of(record)) + 1), module=t.module.value, type=t.name)
+    return Pick(step=rng.randint(1, last_step(record)), module=t.module.value, type=t.name)
 
 
 def _definitions(module: str) -> str:
@@ -213,13 +227,13 @@ class ModelDetector:
         return first_object(text)
 
     async def detect(self, record: dict[str, Any]) -> Pick:
-        last = len(steps_of(record)) + 1
+        last = last_step(record)
         acc = Pick()
         if self.name == "direct":
             out = pick_from(await self._ask(acc, direct_prompt(record)), last)
         elif self.name == "agentdebug":
             notes: dict[int, list[str]] = {}
-            for k in range(1, last):
+            for k in range(1, len(steps_of(record)) + 1):  # every step the trajectory shows
                 for module in STEP_MODULES:
                     obj = await self._ask(acc, module_prompt(record, k, module)) or {}
                     etype = str(obj.get("error_type", "")).strip().lower()

@@ -15,20 +15,26 @@ AgentDebug format, ``debug/bench.py``); step ``T+1`` is where the agent stopped
   Binary search over the accepted calls, O(log T) oracle calls (``oracle_calls``).
   Exact for constraint cases (solver); sound for PDDL (a dead end is proven, an
   undecided search counts as alive and ``how`` says ``sound``).
-* ``budget_pnr`` — the first step t with t + h*(s_t) above the step limit (h* by
-  the optimal planner, or the count of tasks left): from there the run cannot
-  finish in time even played perfectly. The interesting one for reversible
-  domains (Blocksworld, Logistics), which have no dead ends.
+* ``budget_pnr`` — the first step t of the whole trace after which the run cannot
+  end within its iteration limit even played perfectly: the iterations spent up to
+  t, plus h*(s_t) further calls at the run's own pace, plus its answer, exceed the
+  limit (``debug/budget.py``; h* by the optimal planner, or the count of tasks
+  left; a dead attempt is a restart and a whole plan away where restarts are
+  granted, infinitely far where not). The interesting one for reversible domains
+  (Blocksworld, Logistics), which have no dead ends.
 * ``correction`` — a minimum set of steps whose removal, plus continuing at the
-  end when the task is still unfinished (step T+1 in the set), makes the run
-  pass; searched exactly up to ``MAX_CORRECTION`` steps (``None`` beyond).
+  end (step T+1 in the set: always, for a run that was cut off), makes the run
+  pass within its iteration limit; searched exactly up to ``MAX_CORRECTION``
+  steps. ``None`` when there is none, with the reason in ``correction_note``.
 * ``labels`` — every module-level label found (``how`` says exact or heuristic).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -43,6 +49,7 @@ from ..schema import (
     Verdict,
 )
 from ..suites.registry import restart_tool_of
+from .budget import Budget
 from .replay import (
     KIND_TYPE,
     LABELLED_FAMILIES,
@@ -53,7 +60,7 @@ from .replay import (
 )
 from .taxonomy import error_type
 
-LABELS_VERSION = 1
+LABELS_VERSION = 2  # 2: budget PNR and corrections in iterations, within the limit
 MAX_CORRECTION = 3
 
 
@@ -89,6 +96,7 @@ class FormalLabels(_Model):
     pnr: PointLabel = Field(default_factory=PointLabel)
     budget_pnr: PointLabel | None = None
     correction: list[int] | None = None
+    correction_note: str = ""  # why there is no correction (None)
     labels: list[StepLabel] = Field(default_factory=list)
 
 
@@ -170,59 +178,118 @@ def label_trace(case: Case, trace: Trace, verdict: Verdict, step_limit: int | No
                          how="sound" if undecided else "exact", oracle_calls=replay.calls - before,
                          note="" if j is not None else "no step makes the task impossible to complete")
 
+    budget = Budget.of(trace, step_limit)
     if step_limit is not None:
-        out.budget_pnr = _budget_pnr(replay, calls, offset, step_limit)
-    out.correction = minimum_correction(replay, calls, offset, stop)
+        out.budget_pnr = _budget_pnr(replay, all_calls, budget)
+    out.correction, limited = _correction(replay, calls, offset, stop, budget)
+    if out.correction is None:
+        out.correction_note = _no_correction(replay, calls, offset, stop, budget, limited)
     out.labels = _all_labels(case, trace, replay, calls, offset, out)
     return out
 
 
-def _budget_pnr(replay, calls: Sequence[ToolCall], offset: int, limit: int) -> PointLabel:
-    """First step t (counting every call) with t + h*(s_t) > limit."""
+def _budget_pnr(replay, all_calls: Sequence[ToolCall], budget: Budget) -> PointLabel:
+    """The first step t of the whole trace after which the run cannot end within the limit,
+    in iterations (``Budget.over_after``); the quantity never decreases, so a binary search."""
     before = replay.calls
-    if isinstance(replay, PDDLReplay):
-        states, _ = replay.states(calls)
 
-        def over(t: int) -> bool:  # t calls of the attempt done
-            h = replay.h_star(states[t])
-            return h is None and replay.is_dead(states[t]) or (h is not None and offset + t + h > limit)
-    else:
-        def over(t: int) -> bool:
-            left = replay.remaining([c for c in calls[:t] if c.error is None])
-            return left is None or offset + t + left > limit
-    t = _first_true(len(calls), over)
-    return PointLabel(step=None if t is None else offset + t, how="exact", oracle_calls=replay.calls - before,
-                      note="" if t is not None else f"the run could still finish within {limit} steps")
+    def over(t: int) -> bool:  # t calls of the trace done
+        more = replay.distance([c for c in all_calls[:t] if c.error is None])  # a rejected call changes nothing
+        return budget.over_after(t - 1, more)
+
+    t = _first_true(len(all_calls), over)
+    return PointLabel(step=t, how="exact", oracle_calls=replay.calls - before,
+                      note="" if t is not None else f"the run could still end within {budget.limit} iterations")
 
 
-def minimum_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int,
+def minimum_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int, budget: Budget | None = None,
                        max_size: int = MAX_CORRECTION) -> list[int] | None:
-    """The fewest steps to remove (plus step T+1, continuing at the end, if the rest
-    leaves the task unfinished) so that the run passes; exact up to ``max_size``.
-    A removal that helps must come at or before the earliest error of what is kept
-    (an untouched failing prefix still fails), which bounds the branching."""
-    idx = list(range(len(calls)))
+    """The fewest steps to remove, plus step T+1 (continuing at the end: played on perfectly,
+    then the answer), so that the run passes within its iteration limit; exact up to
+    ``max_size``. A run that was cut off must continue (T+1 is in every correction of it).
+    ``calls`` are the judged attempt's, the first of them call ``offset`` of the trace.
 
-    def search(kept: list[int], budget: int) -> list[int] | None:
+    A removal that fixes an error must come at or before the earliest error of what is
+    kept (an untouched failing prefix still fails), which bounds the branching; when the
+    kept calls are right but need more iterations than the limit leaves, any kept call
+    may be removed to free one (each removal frees at most one iteration)."""
+    return _correction(replay, calls, offset, stop, budget, max_size)[0]
+
+
+def _correction(replay, calls: Sequence[ToolCall], offset: int, stop: int, budget: Budget | None,
+                max_size: int = MAX_CORRECTION) -> tuple[list[int] | None, bool]:
+    """``minimum_correction`` and whether the limit turned a continuation down (without the
+    limit the search would have gone the same way otherwise)."""
+    finished = budget is None or budget.finished
+    limited = False
+    memo: dict[tuple[tuple[int, ...], int], list[int] | None] = {}
+
+    def removed_of(kept: list[int]) -> list[int]:
+        keep = set(kept)
+        return [offset + i for i in range(len(calls)) if i not in keep]
+
+    def fits(kept: list[int], more: int) -> bool:
+        return budget is None or budget.fits(removed_of(kept), more)
+
+    def search(kept: list[int], size: int) -> list[int] | None:
+        key = (tuple(kept), size)
+        if key not in memo:
+            memo[key] = _search(kept, size)
+        return memo[key]
+
+    def _search(kept: list[int], size: int) -> list[int] | None:
+        nonlocal limited
         sub = [calls[i] for i in kept]
         found = replay.earliest(sub, explain=False)
         if found is None:
-            if replay.complete(sub):
+            if finished and replay.complete(sub):
                 return []
-            return [stop] if budget >= 1 else None
-        if budget == 0:
-            return None
-        for pos in range(found[0] + 1):
-            rest = search(kept[:pos] + kept[pos + 1:], budget - 1)
+            if size == 0:
+                return None
+            more = replay.distance(sub)
+            unlimited = budget is None or budget.limit is None
+            if more is None and unlimited:
+                return [stop]  # h* undecided, but there is no limit to fit it in
+            if more is not None and not math.isinf(more) and fits(kept, int(more)):
+                return [stop]
+            if budget is None or budget.limit is None:
+                return None
+            limited = True
+            if not finished and (size < 2 or budget.needed(removed_of(kept), 0) - budget.limit > size - 1):
+                return None  # it must continue (one step), and each further removal frees at most one iteration
+            branch = range(len(kept))  # a finished run may also pass by removals alone
+        else:
+            if size == 0:
+                return None
+            branch = range(found[0] + 1)
+        for pos in branch:
+            rest = search(kept[:pos] + kept[pos + 1:], size - 1)
             if rest is not None:
                 return [offset + kept[pos] + 1] + rest
         return None
 
+    idx = list(range(len(calls)))
     for size in range(max_size + 1):
         got = search(idx, size)
         if got is not None:
-            return sorted(got)
-    return None
+            return sorted(got), limited
+    return None, limited
+
+
+def _no_correction(replay, calls: Sequence[ToolCall], offset: int, stop: int, budget: Budget, limited: bool) -> str:
+    """Why no correction was found: the limit (one exists without it), or none is small enough."""
+    if limited and budget.limit is not None:
+        free = minimum_correction(replay, calls, offset, stop, replace(budget, limit=None))
+        if free is not None:
+            kept = [c for i, c in enumerate(calls) if offset + i + 1 not in free]
+            more = replay.distance(kept) if stop in free else 0
+            removed = [s - 1 for s in free if s != stop]
+            need = budget.needed(removed, int(more or 0))
+            what = " and ".join(part for part in (
+                f"removing step{'s' if len(removed) > 1 else ''} {', '.join(str(k + 1) for k in removed)}"
+                if removed else "", f"continuing at the end (step {stop})" if stop in free else "") if part)
+            return f"{what} would make the run pass, but it would need {need} iterations, over its limit of {budget.limit}"
+    return f"no set of at most {MAX_CORRECTION} steps (removals, or continuing at the end) makes the run pass"
 
 
 # -- module-level labels --------------------------------------------------------
@@ -264,11 +331,14 @@ def _all_labels(case: Case, trace: Trace, replay, calls: Sequence[ToolCall], off
     labels: list[StepLabel] = []
     if out.critical is not None:
         labels.append(out.critical)
-    if isinstance(replay, PDDLReplay):  # a step that returns to an earlier state wastes steps
-        states, _ = replay.states(calls)
+    if isinstance(replay, PDDLReplay):  # a step that changes nothing or returns to an earlier state wastes steps
+        states, _, applied = replay.replay(calls)
         seen = {states[0]: 0}
         for k in range(1, len(states)):
-            if states[k] != states[k - 1] and states[k] in seen:
+            if applied[k - 1] and states[k] == states[k - 1]:
+                labels.append(_label(offset + k, "planning", "inefficient_plan",
+                                     "the action was carried out and changed nothing"))
+            elif states[k] != states[k - 1] and states[k] in seen:
                 labels.append(_label(offset + k, "planning", "inefficient_plan",
                                      f"the world is back in the state it was in after step {offset + seen[states[k]]}"))
             seen.setdefault(states[k], k)

@@ -10,8 +10,11 @@ Each adapter answers, for a list of calls taken from a trace:
   change the state: a rejected call changes nothing, so it is never a point of no
   return;
 * ``complete(calls)`` — whether the calls, as they stand, complete the task;
-* ``remaining(calls)`` — h*, the fewest further calls that complete the task from
-  the state reached (``None`` if undecided), for the budget point of no return.
+* ``distance(calls)`` — h*, the fewest further calls that complete the task from
+  the state reached (``math.inf`` from a dead end the environment offers no way out
+  of, ``None`` if undecided), for the budget point of no return. Where the
+  environment grants restarts, a dead attempt is one restart call and a whole plan
+  away: that is what playing on perfectly would do.
 
 Every answer counts as one oracle call (``self.calls``), so the labeller can show
 that the point of no return costs O(log T) of them.
@@ -21,9 +24,10 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from collections.abc import Sequence
 
-from ..schema import Case, ToolCall
+from ..schema import Case, ToolCall, split_attempts
 from ..suites.base import PlannedCall
 
 # kinds of evidence (as the families' oracles and prefix checks name them) -> (module, type)
@@ -81,10 +85,14 @@ class ConstraintReplay:
         done = {self.prepared.tool_index.get(c.name) for c in calls} - {None}
         return len(done) == self.prepared.n and not self._problems(calls)
 
-    def remaining(self, calls: Sequence[ToolCall]) -> int | None:
-        if self._problems(calls):
-            return None
-        done = {self.prepared.tool_index.get(c.name) for c in calls} - {None}
+    def distance(self, calls: Sequence[ToolCall]) -> float | None:
+        from ..suites.constraints.generator import RESTART_TOOL_SPEC
+
+        if self._problems(calls):  # judged in the last attempt only, as the environment does
+            return 1 + self.prepared.n if self.prepared.restart_tool else math.inf
+        restart = RESTART_TOOL_SPEC if self.prepared.restart_tool else None
+        last = split_attempts(list(calls), restart)[-1]
+        done = {self.prepared.tool_index.get(c.name) for c in last} - {None}
         return self.prepared.n - len(done)
 
 
@@ -106,47 +114,54 @@ class PDDLReplay:
         self._dead: dict[int, bool | None] = {}  # state -> reachable? (the correction search re-asks)
         self._h: dict[int, int | None] = {}
 
-    def _step(self, state: int, call: ToolCall) -> tuple[int, dict | None]:
-        """The state after one call and the problem the oracle would report for it."""
+    def _step(self, state: int, call: ToolCall) -> tuple[int, dict | None, bool]:
+        """The state after one call, the problem the oracle would report for it, and whether
+        the action was carried out."""
         from ..pddl.errors import PlanStepError
         from ..tool_args import parse_arguments, validate_arguments
 
         prepared = self.prepared
         tool = self.tools.get(call.name)
         if tool is None or call.name not in prepared.tool_action:
-            return state, dict(kind="unknown_tool", text=f'called "{call.name}", which is not one of the actions')
+            return state, dict(kind="unknown_tool", text=f'called "{call.name}", which is not one of the actions'), False
         args = parse_arguments(call.arguments)
         if args is None:
-            return state, dict(kind="malformed_arguments", text="the arguments are not a JSON object")
+            return state, dict(kind="malformed_arguments", text="the arguments are not a JSON object"), False
         why = validate_arguments(tool.parameters, args)
         if why:
-            return state, dict(kind="invalid_arguments", text=why)
+            return state, dict(kind="invalid_arguments", text=why), False
         try:
             action = prepared.ground_call(call.name, args)
         except PlanStepError as exc:
-            return state, dict(kind="invalid_arguments", text=exc.reason)
+            return state, dict(kind="invalid_arguments", text=exc.reason), False
         if action.applicable(state):
-            return action.apply(state), None
+            return action.apply(state), None, True
         unmet = action.unmet(state)
         static = prepared.problem.domain.static_predicates
         say = prepared.renderer
         if any(lit.is_equality or lit.atom.predicate in static for lit in unmet):
             return state, dict(kind="impossible_action",
-                               text=f"{say.action(action.name, action.args)} can never be done")
+                               text=f"{say.action(action.name, action.args)} can never be done"), False
         if self.strict:
             return state, dict(kind="unmet_precondition",
-                               text=f"{say.action(action.name, action.args)} needs {say.literals(unmet)}")
-        return state, None
+                               text=f"{say.action(action.name, action.args)} needs {say.literals(unmet)}"), False
+        return state, None, False
 
     def states(self, calls: Sequence[ToolCall]) -> tuple[list[int], list[dict | None]]:
         """s_0..s_T (s_k after k calls) and each call's problem."""
+        states, problems, _ = self.replay(calls)
+        return states, problems
+
+    def replay(self, calls: Sequence[ToolCall]) -> tuple[list[int], list[dict | None], list[bool]]:
+        """s_0..s_T, each call's problem, and whether each call's action was carried out."""
         state = self.prepared.grounded.init
-        out, problems = [state], []
+        out, problems, applied = [state], [], []
         for call in calls:
-            state, problem = self._step(state, call)
+            state, problem, done = self._step(state, call)
             out.append(state)
             problems.append(problem)
-        return out, problems
+            applied.append(done)
+        return out, problems, applied
 
     def is_dead(self, state: int) -> bool:
         from ..suites.pddl_agent.protocol_hooks import goal_reachable
@@ -177,6 +192,13 @@ class PDDLReplay:
     def complete(self, calls: Sequence[ToolCall]) -> bool:
         states, problems = self.states(calls)
         return self.prepared.grounded.goal_reached(states[-1]) and all(p is None for p in problems)
+
+    def distance(self, calls: Sequence[ToolCall]) -> float | None:
+        state = self.states(calls)[0][-1]
+        h = self.h_star(state)
+        if h is None:
+            return math.inf if self.is_dead(state) else None
+        return h
 
     def h_star(self, state: int) -> int | None:
         """The length of a shortest plan from ``state``; None when unsolvable or undecided."""

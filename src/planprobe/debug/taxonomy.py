@@ -87,7 +87,8 @@ TAXONOMY: tuple[ErrorType, ...] = (
               H.EXACT, "the PDDL simulator: a precondition false when the call was made"),
     ErrorType(M.PLANNING, "inefficient_plan", "Inefficient Planning",
               "A plan that could work but wastes steps (loops, detours).",
-              H.EXACT, "a step that returns the world to a state it was already in"),
+              H.EXACT, "a step that returns the world to a state it was already in, or is carried out "
+                       "and changes nothing"),
     ErrorType(M.ACTION, "misalignment", "Planning–Action Disconnect",
               "The action taken is not the one the step's own plan announced.",
               H.HEURISTIC, "the plan names tools and the action calls none of them"),

@@ -55,7 +55,7 @@ def prefix_problems(prepared: PreparedCase, calls: Sequence[PlannedCall], explai
         if step <= last_restart:
             continue
         i = prepared.tool_index.get(call.name)
-        if i is None:
+        if i is None and call.name != prepared.restart_tool:  # a bad restart call is judged below: it is offered
             problems.append(dict(
                 error=E.ACT_ERROR.value, kind="unknown_tool", step=step,
                 symbolic=f"step {step}: {call.name} not in tools",
@@ -74,6 +74,8 @@ def prefix_problems(prepared: PreparedCase, calls: Sequence[PlannedCall], explai
                 error=E.ACT_ERROR.value, kind="invalid_arguments", step=step,
                 symbolic=f"step {step}: {call.name}: {why}",
                 text=f'Step {step}: invalid arguments for "{call.name}": {why}.'))
+            continue
+        if i is None:  # unreachable: a valid restart call is granted, so it ends an attempt before this one
             continue
         if i in seen:
             problems.append(dict(

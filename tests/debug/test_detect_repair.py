@@ -141,12 +141,33 @@ def test_search_baselines_find_the_first_unrecoverable_step(bench, tmp_path, det
     rows = [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
     records = list(read_trajectories(bench / "b.jsonl"))[:4]
     for row, rec in zip(rows, records):
-        t = len(steps_of(rec))
-        assert row["pick"]["critical_step"] == (2 if t >= 2 else t + 1)
+        t = len(steps_of(rec))  # a pick is one of the trajectory's steps: the last when none is judged lost
+        assert row["pick"]["critical_step"] == min(2, t)
         if detector == "brute-force":
-            assert row["pick"]["model_calls"] == min(2, t)
+            assert row["pick"]["model_calls"] == min(2, t - 1)
         else:
-            assert row["pick"]["model_calls"] <= (t + 1).bit_length()
+            assert row["pick"]["model_calls"] <= (t - 1).bit_length()  # ceil(log2 t)
+
+
+@pytest.mark.parametrize("detector", ["brute-force", "binary-search"])
+def test_a_search_that_finds_no_lost_step_names_the_last_step_as_the_truth_does(tmp_path, detector):
+    """A run that stopped at the limit: the truth is its last step (AgentDebug attributes the stop
+    there), and a search that judges every step recoverable must pick that step, never one past it."""
+    import asyncio
+
+    from planprobe.debug.detectors import detect_one
+
+    async def always_recoverable(prompt):
+        return '{"recoverable": true}', 1
+
+    run_suite(constraint_cases(3, seed=8), "oracle", tmp_path / "r", concurrency=1, limits=Limits(max_iterations=2))
+    r = pp("errorbench", tmp_path / "r", "-o", tmp_path / "b.jsonl", "-q")
+    assert r.returncode == 0, r.stderr
+    stops = list(read_trajectories(tmp_path / "b.jsonl"))
+    assert len(stops) == 3 and all(r["critical_error"]["error_type"] == "step_limit" for r in stops)
+    for rec in stops:
+        pick = asyncio.run(detect_one(detector, rec, 0, always_recoverable))
+        assert pick.step == rec["critical_error"]["critical_step"] == len(steps_of(rec))
 
 
 def test_model_replies_are_read_never_run():

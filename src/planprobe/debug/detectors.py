@@ -114,6 +114,8 @@ def pick_from(obj: dict[str, Any] | None, last: int) -> Pick:
 
 def oracle_pick(record: dict[str, Any]) -> Pick:
     crit = record.get("critical_error")
+    if crit is None and record.get("labels") is not None:
+        return Pick()  # labelled, but the trajectory has no step to name (no action, no answer)
     if crit is None:
         raise PlanprobeError(f"trajectory {record.get('metadata', {}).get('task_id')!r}: the oracle detector needs "
                              "formal labels (write the file with planprobe errorbench)")
@@ -213,13 +215,15 @@ class ModelDetector:
         return first_object(text)
 
     async def detect(self, record: dict[str, Any]) -> Pick:
-        last = len(steps_of(record)) + 1
+        last = len(steps_of(record))  # a pick names one of the trajectory's steps, as the truth does
         acc = Pick()
+        if last == 0:
+            return acc  # no step to name: nothing to ask
         if self.name == "direct":
             out = pick_from(await self._ask(acc, direct_prompt(record)), last)
         elif self.name == "agentdebug":
             notes: dict[int, list[str]] = {}
-            for k in range(1, last):
+            for k in range(1, last + 1):
                 for module in STEP_MODULES:
                     obj = await self._ask(acc, module_prompt(record, k, module)) or {}
                     etype = str(obj.get("error_type", "")).strip().lower()
@@ -238,7 +242,8 @@ class ModelDetector:
         return obj.get("recoverable") is not False  # unreadable: no evidence of a dead end
 
     async def _search(self, acc: Pick, record: dict[str, Any], last: int) -> int:
-        """The first step after which the run is judged unrecoverable (T+1: none is)."""
+        """The first step after which the run is judged unrecoverable; the last step when none
+        before it is (the step that stopped the run, as AgentDebug attributes a stop)."""
         if self.name == "brute-force":
             for k in range(1, last):
                 if not await self._recoverable(acc, record, k):

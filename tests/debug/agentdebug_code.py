@@ -98,8 +98,13 @@ class AgentDebugReaders:
         return self._stage1.error_loader.definitions[module][name]["definition"]
 
 
-def agentdebug_readers(tmp: Path) -> AgentDebugReaders:
+def agentdebug_readers(tmp: Path) -> AgentDebugReaders | None:
+    """The readers, or None when AgentDebug's code is not on this machine."""
     folder = _detector_dir(tmp)
-    if folder is None:
+    return None if folder is None else AgentDebugReaders(folder, tmp)
+
+
+def require(readers: AgentDebugReaders | None) -> AgentDebugReaders:
+    if readers is None:
         pytest.skip(f"AgentDebug's code not found (set {ENV_VAR} to a checkout of ulab-uiuc/AgentDebug)")
-    return AgentDebugReaders(folder, tmp)
+    return readers

@@ -11,7 +11,7 @@ import re
 import subprocess
 
 import pytest
-from agentdebug_code import agentdebug_readers
+from agentdebug_code import agentdebug_readers, require
 
 from helpers import cases as constraint_cases
 from helpers import planprobe_cmd, subprocess_env
@@ -88,7 +88,8 @@ def _all(rows):
     return [row for name in rows for row in rows[name]]
 
 
-def test_every_critical_step_is_a_step_agentdebugs_reader_reads(bench, agentdebug):
+def test_every_critical_step_is_a_step_agentdebugs_reader_reads(agentdebug, bench):
+    agentdebug = require(agentdebug)
     _, rows = bench
     limit_endings = 0
     for row in _all(rows):
@@ -108,7 +109,7 @@ def test_every_critical_step_is_a_step_agentdebugs_reader_reads(bench, agentdebu
 def test_a_run_with_no_step_is_a_trajectory_not_a_refused_file(bench, agentdebug, tmp_path):
     root, rows = bench
     for row in rows["stall"]:
-        assert agentdebug.parse_trajectory(row)["total_steps"] == 0  # AgentDebug reads it
+        assert agentdebug is None or agentdebug.parse_trajectory(row)["total_steps"] == 0  # AgentDebug reads it
         assert row["critical_error"] is None and row["labels"]["critical"]["type"] == "step_limit"
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_text((root / "stall.jsonl").read_text() + (root / "random.jsonl").read_text())
@@ -122,7 +123,8 @@ def test_a_run_with_no_step_is_a_trajectory_not_a_refused_file(bench, agentdebug
     assert scores["step"]["rate"] == 1.0
 
 
-def test_agentdebugs_reader_keeps_the_whole_task(bench, agentdebug):
+def test_agentdebugs_reader_keeps_the_whole_task(agentdebug, bench):
+    agentdebug = require(agentdebug)
     _, rows = bench
     multi_line = 0
     for row in _all(rows):
@@ -135,7 +137,8 @@ def test_agentdebugs_reader_keeps_the_whole_task(bench, agentdebug):
     assert multi_line >= 5
 
 
-def test_a_modular_run_at_the_limit_keeps_its_last_observation(bench, agentdebug):
+def test_a_modular_run_at_the_limit_keeps_its_last_observation(agentdebug, bench):
+    agentdebug = require(agentdebug)
     root, rows = bench
     store = RunStore(root / "modular")
     try:
@@ -154,11 +157,12 @@ def test_a_modular_run_at_the_limit_keeps_its_last_observation(bench, agentdebug
 
 def test_the_agents_own_crash_is_not_an_environment_error(bench, agentdebug):
     _, rows = bench
-    assert "environment" in agentdebug.definition("system", "environment_error").lower()
     for row in rows["crash"]:
         crit = row["critical_error"]
-        assert row["metadata"]["status"] == "agent_error"
+        assert row["metadata"]["status"] == "agent_error" and crit["critical_step"] == 1  # its one step
         assert (crit["critical_module"], crit["error_type"]) == ("others", "others")
-        assert crit["error_type"] in agentdebug.valid_types("others")
-        assert crit["critical_step"] == agentdebug.parse_trajectory(row)["total_steps"] == 1
+        if agentdebug is not None:  # AgentDebug: environment_error is the environment's bug
+            assert "environment" in agentdebug.definition("system", "environment_error").lower()
+            assert crit["error_type"] in agentdebug.valid_types("others")
+            assert agentdebug.parse_trajectory(row)["total_steps"] == 1
 

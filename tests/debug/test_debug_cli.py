@@ -73,8 +73,10 @@ def test_errorbench_is_agentdebugs_format_and_reads_back(runs, tmp_path):
         assert row["metadata"]["success"] is False and row["metadata"]["task_id"]
         steps = [m for m in row["messages"] if m["role"] == "assistant"]
         assert len(steps) >= row["labels"]["steps"]  # one assistant message per step (+ the answer)
-        crit = row["critical_error"]
-        assert crit["critical_step"] == row["labels"]["critical"]["step"]
+        crit, label = row["critical_error"], row["labels"]["critical"]
+        # the label's step on the trajectory's steps: a stop without an answer is the last step
+        assert crit["critical_step"] == min(label["step"], len(steps))
+        assert (crit["critical_module"], crit["error_type"]) == (label["module"], label["type"])
         if crit["critical_step"] <= row["labels"]["steps"]:  # the step's message holds the call it judges
             assert "<action>tool: " in steps[crit["critical_step"] - 1]["content"]
     back = tmp_path / "back.jsonl"
@@ -101,8 +103,9 @@ GOOD = {"metadata": {"task_id": "t1", "task": "put a clean bowl on the shelf", "
     (lambda d: d.pop("messages"), 1, "field 'messages'"),
     (lambda d: d["messages"].__setitem__(1, {"role": "bot", "content": "x"}), 1, "field 'messages.1.role'"),
     (lambda d: d["messages"][2].__setitem__("content", 3), 1, "field 'messages.2.content'"),
-    (lambda d: d.__setitem__("messages", [{"role": "user", "content": "x"}]), 1, "no assistant message"),
-    (lambda d: d.update(critical_step=9, critical_module="planning", error_type="constraint_ignorance"), 1,
+    (lambda d: d.update(messages=[{"role": "user", "content": "x"}], critical_step=1, critical_module="system",
+                        error_type="step_limit"), 1, "field 'critical_error': the trajectory has no step"),
+    (lambda d: d.update(critical_step=3, critical_module="planning", error_type="constraint_ignorance"), 1,
      "field 'critical_error.critical_step'"),
     (lambda d: d.update(critical_step=1, critical_module="planning", error_type="format_error"), 1,
      "field 'critical_error.error_type'"),
@@ -172,3 +175,105 @@ def test_errorbench_writes_a_holistic_plan_step_by_step(tmp_path):
         crit = row["critical_error"]
         assert row["metadata"]["environment"] == "holistic" and len(steps) >= row["labels"]["steps"]
         assert crit["error_type"] == "invalid_action" and "_v2" in steps[crit["critical_step"] - 1]["content"]
+
+
+# -- bad input (issue #26, item 16) ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bench_rows(runs, tmp_path_factory):
+    path = tmp_path_factory.mktemp("bench") / "b.jsonl"
+    r = pp("errorbench", runs / "c", runs / "p", "-o", path, "-q")
+    assert r.returncode == 0, r.stderr
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("name,text,why", [
+    ("empty.jsonl", "", "it is empty"),
+    ("blank.jsonl", " \n\n\t\n", "it is empty"),
+    ("blank.json", "\n  \n", "it is empty"),
+    ("list.json", "[\n]\n", "an empty list"),
+])
+def test_a_file_without_trajectories_is_an_error_not_an_empty_benchmark(tmp_path, name, text, why):
+    path = tmp_path / name
+    path.write_text(text)
+    one_line_error(pp("import", "agentdebug", path, "-o", tmp_path / "o.jsonl"), f"{path}: no trajectory", why)
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize("mutate,field", [
+    (lambda r: r["labels"]["critical"].update(step=r["critical_error"]["critical_step"] + 1),
+     "field 'critical_error.critical_step'"),
+    (lambda r: r["labels"]["critical"].update(module="memory", type="hallucination"),
+     "field 'critical_error.critical_module'"),
+    (lambda r: r["labels"].update(critical=None), "field 'critical_error': given, but labels.critical is null"),
+    (lambda r: r["labels"].update(steps=-1), "field 'labels.steps'"),
+    (lambda r: r["labels"].update(step_limit=0), "field 'labels.step_limit'"),
+    (lambda r: r["labels"]["pnr"].update(step=r["labels"]["steps"] + 2), "field 'labels.pnr.step'"),
+])
+def test_labels_that_contradict_themselves_or_the_critical_error_are_refused(bench_rows, tmp_path, mutate,
+                                                                            field):
+    good = bench_rows[0]
+    bad = json.loads(json.dumps(good))
+    mutate(bad)
+    path = tmp_path / "b.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(PlanprobeError) as err:
+        list(read_trajectories(path))
+    assert str(err.value).startswith(f"{path}:2: ") and field in str(err.value), str(err.value)
+    one_line_error(pp("import", "agentdebug", path, "-o", tmp_path / "o.jsonl"), f"{path}:2:", field)
+
+
+def test_json_nested_too_deeply_names_the_file_and_line(tmp_path):
+    deep = "[" * 100_000 + "]" * 100_000
+    jsonl = tmp_path / "deep.jsonl"
+    jsonl.write_text(json.dumps(GOOD) + "\n" + deep + "\n")
+    one_line_error(pp("import", "agentdebug", jsonl, "-o", tmp_path / "o.jsonl"), f"{jsonl}:2:", "nested too deeply")
+    one = tmp_path / "deep.json"
+    one.write_text("\n" + deep)
+    one_line_error(pp("detect", one, "--detector", "oracle"), f"{one}:2:", "nested too deeply")
+
+
+def test_a_utf8_byte_order_mark_is_read(tmp_path):
+    for name, text in (("bom.jsonl", json.dumps(GOOD) + "\n"), ("bom.json", json.dumps([GOOD], indent=1))):
+        path = tmp_path / name
+        path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+        assert [r["messages"] for r in read_trajectories(path)] == [GOOD["messages"]]
+        r = pp("import", "agentdebug", path, "-o", tmp_path / "o.jsonl")
+        assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("limit", ["-1", "0"])
+def test_limit_must_be_at_least_one(bench_rows, runs, tmp_path, limit):
+    bench = tmp_path / "b.jsonl"
+    bench.write_text("".join(json.dumps(r) + "\n" for r in bench_rows))
+    one_line_error(pp("detect", bench, "--detector", "oracle", "--limit", limit), f"--limit {limit}", "at least 1")
+    one_line_error(pp("debug", runs / "c", "--detector", "oracle", "--agent", "tools", "--limit", limit),
+                   f"--limit {limit}", "at least 1")
+    r = pp("detect", bench, "--detector", "oracle", "--limit", "1", "--json", "-q")
+    assert r.returncode == 0 and json.loads(r.stdout)["n"] == 1, r.stderr
+
+
+def test_a_run_still_being_written_is_labelled_with_a_warning(tmp_path):
+    import sqlite3
+
+    run = tmp_path / "r"
+    run_suite(constraint_cases(6, seed=2), "faulty:unknown-tool", run, concurrency=1)
+    db = sqlite3.connect(run / "run.sqlite")
+    with db:
+        db.execute("DELETE FROM results WHERE rowid IN (SELECT rowid FROM results ORDER BY rowid LIMIT 2)")
+    db.close()
+    for args in (("label", run, "-o", tmp_path / "l.jsonl"), ("errorbench", run, "-o", tmp_path / "b.jsonl")):
+        r = pp(*args)
+        assert r.returncode == 0, r.stderr
+        assert "unfinished: 2 of 6 results" in r.stderr and "4 stored" in r.stderr, r.stderr
+    assert len((tmp_path / "b.jsonl").read_text().splitlines()) == 4
+
+
+def test_a_run_named_twice_is_written_once(runs, tmp_path):
+    once, twice = tmp_path / "once.jsonl", tmp_path / "twice.jsonl"
+    assert pp("errorbench", runs / "c", "-o", once, "-q").returncode == 0
+    r = pp("errorbench", runs / "c", f"{runs / 'c'}/", runs / "p" / ".." / "c", "-o", twice, "-q")
+    assert r.returncode == 0, r.stderr
+    assert twice.read_bytes() == once.read_bytes()
+    assert "read once" in r.stderr and "unfinished" not in r.stderr  # a finished run: no warning

@@ -77,20 +77,21 @@ def test_random_detector_is_near_chance(bench, tmp_path):
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()  # same seed, same bytes
 
 
-def test_random_detector_draws_over_steps_1_to_t_plus_1(bench):
-    """T actions, then step T+1 where the agent stopped: on an answered run that is its answer (the
-    last assistant message), never a step after it; a run cut off stops after its last observation.
-    The same range whether the record says T (planprobe's) or only its messages do (imported)."""
+def test_random_detector_draws_over_the_trajectorys_steps(bench):
+    """A pick ranges where the truth does: over the trajectory's steps 1..n (its assistant messages).
+    On an answered run n = T+1 (the answer after T actions), never a step after it; on a run cut off
+    before answering n = T, where AgentDebug attributes the stop. The same range whether or not the
+    record carries planprobe's metadata."""
     answered = [r for r in read_trajectories(bench / "b.jsonl") if r["messages"][-1]["role"] == "assistant"]
     assert len(answered) >= 5
     cut = [{**r, "messages": r["messages"][:-1]} for r in answered]  # the same runs, cut off before the answer
-    for r in answered + cut:
-        t = r["labels"]["steps"]
+    for r, n in [(r, r["labels"]["steps"] + 1) for r in answered] + [(r, len(steps_of(r))) for r in cut]:
         bare = {**r, "metadata": {k: v for k, v in r["metadata"].items() if k != "steps"}}
         for record in (r, bare):
-            drawn = {random_pick(record, seed).step for seed in range(40 * (t + 2))}
-            assert drawn == set(range(1, t + 2)), (r["metadata"]["task_id"], t, sorted(drawn))
-        assert r["critical_error"]["critical_step"] <= t + 1
+            drawn = {random_pick(record, seed).step for seed in range(40 * (n + 1))}
+            assert drawn == set(range(1, n + 1)), (r["metadata"]["task_id"], n, sorted(drawn))
+    for r in answered:
+        assert r["critical_error"]["critical_step"] <= r["labels"]["steps"] + 1 == len(steps_of(r))
 
 
 def _truth_steps(path):
@@ -157,12 +158,33 @@ def test_search_baselines_find_the_first_unrecoverable_step(bench, tmp_path, det
     rows = [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
     records = list(read_trajectories(bench / "b.jsonl"))[:4]
     for row, rec in zip(rows, records):
-        t = rec["labels"]["steps"]  # the search asks about steps 1..T; T+1 (the stop) is its answer when none fails
-        assert row["pick"]["critical_step"] == (2 if t >= 2 else t + 1)
+        t = len(steps_of(rec))  # a pick is one of the trajectory's steps: the last when none is judged lost
+        assert row["pick"]["critical_step"] == min(2, t)
         if detector == "brute-force":
-            assert row["pick"]["model_calls"] == min(2, t)
+            assert row["pick"]["model_calls"] == min(2, t - 1)
         else:
-            assert row["pick"]["model_calls"] <= (t + 1).bit_length()
+            assert row["pick"]["model_calls"] <= (t - 1).bit_length()  # ceil(log2 t)
+
+
+@pytest.mark.parametrize("detector", ["brute-force", "binary-search"])
+def test_a_search_that_finds_no_lost_step_names_the_last_step_as_the_truth_does(tmp_path, detector):
+    """A run that stopped at the limit: the truth is its last step (AgentDebug attributes the stop
+    there), and a search that judges every step recoverable must pick that step, never one past it."""
+    import asyncio
+
+    from planprobe.debug.detectors import detect_one
+
+    async def always_recoverable(prompt):
+        return '{"recoverable": true}', 1
+
+    run_suite(constraint_cases(3, seed=8), "oracle", tmp_path / "r", concurrency=1, limits=Limits(max_iterations=2))
+    r = pp("errorbench", tmp_path / "r", "-o", tmp_path / "b.jsonl", "-q")
+    assert r.returncode == 0, r.stderr
+    stops = list(read_trajectories(tmp_path / "b.jsonl"))
+    assert len(stops) == 3 and all(r["critical_error"]["error_type"] == "step_limit" for r in stops)
+    for rec in stops:
+        pick = asyncio.run(detect_one(detector, rec, 0, always_recoverable))
+        assert pick.step == rec["critical_error"]["critical_step"] == len(steps_of(rec))
 
 
 def test_model_replies_are_read_never_run():

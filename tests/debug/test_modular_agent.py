@@ -190,3 +190,14 @@ def test_a_modular_run_can_be_re_rolled_out_from_its_labelled_step():
     first = model.prompts[0]
     assert "ghost_tool does not exist" in first and "Step 1: action: tool: " + ref[0].name in first
     assert "You are now at step 2" in first
+
+
+def test_the_prompt_shows_the_action_syntax_with_single_braces():
+    """ACT_TOOLS is inserted into the prompt as a value (never formatted itself): its example must
+    read as the JSON the model should write."""
+    case = constraint_cases(1, seed=3)[0]
+    agent = ModularAgent(Scripted([]))
+    for history in ([], [("tool: x parameters: {}", "Done.")]):
+        prompt = agent.render(case, case.tools, history)
+        assert '<action>tool: [tool_name] parameters: {"param1": "value1"}</action>' in prompt
+        assert "{{" not in prompt and "}}" not in prompt

@@ -68,8 +68,9 @@ Then plan the next step from the memory and the reflection inside <plan> </plan>
 </plan>
 {act_block}"""
 
+# inserted into FIRST/LATER as a value, so never formatted itself: braces are written once
 ACT_TOOLS = """Finally, either take ONE action, written exactly as
-<action>tool: [tool_name] parameters: {{"param1": "value1"}}</action>
+<action>tool: [tool_name] parameters: {"param1": "value1"}</action>
 or, when the task is complete, give your final answer inside <answer> </answer>."""
 ACT_TEXT = """Finally, give your answer inside <answer> </answer>."""
 GUIDANCE = """

@@ -22,6 +22,24 @@ def _json_line(obj) -> str:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False)
 
 
+def _warn_unfinished(note: str | None) -> None:
+    if note is not None:
+        err_console.print(f"warning: {note}", highlight=False, soft_wrap=True)
+
+
+def _distinct(runs: list[Path]) -> list[Path]:
+    """Each run once (a run named twice would write each of its trajectories twice), with a note."""
+    seen: dict[Path, Path] = {}
+    for run in runs:
+        key = run.resolve()
+        if key in seen:
+            again = "named more than once" if run == seen[key] else f"the same run as {seen[key]}"
+            err_console.print(f"{run}: {again}; read once", highlight=False, soft_wrap=True)
+            continue
+        seen[key] = run
+    return list(seen.values())
+
+
 def label(
     run_dir: Path = typer.Argument(..., help="A run directory (planprobe run --out …)."),
     output: Optional[Path] = typer.Option(None, "-o", "--output",
@@ -40,10 +58,12 @@ def label(
         count_failed,
         label_run,
         require_labellable,
+        unfinished_note,
     )
 
     check("--workers", workers, at_least=1)
     scale_options(workers, backend, address)  # one line for a bad option, before any work
+    _warn_unfinished(unfinished_note(run_dir))
     counts = LabelCounts()
     by_type: collections.Counter[str] = collections.Counter()
     pnr = budget = oracle_calls = 0
@@ -100,19 +120,25 @@ def errorbench(
         count_failed,
         label_run,
         no_labels_message,
+        unfinished_note,
     )
 
+    runs = _distinct(runs)
+    for run in runs:
+        _warn_unfinished(unfinished_note(run))
     totals = {str(r): count_failed(r) for r in runs}
     seen_families: dict[str, int] = {}
-    labelled = 0
+    labelled = stepless = 0
 
     def lines():
-        nonlocal labelled
+        nonlocal labelled, stepless
         for run in runs:
             counts = LabelCounts()
             for case, trace, labels in label_run(run, counts):
                 labelled += 1
-                yield _json_line(bench_record(case, trace, labels, run=run.name))
+                record = bench_record(case, trace, labels, run=run.name)
+                stepless += record["critical_error"] is None and labels.critical is not None
+                yield _json_line(record)
             for fam, n in counts.other_family.items():
                 seen_families[fam] = seen_families.get(fam, 0) + n
 
@@ -123,6 +149,10 @@ def errorbench(
         output.unlink(missing_ok=True)
         raise PlanprobeError(no_labels_message(", ".join(map(str, runs)), seen_families))
     out_console.print(f"wrote {written} labelled failed trajectories to {output}", highlight=False)
+    if stepless:
+        err_console.print(f"{stepless} of them have no step (no action and no answer): critical_error is null "
+                          "there (AgentDebug's critical step names a step), and detect does not score them",
+                          highlight=False, soft_wrap=True)
     if seen_families:
         err_console.print(f"not included (no formal labels for these families): {seen_families}")
 

@@ -56,7 +56,7 @@ def detect(
     ctx: Ctx = 4096,
     max_tokens: int = typer.Option(400, help="Max tokens per detector reply."),
     seed: int = typer.Option(0, help="Seed of the random detector."),
-    limit: Optional[int] = typer.Option(None, help="Score only the first N labelled trajectories."),
+    limit: Optional[int] = typer.Option(None, help="Score only the first N labelled trajectories (at least 1; default: all)."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write every pick and its score (JSONL)."),
     as_json: bool = typer.Option(False, "--json", help="Print the scores as JSON."),
     quiet: Quiet = False,
@@ -72,16 +72,20 @@ def detect(
         check_detector,
         detect_one,
     )
+    from ..option_checks import check
 
     check_detector(detector)
     _check_local(threads, ctx)
+    check("--limit", limit, at_least=1)  # 0 or less would score nothing: leave --limit out to score all
     if detector in MODEL_DETECTORS and model is None:
         raise PlanprobeError(f"--detector {detector} needs a model: add --model local or --model openai:<model>")
-    records = [r for f in bench for r in read_trajectories(f) if r["critical_error"] is not None]
+    read = [r for f in bench for r in read_trajectories(f)]
+    records = [r for r in read if r["critical_error"] is not None]
+    unlabelled = len(read) - len(records)  # no critical_error: not annotated, or no step to name
     if not records:
         raise PlanprobeError(f"{', '.join(map(str, bench))}: no trajectory with a critical_error label to score "
                              "against (write one with planprobe errorbench RUN -o bench.jsonl)")
-    records = records[:limit] if limit else records
+    records = records[:limit] if limit is not None else records
     make = _factory(model if detector in MODEL_DETECTORS else None, base_url, api_key_env, cache, threads, ctx)
     score, lines = Score(), []
     replayed = 0  # calls answered from the record/replay cache: counted as calls, their tokens are not
@@ -106,11 +110,13 @@ def detect(
         asyncio.run(run_all(progress, progress.add_task(f"detect ({detector})", total=len(records))))
     if output is not None:
         write_lines_atomic(output, lines)
-    summary = {"detector": detector, "model": model, **score.to_json(), "replayed_calls": replayed}
+    summary = {"detector": detector, "model": model, **score.to_json(), "replayed_calls": replayed,
+               "unlabelled": unlabelled}
     if as_json:
         out_console.print(json.dumps(summary, sort_keys=True), soft_wrap=True, highlight=False)
         return
-    out_console.print(f"{detector}: {score.n} labelled failed trajectories ({score.answered} answered)", highlight=False)
+    out_console.print(f"{detector}: {score.n} labelled failed trajectories ({score.answered} answered)"
+                      + (f"; {unlabelled} without a critical_error not scored" if unlabelled else ""), highlight=False)
     for key, label in (("step", "Step"), ("step_module", "Step+Module"), ("all_correct", "All correct"),
                        ("within_e_pnr", "within [E, PNR]")):
         s = summary[key]
@@ -135,7 +141,7 @@ def debug(
     threads: Threads = None,
     ctx: Ctx = 4096,
     seed: int = typer.Option(0, help="Seed of the agent, the model and the random detector."),
-    limit: Optional[int] = typer.Option(None, help="Debug only the first N failed cases."),
+    limit: Optional[int] = typer.Option(None, help="Debug only the first N failed cases (at least 1; default: all)."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the step timelines and rounds as HTML."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     quiet: Quiet = False,
@@ -157,6 +163,7 @@ def debug(
     if detector not in REPAIR_DETECTORS:
         raise PlanprobeError(f"unknown detector {detector!r}: use one of {', '.join(REPAIR_DETECTORS)}")
     check("--max-rounds", max_rounds, at_least=1)
+    check("--limit", limit, at_least=1)  # 0 or less would debug nothing: leave --limit out to debug all
     check("--workers", workers, at_least=1)
     _check_local(threads, ctx)
     scale_options(workers, backend, address)  # one line for a bad option, before any work
@@ -167,7 +174,7 @@ def debug(
             raise PlanprobeError(no_labels_message(str(run_dir), counts.other_family))
         out_console.print(f"{run_dir}: all {counts.passed} results passed; nothing to debug", highlight=False)
         return
-    failed = failed[:limit] if limit else failed
+    failed = failed[:limit] if limit is not None else failed
     if model is None and detector in MODEL_DETECTORS:
         raise PlanprobeError(f"--detector {detector} needs a model: add --model local or --model openai:<model>")
     spec = agent or failed[0][1].agent

@@ -79,17 +79,12 @@ def steps_of(record: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def last_step(record: dict[str, Any]) -> int:
-    """T+1, the last step a critical step can name: where the agent stopped (its answer, or
-    the limit that stopped it) after its T actions. planprobe's records say T
-    (``metadata.steps``: on an answered run the answer is step T+1, the last assistant
-    message); other trajectories are counted from their messages: a trajectory that ends
-    with the agent's reply stopped there, one that ends with an observation stopped after it."""
-    n = len(steps_of(record))
-    t = (record.get("metadata") or {}).get("steps")
-    if isinstance(t, int) and not isinstance(t, bool) and 0 <= t <= n:
-        return t + 1
-    msgs = record["messages"]
-    return n if msgs and msgs[-1]["role"] == "assistant" else n + 1
+    """The last step a critical step can name: the trajectory's last assistant message. On an
+    answered run that is the answer (step T+1 after T actions); on a run stopped by the limit or
+    a crash it is step T, where AgentDebug attributes the stop (``step_limit``) — errorbench caps
+    the truth the same way, so a pick and the truth range over the same 1..n. 0 when the
+    trajectory has no step (a run that never answered nor acted)."""
+    return len(steps_of(record))
 
 
 def task_of(record: dict[str, Any]) -> str:
@@ -128,6 +123,8 @@ def pick_from(obj: dict[str, Any] | None, last: int) -> Pick:
 
 def oracle_pick(record: dict[str, Any]) -> Pick:
     crit = record.get("critical_error")
+    if crit is None and record.get("labels") is not None:
+        return Pick()  # labelled, but the trajectory has no step to name (no action, no answer)
     if crit is None:
         raise PlanprobeError(f"trajectory {record.get('metadata', {}).get('task_id')!r}: the oracle detector needs "
                              "formal labels (write the file with planprobe errorbench)")
@@ -138,7 +135,10 @@ def oracle_pick(record: dict[str, Any]) -> Pick:
 
 
 def random_pick(record: dict[str, Any], seed: int) -> Pick:
-    """Uniform over steps 1..T+1 and over the taxonomy's (module, type) pairs; seeded per trajectory."""
+    """Uniform over the trajectory's steps 1..n (see ``last_step``) and over the taxonomy's (module, type)
+    pairs; seeded per trajectory. No pick when there is no step."""
+    if last_step(record) == 0:
+        return Pick()
     key = f"{seed}:{record.get('metadata', {}).get('task_id')}:{len(record['messages'])}"
     rng = random.Random(int(hashlib.sha256(key.encode()).hexdigest()[:16], 16))
     t = rng.choice(TAXONOMY)
@@ -229,11 +229,13 @@ class ModelDetector:
     async def detect(self, record: dict[str, Any]) -> Pick:
         last = last_step(record)
         acc = Pick()
+        if last == 0:
+            return acc  # no step to name: nothing to ask
         if self.name == "direct":
             out = pick_from(await self._ask(acc, direct_prompt(record)), last)
         elif self.name == "agentdebug":
             notes: dict[int, list[str]] = {}
-            for k in range(1, len(steps_of(record)) + 1):  # every step the trajectory shows
+            for k in range(1, last + 1):  # every step the trajectory shows
                 for module in STEP_MODULES:
                     obj = await self._ask(acc, module_prompt(record, k, module)) or {}
                     etype = str(obj.get("error_type", "")).strip().lower()
@@ -252,7 +254,8 @@ class ModelDetector:
         return obj.get("recoverable") is not False  # unreadable: no evidence of a dead end
 
     async def _search(self, acc: Pick, record: dict[str, Any], last: int) -> int:
-        """The first step after which the run is judged unrecoverable (T+1: none is)."""
+        """The first step after which the run is judged unrecoverable; the last step when none
+        before it is (the step that stopped the run, as AgentDebug attributes a stop)."""
         if self.name == "brute-force":
             for k in range(1, last):
                 if not await self._recoverable(acc, record, k):

@@ -106,7 +106,9 @@ _STATUS_TYPE = {
     TraceStatus.TIMEOUT: ("system", "llm_limit", "the run ran out of time"),
     TraceStatus.CONTEXT_LIMIT: ("system", "llm_limit", "the conversation outgrew the model's context window"),
     TraceStatus.INFRA_ERROR: ("system", "llm_limit", "the model service failed past all retries"),
-    TraceStatus.AGENT_ERROR: ("system", "environment_error", "the agent's code raised"),
+    # AgentDebug's environment_error is a bug of the environment; the agent's own crash is none of
+    # its system types, so it is "others" (docs/debugging.md, Deviations)
+    TraceStatus.AGENT_ERROR: ("others", "others", "the agent's own code raised (not the environment)"),
 }
 
 

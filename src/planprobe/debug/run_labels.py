@@ -71,6 +71,24 @@ def count_failed(run_dir: Path) -> int:
         store.close()
 
 
+def unfinished_note(run_dir: Path) -> str | None:
+    """One line when the run has results still to come (being written, or interrupted): the
+    labels then cover only what is stored so far."""
+    from ..runner.store import RunStore
+
+    store = RunStore(run_dir)
+    try:
+        trials = int(store.meta().get("trials", "1"))
+        total = store.case_count() * trials
+        pending = store.pending_count(trials)
+    finally:
+        store.close()
+    if pending <= 0:
+        return None
+    return (f"{run_dir}: the run is unfinished: {pending} of {total} results (cases x trials) are not stored yet "
+            f"(still being written, or interrupted); this output covers the {total - pending} stored")
+
+
 def label_run(run_dir: Path, counts: LabelCounts,
               on_label: Callable[[FormalLabels], None] | None = None,
               workers: int = 1, backend: str = "processes",

@@ -112,10 +112,11 @@ TAXONOMY: tuple[ErrorType, ...] = (
               H.EXACT, "the trace ended by time-out, context limit or a model-service failure"),
     ErrorType(M.SYSTEM, "environment_error", "Environment Error",
               "The environment or harness breaks, not the agent's reasoning.",
-              H.EXACT, "the agent's code crashed (planprobe's agent_crash)"),
+              H.LLM, "never assigned by the formal labeller: planprobe's environments are its own code, "
+                     "and a failure of the harness or the model service is an infrastructure result"),
     ErrorType(M.OTHERS, "others", "",
               "Anything the types above do not cover.",
-              H.LLM, "never assigned by the formal labeller"),
+              H.EXACT, "the agent's own code crashed (planprobe's agent_crash), which no other type covers"),
 )
 
 _BY_KEY = {t.key: t for t in TAXONOMY}
@@ -138,7 +139,7 @@ def find(module: str, name: str) -> ErrorType | None:
 # tells an act error's invalid action, format and parameter errors apart, for one).
 FROM_ERROR_CLASS: dict[str, str] = {
     "infra": "system/llm_limit",
-    "agent_crash": "system/environment_error",
+    "agent_crash": "others/others",  # the agent's own crash; environment_error is the environment's bug
     "timeout": "system/step_limit",
     "missed_refusal": "planning/constraint_ignorance",  # planned around a contradiction it should have seen
     "wrong_refusal": "reflection/progress_misjudge",  # too pessimistic: a solvable task judged impossible

@@ -78,8 +78,9 @@ Results of the sub-tasks:
 # some families state the answer format or how to use the tools.
 _FRAMES = {
     "manager": "The request comes with these instructions; they bind the whole team, so carry what they "
-               "require into the sub-tasks and constraints:",
-    "supervisor": "The request comes with these instructions; keep the sub-task in line with them:",
+               "require into the sub-tasks and constraints (your own reply is still the plan object above):",
+    "supervisor": "The request comes with these instructions; keep the sub-task in line with them (your own "
+                  "reply is still the rewritten sub-task):",
     "deliverer": "The request comes with these instructions; your reply is the team's answer, so it must "
                  "follow them, in the answer format they give:",
     "executor": "You are an executor in a team: you carry out one sub-task of a larger request, and another "

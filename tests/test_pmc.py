@@ -91,7 +91,7 @@ class Script:
             with self.lock:
                 return chat_reply(self.plans.pop(0) if len(self.plans) > 1 else self.plans[0])
         if first.startswith("A sub-task is about to start"):
-            return chat_reply("rewritten: do it after the others")
+            return chat_reply(json.dumps({"description": "rewritten: do it after the others"}))
         if first.startswith("You are delivering"):
             return chat_reply("the final answer")
         report = f"report of {first.split('Sub-task: ')[1].splitlines()[0]}"
@@ -306,3 +306,225 @@ def test_pmc_with_the_embedded_model_end_to_end(tmp_path):
     r = subprocess.run([*planprobe_cmd(), "report", str(tmp_path / "r"), "-o", str(tmp_path / "r.html")],
                        env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+# -- in-process model doubles: each answers only from the messages it is sent ----------------
+
+class Double:
+    """A model in this process; ``answer(role, text, messages, tools)`` gives the reply for the
+    role its prompt names (the manager's, the supervisor's, the deliverer's first line; anything
+    else is an executor). Every request is kept, with its messages, for the test to read."""
+
+    name = "double"
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.requests: list[tuple[str, list]] = []
+
+    async def chat(self, messages, tools, params):
+        from planprobe.models.base import ChatResult
+        from planprobe.schema import Message
+
+        text = "\n".join(m.content or "" for m in messages)
+        role = _role_of(messages)
+        self.requests.append((role, list(messages)))
+        reply = await self.answer(role, text, messages, tools)
+        if isinstance(reply, dict):  # a tool call
+            return ChatResult(message=Message(role="assistant", content="", tool_calls=[reply]))
+        return ChatResult(message=Message(role="assistant", content=reply))
+
+    async def aclose(self):
+        return None
+
+
+def _role_of(messages) -> str:
+    first = next(m.content or "" for m in messages if m.role == "user")
+    for role, opening in (("manager", "You are the manager"), ("supervisor", "A sub-task is about to start"),
+                          ("deliverer", "You are delivering")):
+        if first.startswith(opening):
+            return role
+    return "executor"
+
+
+def _pmc(model):
+    return make_agent("pmc", 0, model=model, params=ChatParams(seed=0))
+
+
+def test_a_failing_executor_cancels_and_awaits_its_running_sibling_before_the_episode_ends():
+    """Issue #26 item 7: s1's executor fails while s2's is waiting for its model; s2 must be
+    cancelled and finished before the episode returns, and no call may complete after it."""
+    import asyncio
+
+    from planprobe.environment import Limits
+    from planprobe.runner.engine import run_episode
+
+    case = _case()
+    names = [t.name for t in case.tools]
+    plan = _plan([_sub("s1", [names[0]]), _sub("s2", [names[1]])])
+    log: list[str] = []
+
+    async def main():
+        s2_waiting = asyncio.Event()
+        never = asyncio.Event()  # the slow server: it never answers s2
+
+        async def answer(role, text, messages, tools):
+            if role == "manager":
+                return plan
+            if "do s2" in text:
+                s2_waiting.set()
+                try:
+                    await never.wait()
+                except asyncio.CancelledError:
+                    log.append("s2 cancelled")
+                    raise
+                log.append("s2 completed")
+                return "late report"
+            if "do s1" in text:
+                await s2_waiting.wait()  # fail only once the sibling's call is in flight
+                log.append("s1 failed")
+                raise RuntimeError("the executor's model broke")
+            return "the final answer"
+
+        trace = await run_episode(case, _pmc(Double(answer)), Limits())
+        log.append("episode returned")
+        never.set()  # the server answers now: a call still alive would complete
+        for _ in range(20):
+            await asyncio.sleep(0)
+        return trace
+
+    trace = asyncio.run(main())
+    assert trace.status.value == "agent_error" and "the executor's model broke" in trace.errors[0].message
+    assert log == ["s1 failed", "s2 cancelled", "episode returned"]
+
+
+FORMAT_KEYS = ("days", "current_city", "transportation", "breakfast", "attraction", "lunch", "dinner", "accommodation")
+
+
+def _itinerary_case():
+    from planprobe.suites.itinerary.generate import ItineraryOptions, generate_cases
+
+    return next(iter(generate_cases(ItineraryOptions(n=1, seed=7, days=(3,)))))
+
+
+def test_every_role_gets_the_cases_instructions_and_the_deliverer_can_answer_in_their_format():
+    """Issue #26 item 6: on itinerary cases the system prompt is the only place that states the
+    answer format. The deliverer double writes TravelPlanner's JSON layout only when the keys of
+    that layout are named in its messages (else it answers in prose, as a model that was never
+    told the format would); every role must be sent the case's instructions."""
+    import asyncio
+    import re
+
+    from planprobe.environment import Limits
+    from planprobe.runner.engine import run_episode
+
+    case = _itinerary_case()
+    assert case.system and not any(k in case.task for k in FORMAT_KEYS if "_" in k)  # the format is only there
+
+    async def answer(role, text, messages, tools):
+        if role == "manager":
+            listed = text.split("Tools (give each sub-task only the tools it needs):\n")[1].split("\nA sub-task")[0]
+            tool_names = [line[2:].split(":")[0] for line in listed.splitlines()]
+            return _plan([_sub("s1", tool_names[:2]), _sub("s2", tool_names[2:], deps=["s1"])])
+        if role == "supervisor":
+            return json.dumps({"description": "do s2 in the city s1 found"})
+        if role == "executor":
+            return "report: found what the sub-task asked for"
+        query = re.search(r"from (\w+) to (\w+), from", text)  # the request, as the deliverer was sent it
+        days = int(re.search(r"(\d+)-day", text).group(1))
+        named = [k for k in FORMAT_KEYS if re.search(rf"\b{k}\b", text)]
+        if len(named) < len(FORMAT_KEYS) or query is None:
+            return "Go there, sleep, eat, come back."  # the format was never shown
+        home, away = query.groups()
+        plan = []
+        for d in range(1, days + 1):
+            move = f"from {home} to {away}" if d == 1 else f"from {away} to {home}" if d == days else away
+            plan.append({k: "-" for k in FORMAT_KEYS} | {"days": d, "current_city": move,
+                                                           "transportation": f"Self-driving, {move}"
+                                                           if "from" in move else "-"})
+        return json.dumps(plan)
+
+    double = Double(answer)
+    trace = asyncio.run(run_episode(case, _pmc(double), Limits()))
+    assert trace.status.value == "completed", trace.errors
+    verdict = get_family(case.family).check(case, trace)
+    assert "not_delivered" not in [e.kind for e in verdict.evidence], verdict.evidence  # read as a plan
+    seen = {role: ["\n".join(m.content or "" for m in messages) for r, messages in double.requests if r == role]
+            for role in ("manager", "executor", "supervisor", "deliverer")}
+    assert all(seen.values()) and all(case.system in text for texts in seen.values() for text in texts)
+    assert trace.meta["pmc"]["rewritten"]["s2"]["description"] == "do s2 in the city s1 found"
+
+
+def _run_double(case, answer):
+    import asyncio
+
+    from planprobe.environment import Limits
+    from planprobe.runner.engine import run_episode
+
+    double = Double(answer)
+    return asyncio.run(run_episode(case, _pmc(double), Limits())), double
+
+
+def test_the_supervisor_rewrites_the_subtask_in_the_managers_json_and_the_deliverer_sees_the_rewrite():
+    """Issue #26 item 9 (PMC F.4): the supervisor is given the sub-task in the manager's JSON
+    format and answers in it, so its parameters can be filled in too; the executor runs the
+    rewrite, and the deliverer reads the sub-task as it was run, not the manager's first draft."""
+    case = _case()
+    names = [t.name for t in case.tools]
+    s2 = dict(_sub("s2", [names[1]], deps=["s1"]), parameters={"where": "to be found"})
+    plan = _plan([_sub("s1", [names[0]]), s2])
+
+    async def answer(role, text, messages, tools):
+        if role == "manager":
+            return plan
+        if role == "supervisor":
+            sent = json.loads(text.split("manager's JSON format:\n\n")[1].split("\n")[0])  # the sub-task as JSON
+            assert sent["id"] == "s2" and sent["parameters"] == {"where": "to be found"}
+            found = text.split("- s1: ")[1].split("\n")[0]
+            return "```json\n" + json.dumps(dict(sent, description=f"do s2 at {found}",
+                                                 parameters={"where": found})) + "\n```"
+        if role == "executor":
+            return "room 7" if "do s1" in text else "done at room 7"
+        return "final"
+
+    trace, double = _run_double(case, answer)
+    executors = [e for e in trace.episodes if e.agent == "executor"]
+    assert 'Parameters: {"where": "room 7"}' in executors[1].task and "do s2 at room 7" in executors[1].task
+    deliverer = next("\n".join(m.content for m in ms) for r, ms in double.requests if r == "deliverer")
+    assert "- s2 (do s2 at room 7): done at room 7" in deliverer and "(do s2)" not in deliverer
+    assert trace.meta["pmc"]["rewritten"]["s2"]["parameters"] == {"where": "room 7"}
+
+
+def test_an_unreadable_rewrite_keeps_the_managers_subtask_and_says_why():
+    case = _case()
+    names = [t.name for t in case.tools]
+    plan = _plan([_sub("s1", [names[0]]), _sub("s2", [names[1]], deps=["s1"])])
+
+    async def answer(role, text, messages, tools):
+        return {"manager": plan, "supervisor": "I would rather not.", "executor": "ok"}.get(role, "final")
+
+    trace, _ = _run_double(case, answer)
+    info = trace.meta["pmc"]
+    assert info["rewritten"] == {} and info["rewrite_problems"]["s2"].startswith("bad_json")
+    assert [e for e in trace.episodes if e.agent == "executor"][1].task.startswith(
+        "Carry out this sub-task of a larger request, using the tools you are given.\n\nSub-task: do s2\n")
+
+
+def test_executors_are_asked_for_a_full_report_not_a_short_one():
+    """PMC F.3: reports reach the supervisor and the deliverer, so they must lose nothing."""
+    from planprobe.agents import pmc_prompts as P
+
+    text = P.executor_task("do it", {}, [])
+    assert "short" not in text and "full detail" in text and "leave nothing out" in text
+
+
+def test_a_deeply_nested_manager_reply_is_a_plan_error_after_the_repair_round():
+    """Issue #26 item 8: the reply used to raise RecursionError (agent_crash)."""
+    deep = '{"subtasks": ' + "[" * 1000 + "]" * 1000 + "}"
+
+    async def answer(role, text, messages, tools):
+        return deep if role == "manager" else "unused"
+
+    trace, double = _run_double(_case(), answer)
+    assert [r for r, _ in double.requests] == ["manager", "manager"]  # the repair round was used
+    assert trace.status.value == "completed" and trace.meta["pmc"]["plan_error"] == "bad_json"
+    assert [e.kind for e in trace.errors] == ["plan_error"] and "nested deeper than" in trace.errors[0].message

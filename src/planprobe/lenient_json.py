@@ -10,6 +10,11 @@ detectors all read such replies. Every reader here only calls ``json.loads`` /
 * ``load_lenient``: JSON-like text to a value, with the list of repairs made.
 * ``find_json``: the first value in a reply that a caller accepts, or why none.
 * ``first_object``: the first ``{...}`` that decodes as-is.
+* ``loads`` / ``raw_decode``: ``json``'s, refusing nesting deeper than ``MAX_DEPTH``
+  with ``NestedTooDeep`` (a ``JSONDecodeError``). ``json`` itself raises ``RecursionError``
+  at a depth that depends on how deep the caller's stack already is, which is neither
+  a ``ValueError`` nor the same from one caller to the next; every reader of model
+  output decodes through these two.
 
 Readers that reproduce another project's exact behaviour (APB's ``json.loads``
 reader in ``judge/apb.py``) stay with that project's code on purpose.
@@ -26,6 +31,56 @@ FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js|python)?[ \t]*\n?(.*?)(
 TRAILING_COMMA = re.compile(r",\s*([}\]])")
 MAX_CHARS = 100_000  # characters of a reply ``find_json`` reads
 MAX_STARTS = 400  # '{' / '[' positions ``find_json`` tries when the JSON is buried in prose
+MAX_DEPTH = 100  # nesting levels a decoded value may have: far beyond any real reply, far below the stack
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')  # a JSON string (maybe unterminated) or a bracket
+
+
+class NestedTooDeep(json.JSONDecodeError):
+    """JSON nested deeper than ``MAX_DEPTH`` levels: a ``JSONDecodeError``, so every reader
+    that handles bad JSON handles it the same way."""
+
+    def __init__(self, doc: str, pos: int):
+        super().__init__(f"nested deeper than {MAX_DEPTH} levels", doc, pos)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return self.__class__, (self.doc, self.pos)
+
+
+def _check_depth(text: str, start: int = 0) -> None:
+    """Raise ``NestedTooDeep`` when the value at ``start`` nests deeper than ``MAX_DEPTH``.
+    Few brackets: nothing to scan; else brackets outside strings are counted to the
+    value's end (the scan stops where the value closes)."""
+    if text.count("[", start) + text.count("{", start) <= MAX_DEPTH:
+        return
+    depth = 0
+    for m in _TOKEN.finditer(text, start):
+        ch = m.group()
+        if ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise NestedTooDeep(text, m.start())
+        elif ch in "]}":
+            depth -= 1
+            if depth <= 0:
+                return
+
+
+def loads(text: str, **kwargs: Any) -> Any:
+    """``json.loads`` for untrusted text: too deep a value is a ``NestedTooDeep``."""
+    _check_depth(text, len(text) - len(text.lstrip()))
+    try:
+        return json.loads(text, **kwargs)
+    except RecursionError:  # cannot happen after the check; kept so no caller ever sees one
+        raise NestedTooDeep(text, 0) from None
+
+
+def raw_decode(text: str, start: int = 0, decoder: json.JSONDecoder | None = None) -> tuple[Any, int]:
+    """``JSONDecoder.raw_decode`` for untrusted text, with ``loads``'s depth limit."""
+    _check_depth(text, start)
+    try:
+        return (decoder or _DECODER).raw_decode(text, start)
+    except RecursionError:
+        raise NestedTooDeep(text, start) from None
 
 
 def fenced_blocks(text: str) -> list[str]:
@@ -76,15 +131,17 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 def load_lenient(text: str) -> tuple[Any, list[str]]:
     """The value of JSON-like text and the repairs it needed (none for valid JSON);
-    ``(None, repairs)`` when even the repaired text is not JSON."""
+    ``(None, repairs)`` when even the repaired text is not JSON (or nests too deeply)."""
     try:
-        return json.loads(text, parse_constant=lambda _: None), []
-    except (ValueError, RecursionError):
+        return loads(text, parse_constant=lambda _: None), []
+    except NestedTooDeep:
+        return None, []
+    except ValueError:
         pass
     fixed, repairs = normalize(text)
     try:
-        return json.loads(fixed, parse_constant=lambda _: None), repairs
-    except (ValueError, RecursionError):
+        return loads(fixed, parse_constant=lambda _: None), repairs
+    except ValueError:
         return None, repairs
 
 
@@ -203,13 +260,16 @@ def outermost_object(text: str) -> str | None:
     return text[start:end + 1] if 0 <= start < end else None
 
 
+_DECODER = json.JSONDecoder()
+
+
 def first_object(text: str) -> dict[str, Any] | None:
     """The first JSON object in a reply (code fences and prose around it ignored), or
     None when the first value that decodes is not an object or none does."""
     start = text.find("{")
     while start != -1:
         try:
-            obj, _ = json.JSONDecoder().raw_decode(text, start)
+            obj, _ = raw_decode(text, start)
         except ValueError:
             start = text.find("{", start + 1)
             continue
@@ -219,9 +279,11 @@ def first_object(text: str) -> dict[str, Any] | None:
 
 def describe_error(exc: Exception) -> str:
     """A JSON decoding error in words an evidence line can quote."""
+    if isinstance(exc, (NestedTooDeep, RecursionError)):
+        return "nested too deeply"
     if isinstance(exc, json.JSONDecodeError):
         return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
-    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+    return str(exc)
 
 
 def find_json(text: str, accept: Callable[[Any], bool], *, max_chars: int = MAX_CHARS,
@@ -236,15 +298,14 @@ def find_json(text: str, accept: Callable[[Any], bool], *, max_chars: int = MAX_
     for candidate in candidates:
         for attempt in (candidate, TRAILING_COMMA.sub(r"\1", candidate)):
             try:
-                value = json.loads(attempt)
-            except (ValueError, RecursionError) as exc:
+                value = loads(attempt)
+            except ValueError as exc:
                 if first_error is None and attempt.lstrip().startswith(("{", "[")):
                     first_error = describe_error(exc)
                 continue
             if accept(value):
                 return value, None
             break
-    decoder = json.JSONDecoder()
     fallback = None
     sources: tuple[str | None, ...] = (text, None) if TRAILING_COMMA.search(text) else (text,)
     for k, m in enumerate(re.finditer(r"[{\[]", text)):
@@ -253,10 +314,10 @@ def find_json(text: str, accept: Callable[[Any], bool], *, max_chars: int = MAX_
         for source in sources:
             try:
                 if source is None:  # the same position, with trailing commas dropped
-                    value, _ = decoder.raw_decode(TRAILING_COMMA.sub(r"\1", text[m.start():]))
+                    value, _ = raw_decode(TRAILING_COMMA.sub(r"\1", text[m.start():]))
                 else:
-                    value, _ = decoder.raw_decode(source, m.start())
-            except (ValueError, RecursionError) as exc:
+                    value, _ = raw_decode(source, m.start())
+            except ValueError as exc:
                 if first_error is None and source is not None and m.group() == "{":
                     first_error = describe_error(exc)
                 continue

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .lenient_json import loads
+
 _TYPES = {
     "string": (str,),
     "number": (int, float),
@@ -34,8 +36,8 @@ def parse_arguments(raw: str | dict | None) -> dict[str, Any] | None:
     if text == "" or text == "{}":
         return {}
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
+        value = loads(text)
+    except ValueError:
         return None
     return value if isinstance(value, dict) else None
 

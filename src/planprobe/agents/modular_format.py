@@ -19,7 +19,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ..lenient_json import braced_spans
+from ..lenient_json import braced_spans, loads
 
 SECTIONS = ("memory", "reflection", "plan", "action", "answer")
 _ALIASES = {"memory_recall": "memory", "think": "plan", "planning": "plan", "final_answer": "answer"}
@@ -89,7 +89,7 @@ def parse_action(text: str) -> tuple[str | None, str]:
         return None, ""
     if body.startswith("{"):
         try:
-            obj = json.loads(body)
+            obj = loads(body)
         except ValueError:
             obj = None
         if isinstance(obj, dict) and isinstance(obj.get("tool") or obj.get("name"), str):

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..lenient_json import outermost_object
+from ..lenient_json import loads, outermost_object
 
 EXECUTORS = ("function_calling", "react")  # the executors the manager chooses from, "as tools"
 PLAN_ERRORS = ("bad_json", "bad_shape", "empty", "duplicate_id", "unknown_executor", "unknown_tool",
@@ -66,7 +66,7 @@ def extract_json(reply: str) -> Any:
     if span is None:
         raise PlanDefect("bad_json", "the reply holds no JSON object")
     try:
-        return json.loads(span)
+        return loads(span)
     except json.JSONDecodeError as exc:
         raise PlanDefect("bad_json", f"{exc.msg} at character {exc.pos}") from None
 
@@ -123,6 +123,28 @@ def parse_plan(reply: str, tools: Sequence[str], executors: Sequence[str] = EXEC
     plan = Plan(tuple(subtasks), _strings(data.get("global_constraints"), "global_constraints"))
     levels(plan)  # raises on a cycle
     return plan
+
+
+def parse_rewrite(reply: str, sub: SubTask) -> SubTask:
+    """The supervisor's rewrite of ``sub`` (PMC F.4: in the manager's JSON format). Its
+    description, parameters and local constraints are taken; id, executor, tools and
+    dependencies stay the manager's (the graph is fixed once checked). Raises ``PlanDefect``."""
+    data = extract_json(reply)
+    if isinstance(data, dict) and isinstance(data.get("subtasks"), list) and len(data["subtasks"]) == 1:
+        data = data["subtasks"][0]  # the sub-task sent back inside a whole plan
+    if not isinstance(data, dict):
+        raise PlanDefect("bad_shape", "the rewrite is not a JSON object")
+    desc = data.get("description")
+    if not isinstance(desc, str) or not desc.strip():
+        raise PlanDefect("bad_shape", "the rewrite's description is missing")
+    params = data.get("parameters", sub.parameters)
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise PlanDefect("bad_shape", "the rewrite's parameters must be an object")
+    rules = _strings(data.get("local_constraints", list(sub.local_constraints)), "the rewrite's local_constraints")
+    return SubTask(id=sub.id, description=desc.strip(), executor=sub.executor, tools=sub.tools, parameters=params,
+                   depends_on=sub.depends_on, local_constraints=rules)
 
 
 def levels(plan: Plan) -> list[list[SubTask]]:

@@ -20,6 +20,7 @@ import re
 
 from ..environment import Environment
 from ..errors import PlanprobeError
+from ..lenient_json import loads
 from ..schema import Case
 from ..suites.base import AnswersInText, PlannedCall, has_capability
 from ..suites.registry import get_family
@@ -68,7 +69,7 @@ def _joined(tool_params: dict, first: PlannedCall, second: PlannedCall) -> str:
     out: dict = {}
     for prefix, call in (("first_", first), ("second_", second)):
         try:
-            args = json.loads(call.arguments or "{}")
+            args = loads(call.arguments or "{}")
         except json.JSONDecodeError:
             continue
         if isinstance(args, dict):

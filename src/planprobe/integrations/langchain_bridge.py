@@ -16,6 +16,7 @@ from typing import Any
 
 from ..environment import Environment
 from ..errors import PlanprobeError
+from ..lenient_json import loads
 from ..models.base import ChatParams, Model, tool_call
 from ..schema import Message, ToolSpec, Usage
 
@@ -94,7 +95,7 @@ def ai_message(reply: Message, usage: Usage) -> AIMessage:
     for tc in reply.tool_calls or []:
         fn = tc.get("function", {})
         try:
-            args = json.loads(fn.get("arguments") or "{}")
+            args = loads(fn.get("arguments") or "{}")
         except ValueError:
             args = None
         if isinstance(args, dict):
@@ -206,7 +207,7 @@ class EpisodeBridge:
 def _canonical(arguments: Any) -> str:
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments)
+            arguments = loads(arguments)
         except ValueError:
             return arguments
     return json.dumps(arguments, sort_keys=True)

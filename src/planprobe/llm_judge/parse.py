@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..lenient_json import braced_spans, fenced_blocks, load_lenient
+from ..lenient_json import braced_spans, fenced_blocks, load_lenient, loads
 from .rubric import BY_CODE, CODES, ERROR_CODES, implied_grade
 
 MAX_INPUT = 50_000  # characters of a reply that are read at all
@@ -301,7 +301,7 @@ def _errors(keys: dict[str, Any], problems: list[str]) -> list[str] | None:
 def _errors_from(raw: Any, key: str, problems: list[str]) -> set[str] | None:
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = loads(raw)
         except ValueError:
             codes = _codes_in_text(raw)
             if codes or raw.strip().lower() in ("", "none", "[]"):

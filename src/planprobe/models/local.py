@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ContextLimitError, InfrastructureError, PlanprobeError
+from ..lenient_json import loads
 from ..schema import Message, ToolSpec, Usage
 from .base import ChatParams, ChatResult, tool_call
 
@@ -161,7 +162,7 @@ def render_chatml(messages: list[Message], tools: list[ToolSpec] | None) -> str:
                 tc = m.tool_calls[0]["function"]
                 names[m.tool_calls[0].get("id", "")] = tc["name"]
                 try:
-                    args = json.loads(tc.get("arguments") or "{}")
+                    args = loads(tc.get("arguments") or "{}")
                 except ValueError:
                     args = tc.get("arguments")
                 body = json.dumps({"tool": tc["name"], "arguments": args})
@@ -317,7 +318,7 @@ def _parse_reply(text: str, turn: int) -> Message:
     """The grammar guarantees the shape; a reply cut short by max_tokens is kept as text.
     Call ids are derived from the reply and the turn, so replays and caches match."""
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError:
         return Message(role="assistant", content=text)
     if isinstance(data, dict) and "tool" in data:

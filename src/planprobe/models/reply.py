@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..lenient_json import loads
 from ..schema import Message, Usage
 from .base import tool_call
 from .redact import redact
@@ -76,8 +77,8 @@ def _tool_calls(value: Any, source: str) -> list[dict[str, Any]] | None:
 def parse_chat_reply(text: str, source: str) -> tuple[Message, Usage, str | None]:
     """(assistant message, usage, finish reason) from a chat-completion body."""
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = loads(text)
+    except ValueError:
         raise _fail(source, f"not JSON (cut short? {len(text)} bytes)") from None
     if not isinstance(data, dict):
         raise _fail(source, f"the body is {_shown(data)}, not an object")

@@ -14,6 +14,8 @@ import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
+from ..lenient_json import loads
+
 FORWARDED_HEADERS = ("authorization", "content-type", "accept", "openai-organization", "openai-project")
 
 
@@ -120,7 +122,7 @@ class Proxy:
         recorder = self.route(key)
         raw = await request.body()
         try:
-            body = json.loads(raw)
+            body = loads(raw.decode("utf-8"))  # not UTF-8: a ValueError, answered below
             if not isinstance(body, dict):
                 raise ValueError("not an object")  # noqa: TRY004 -- caught just below, with the JSON errors
         except ValueError as exc:
@@ -177,7 +179,7 @@ class Proxy:
                         continue
                     if line.startswith("data:") and line[5:].strip() != "[DONE]":
                         try:
-                            chunk = json.loads(line[5:])
+                            chunk = loads(line[5:])
                         except ValueError:
                             chunk = None
                         if isinstance(chunk, dict):

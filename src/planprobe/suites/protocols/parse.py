@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...lenient_json import find_json
+from ...lenient_json import find_json, loads
 from ..base import PlannedCall
 
 QUOTE_CHARS = 200
@@ -89,8 +89,8 @@ def _call(step: Any) -> PlannedCall:
     if isinstance(args, str):
         stripped = args.strip()
         try:
-            decoded = json.loads(stripped) if stripped else {}
-        except (ValueError, RecursionError):
+            decoded = loads(stripped) if stripped else {}
+        except ValueError:
             return PlannedCall(name.strip(), args)  # sent as is: the oracle calls it malformed
         args = decoded
     if args is None:

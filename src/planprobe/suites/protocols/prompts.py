@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ...lenient_json import loads
 from ...schema import ToolSpec
 from ..base import PlannedCall
 
@@ -57,7 +58,7 @@ def holistic_text(task: str, tools: Sequence[ToolSpec]) -> str:
 
 def _args(call: PlannedCall) -> Any:
     try:
-        return json.loads(call.arguments) if call.arguments.strip() else {}
+        return loads(call.arguments) if call.arguments.strip() else {}
     except ValueError:
         return call.arguments
 

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
+from ...lenient_json import loads
 from ...schema import Case, ErrorClass, Trace, Verdict
 from ..base import (
     AnswersInText,
@@ -134,7 +135,7 @@ class RobustFamily:
             arguments = call.arguments
             if spec.given is not None and spec.base_name(name) == spec.given.tool:
                 try:
-                    args = json.loads(arguments or "{}")
+                    args = loads(arguments or "{}")
                 except json.JSONDecodeError:
                     args = None  # a malformed call (the malformed-args fault) stays malformed
                 if isinstance(args, dict):
@@ -148,7 +149,7 @@ class RobustFamily:
         given = spec_of(case).given
         if given is None:
             return arguments
-        return json.dumps({k: v for k, v in json.loads(arguments or "{}").items() if k != given.param})
+        return json.dumps({k: v for k, v in loads(arguments or "{}").items() if k != given.param})
 
     def _arguments_for(self, case: Case, name: str, plan: list[PlannedCall]) -> str:
         """Arguments valid for tool ``name``'s schema, so that a protocol which checks the
@@ -160,7 +161,7 @@ class RobustFamily:
         props: dict = tool.parameters.get("properties") or {}
         required = set(tool.parameters.get("required") or ())
         for call in plan:
-            args = json.loads(self._plain_arguments(case, call.arguments) or "{}")
+            args = loads(self._plain_arguments(case, call.arguments) or "{}")
             if required <= set(args) and set(args) <= set(props):
                 return json.dumps(args)
         values = {}

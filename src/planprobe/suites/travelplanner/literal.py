@@ -10,8 +10,9 @@ with a size bound so a hostile file cannot make the parser exhaust memory.
 from __future__ import annotations
 
 import ast
-import json
 from typing import Any
+
+from ...lenient_json import NestedTooDeep, loads
 
 MAX_LITERAL_CHARS = 5_000_000
 
@@ -25,8 +26,10 @@ def read_literal(text: str) -> Any:
     if len(text) > MAX_LITERAL_CHARS:
         raise LiteralError(f"longer than {MAX_LITERAL_CHARS} characters")
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return loads(text)
+    except NestedTooDeep:
+        raise LiteralError("nested too deeply") from None
+    except ValueError:
         pass
     try:
         return ast.literal_eval(text.strip())

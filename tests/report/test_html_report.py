@@ -260,10 +260,10 @@ def test_plots_name_runs_by_their_names_escaped(two_runs):
     _, a, b = two_runs
     names = ["costs $5 and $6 <b>&", "_base"]  # mathtext, markup, and a label matplotlib would hide
     html = render_report([load_run(a, name=names[0]), load_run(b, name=names[1])])
-    figures = re.findall(r'<figure id="fig-([^"]+)".*?</figure>', html, flags=re.S)
+    figures = re.findall(r'<figure id="fig-([^"]+)".*?</figure>', html, flags=re.DOTALL)
     assert "pass-rate-by-actions" in figures
     for key in ("pass-rate-by-actions", "errors"):
-        svg = re.search(rf'<figure id="fig-{key}".*?</figure>', html, flags=re.S).group(0)
+        svg = re.search(rf'<figure id="fig-{key}".*?</figure>', html, flags=re.DOTALL).group(0)
         texts = [html_lib.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
         shown = [n for n in names if n in texts]
         assert shown == (names if key != "errors" else names[:1]), (key, texts)  # the oracle has no failures

@@ -112,7 +112,7 @@ def serve(
     finally:
         store.close()
     if stopped_by:
-        err_console.print(f"{stopped_by}: {saved}/{total} results are saved in {out}; a case in flight was not "
+        err_console.print(f"{stopped_by}: {saved}/{total} results are saved in {out}; any case in flight was not "
                           "stored; re-run the same command to serve the rest", highlight=False, soft_wrap=True)
         interrupt_reported.append(True)
         code = EXIT_TERMINATED if stopped_by.startswith("terminated") else EXIT_INTERRUPTED

@@ -269,6 +269,9 @@ def test_pmc_metrics_on_gold_and_corrupted_runs():
                 assert m[key] == value, (case.id, label, key)
             assert m["correctness"] == round(want["unique_correct"] / want["predictions"], 6)
             assert m["completeness"] == round(want["unique_correct"] / want["required"], 6)
-            assert verdict.passed == (want["unique_correct"] == want["required"])
+            complete = want["unique_correct"] == want["required"]
+            assert m["complete"] == complete
+            # passes only when, besides, every call was correct (a repeat of a correct call is correct)
+            assert verdict.passed == (complete and want["predictions"] == want["unique_correct"] + want["repeats"])
         g = family.check(case, trace_of(case, gold)).labels["api_bank"]
         assert g["completeness"] == g["correctness"] == 1.0 and g["repeats"] == 0

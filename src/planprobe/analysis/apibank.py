@@ -11,7 +11,9 @@ Per level, from the verdict labels (infrastructure failures left out, as everywh
 * **PMC** (level-3 ``run`` cases), summed over runs: correctness = unique correct calls /
   calls made; completeness = unique correct calls / recorded calls; tool repeats = the
   number of correct calls that repeat an already matched recorded call; and the mean
-  ROUGE-L of the final replies. docs/api-bank.md defines each precisely.
+  ROUGE-L of the final replies; runs passed (every call correct and every recorded
+  call made) next to runs complete (every recorded call made, wrong calls ignored).
+  docs/api-bank.md defines each precisely.
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ def api_bank_metrics(store: RunStore) -> dict[str, Any]:
             rouge[level].append(float(labels.get("rouge_l") or 0.0))
         elif kind == "run":
             run["runs"] += 1
+            complete = int(labels.get("unique_correct") or 0) == int(labels.get("required") or 0)
+            run["complete"] += complete
+            run["passed"] += complete and not int(labels.get("incorrect") or 0)
             for key in ("predictions", "required", "unique_correct", "repeats"):
                 run[key] += int(labels.get(key) or 0)
             run_rouge.append(float(labels.get("rouge_l") or 0.0))
@@ -85,7 +90,8 @@ def api_bank_metrics(store: RunStore) -> dict[str, Any]:
                                 "mean": round(sum(rouge[level]) / len(rouge[level]), 6)}
         out[f"level_{level}"] = entry
     if run["runs"]:
-        out["pmc"] = {"runs": run["runs"], "predictions": run["predictions"], "required": run["required"],
+        out["pmc"] = {"runs": run["runs"], "runs_passed": run["passed"], "runs_complete": run["complete"],
+                      "predictions": run["predictions"], "required": run["required"],
                       "unique_correct": run["unique_correct"], "tool_repeats": run["repeats"],
                       "correctness": _ratio(run["unique_correct"], run["predictions"]),
                       "completeness": _ratio(run["unique_correct"], run["required"]),
@@ -125,4 +131,7 @@ def api_bank_lines(data: dict[str, Any]) -> list[str]:
                      f"({p['unique_correct']}/{p['predictions']} calls), completeness {_pct(p['completeness'])} "
                      f"({p['unique_correct']}/{p['required']}), tool repeats {p['tool_repeats']}, "
                      f"ROUGE-L {p['rouge_l']:.4f}")
+        lines.append(f"PMC runs passed {p['runs_passed']}/{p['runs']} (every call correct, every recorded call "
+                     f"made); complete {p['runs_complete']}/{p['runs']} (every recorded call made, wrong calls "
+                     "ignored)")
     return lines

@@ -221,6 +221,18 @@ def level3_definitions(samples3: list[Level3Sample]) -> dict[str, dict[str, Any]
     return dict(sorted(defs.items()))
 
 
+def level3_stand_ins(samples3: list[Level3Sample]) -> dict[str, dict[str, Any]]:
+    """Per level-3 API, its first recorded result in the data (output and exception): the
+    answer a requirement that never called the API serves for it (``Level3Server.serve``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for s in samples3:
+        for call in s.apis:
+            if call["api_name"] != "ToolSearcher" and isinstance(call.get("output"), dict):
+                out.setdefault(call["api_name"], {"output": call["output"].get("output"),
+                                                  "exception": call["output"].get("exception")})
+    return dict(sorted(out.items()))
+
+
 def level3_search_table(samples3: list[Level3Sample]) -> dict[str, str]:
     table: dict[str, str] = {}
     for s in samples3:
@@ -259,8 +271,10 @@ def level3_cases(root: Path, pass_rouge: float, kinds: tuple[str, ...]) -> Itera
     samples3 = read_level3(root)
     defs = level3_definitions(samples3)
     table = level3_search_table(samples3)
+    stand_ins = level3_stand_ins(samples3)
     for s in samples3:
-        base = {"version": SPEC_VERSION, "level": 3, "search": table, "apis": defs, "sample": s.index,
+        base = {"version": SPEC_VERSION, "level": 3, "search": table, "apis": defs, "stand_ins": stand_ins,
+                "sample": s.index,
                 "recorded_calls": [{"api_name": c["api_name"], "result": c["output"]} for c in s.apis]}
         difficulty = {"level": 3.0, "required_calls": float(len(s.apis))}
         if "step" in kinds:

@@ -12,7 +12,9 @@
   INPUT_MISMATCH, OUTPUT_MISMATCH, KEY_ERROR.
 * ``run`` (level 3): the agent does the whole requirement. Every call is matched to
   the recorded calls (see ``run_metrics``); the case passes when every recorded call
-  was made correctly (completeness 1).
+  was made correctly (completeness 1) and no call was wrong: an agent that tries
+  calls until one is accepted does not pass (``complete`` in the labels says whether
+  every recorded call was made, wrong calls ignored).
 
 ``apibank-response`` holds the ``response`` cases: the agent's final answer scored by
 ROUGE-L against the recorded reply (``rouge``); it passes at ``pass_rouge`` or more
@@ -153,9 +155,19 @@ class RunMetrics:
     incorrect: int = 0
     matched: list[int] = field(default_factory=list)  # recorded call index per prediction (-1: none)
 
+    @property
+    def complete(self) -> bool:
+        """Every recorded call was made correctly (wrong calls ignored)."""
+        return self.unique_correct == self.required
+
+    @property
+    def passed(self) -> bool:
+        """The pass rule: complete, and no call was wrong (trying calls until one works does not pass)."""
+        return self.complete and self.incorrect == 0
+
     def to_json(self) -> dict[str, Any]:
         return {"predictions": self.predictions, "required": self.required, "unique_correct": self.unique_correct,
-                "repeats": self.repeats, "incorrect": self.incorrect,
+                "repeats": self.repeats, "incorrect": self.incorrect, "complete": self.complete,
                 "correctness": round(self.unique_correct / self.predictions, 6) if self.predictions else 0.0,
                 "completeness": round(self.unique_correct / self.required, 6) if self.required else 0.0}
 
@@ -238,8 +250,7 @@ def check_run_case(case: Case, trace: Trace) -> Verdict:
     m = run_metrics(spec, trace.tool_calls, f"{case.id}/judge")
     rouge = response_score(trace.final_answer or "", spec["gold"]["text"], 3)
     labels = _labels(spec, **m.to_json(), rouge_l=round(rouge, 6))
-    passed = m.unique_correct == m.required
-    if passed:
+    if m.passed:
         return Verdict(case_id=case.id, trial=trace.trial, passed=True, checker=CHECKER, labels=labels,
                        score=m.to_json()["completeness"])
     evidence: list[Evidence] = []

@@ -309,9 +309,11 @@ KINDS = {1: ("api", "response"), 2: ("api", "response"), 3: ("step", "response",
 
 
 def import_cases(root: Path, level: int, kinds: tuple[str, ...] | None = None,
-                 pass_rouge: float = DEFAULT_PASS_ROUGE) -> list[Case]:
+                 pass_rouge: float = DEFAULT_PASS_ROUGE, official: bool = False) -> list[Case]:
     """Every case of one level (all kinds unless ``kinds`` narrows them). Everything is
-    read and checked before a case is returned, so bad input never yields a partial suite."""
+    read and checked before a case is returned, so bad input never yields a partial suite.
+    ``official``: call cases pass by API-Bank's own reading (list arguments as text) rather
+    than the corrected one."""
     if level not in KINDS:
         raise PlanprobeError(f"--level {level}: expected 1, 2 or 3")
     wanted = kinds or KINDS[level]
@@ -321,9 +323,14 @@ def import_cases(root: Path, level: int, kinds: tuple[str, ...] | None = None,
     if not root.is_dir():
         raise PlanprobeError(f"{root}: not a directory (expected API-Bank's folder)")
     if level == 3:
-        return list(level3_cases(root, pass_rouge, tuple(wanted)))
-    cases = list(_Level12(root, level).cases(pass_rouge))
-    return [c for c in cases if c.spec["kind"] in wanted]
+        cases = list(level3_cases(root, pass_rouge, tuple(wanted)))
+    else:
+        cases = [c for c in _Level12(root, level).cases(pass_rouge) if c.spec["kind"] in wanted]
+    if official:  # verdicts of call cases follow API-Bank's own reading (both are always recorded)
+        for c in cases:
+            if c.spec["kind"] in ("api", "step"):
+                c.spec["reading"] = "official"
+    return cases
 
 
 __all__ = ["import_cases", "FAMILY", "RESPONSE_FAMILY", "samples", "call_text", "level12_searcher"]

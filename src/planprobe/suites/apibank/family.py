@@ -43,7 +43,7 @@ from ...schema import (
 from ...tool_args import parse_arguments
 from ..base import NoToolPlans, PlannedCall
 from .build import FAMILY, KINDS, RESPONSE_FAMILY, SPEC_VERSION, call_text
-from .catalog import CallRefused, catalog, convert_arguments
+from .catalog import CallRefused, catalog, convert_arguments, lists_as_text
 from .checks import check
 from .environment import ApiBankEnvironment, Level3Server, fresh_world
 from .rouge import response_score
@@ -75,6 +75,9 @@ def check_spec(case: Case) -> dict[str, Any]:
         raise PlanprobeError(f"case {case.id}: spec field 'gold.text' missing")
     if kind == "run" and not isinstance(gold.get("calls"), list):
         raise PlanprobeError(f"case {case.id}: spec field 'gold.calls' missing")
+    if spec.get("reading", "corrected") not in ("corrected", "official"):
+        raise PlanprobeError(f"case {case.id}: spec field 'reading': {spec['reading']!r} is not corrected or "
+                             "official")
     if level in (1, 2) and not isinstance(spec.get("data_dir"), str):
         raise PlanprobeError(f"case {case.id}: spec field 'data_dir' missing")
     return spec
@@ -110,13 +113,29 @@ def execute(spec: dict[str, Any], name: str, args: dict[str, Any], seed: str) ->
     return fresh_world(spec, seed).call(name, converted)
 
 
-def judge_call(spec: dict[str, Any], call: ToolCall, gold: dict[str, Any], seed: str) -> CallJudgement:
-    """One predicted call against one recorded call."""
+def definition(spec: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The API's declaration as the case's level knows it (None: not an API of the level)."""
+    if spec["level"] == 3:
+        found = (spec.get("apis") or {}).get(name)
+        return found if isinstance(found, dict) else None
+    return catalog().get(name)
+
+
+def call_arguments(call: ToolCall) -> dict[str, Any] | None:
+    return call.args if call.args is not None else parse_arguments(call.arguments)
+
+
+def judge_call(spec: dict[str, Any], call: ToolCall, gold: dict[str, Any], seed: str,
+               official: bool = False) -> CallJudgement:
+    """One predicted call against one recorded call. ``official``: API-Bank's own reading,
+    where list arguments reach the API as text (``lists_as_text``)."""
     if call.name != gold["api_name"]:
         return CallJudgement(False, "API_NAME_MISMATCH", detail=f"called {call.name}, expected {gold['api_name']}")
-    args = call.args if call.args is not None else parse_arguments(call.arguments)
+    args = call_arguments(call)
     if args is None:
         return CallJudgement(False, "FAILED_PARSE_API_CALL", detail="arguments are not a JSON object")
+    if official:
+        args = lists_as_text(definition(spec, call.name), args)
     if spec["level"] != 3 and call.name in catalog():
         try:  # API-Bank's order: an undeclared argument first, then a missing one
             convert_arguments(catalog()[call.name], json.loads(json.dumps(args)))
@@ -131,6 +150,12 @@ def judge_call(spec: dict[str, Any], call: ToolCall, gold: dict[str, Any], seed:
         return CallJudgement(False, exc.kind, detail=str(exc))
     ok, category = check(gold["api_name"], result, gold["result"], spec["level"])
     return CallJudgement(ok, category, result, detail="" if ok else _mismatch(result, gold["result"]))
+
+
+def has_list_arguments(spec: dict[str, Any], call: ToolCall) -> bool:
+    """Whether the official reading sees this call differently (a list argument)."""
+    args = call_arguments(call)
+    return args is not None and lists_as_text(definition(spec, call.name), args) != args
 
 
 def _mismatch(result: dict[str, Any], gold: dict[str, Any]) -> str:
@@ -226,11 +251,19 @@ def check_call_case(case: Case, trace: Trace) -> Verdict:
     spec = case.spec
     gold = spec["gold"]
     if not trace.tool_calls:
-        judgement = CallJudgement(False, "NO_API_CALL", detail="the agent made no API call")
+        corrected = official = CallJudgement(False, "NO_API_CALL", detail="the agent made no API call")
     else:
-        judgement = judge_call(spec, trace.tool_calls[0], gold, f"{case.id}/judge")
+        first = trace.tool_calls[0]
+        corrected = judge_call(spec, first, gold, f"{case.id}/judge")
+        official = corrected
+        if has_list_arguments(spec, first):
+            official = judge_call(spec, first, gold, f"{case.id}/judge", official=True)
+    reading = spec.get("reading") or "corrected"
+    judgement = official if reading == "official" else corrected
     labels = _labels(spec, api=gold["api_name"], correct=judgement.correct, category=judgement.category,
-                     extra_calls=max(0, len(trace.tool_calls) - 1))
+                     extra_calls=max(0, len(trace.tool_calls) - 1), reading=reading,
+                     readings={"official": {"correct": official.correct, "category": official.category},
+                               "corrected": {"correct": corrected.correct, "category": corrected.category}})
     if "gold_consistent" in spec:
         labels["api_bank"]["gold_consistent"] = bool(spec["gold_consistent"])
     if judgement.correct:

@@ -300,11 +300,9 @@ _PARAM = r"(\w+)\s*=\s*['\"](.+?)['\"]|(\w+)\s*=\s*(\[.*\])|(\w+)\s*=\s*(\w+)"
 
 
 def api_bank_call_text(name: str, args: dict[str, Any]) -> str:
-    """A call as API-Bank's dialogues write it: text and lists quoted, other values bare."""
-    def value(v: Any) -> str:
-        return f"'{v}'" if isinstance(v, (str, list, dict)) else str(v)
-
-    return f"[{name}(" + ", ".join(f"{k}={value(v)}" for k, v in args.items()) + ")]"
+    """A call as API-Bank's data writes it (``level-3-batch-inf.json``): every value quoted,
+    numbers and lists included."""
+    return f"[{name}(" + ", ".join(f"{k}='{v}'" for k, v in args.items()) + ")]"
 
 
 def parse_api_call(text: str) -> tuple[str, dict[str, str]]:

@@ -603,3 +603,25 @@ def test_apb_score_skip_invalid_scores_what_apbs_score_reads(tmp_path):
         Args.judgements.write_text("\n".join(readable) + "\n")
         official_runner.score(Args, list(SPLITS))
         assert Args.scores.read_text() == r.stdout
+
+
+def test_judge_cli_keeps_a_lone_surrogate_reply_out_and_says_so(tmp_path):
+    """A judge whose reply decodes to a lone surrogate (JSON's "\\ud800"): the command ends
+    normally, the row is kept out of the judgement file and counted."""
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({**r, "tested_model": "t", "model_response": "{}"}) + "\n"
+                             for r in records()[:2]))
+
+    def surrogate_judge(index: int, body: dict, headers: dict):
+        rid = json.loads(body["messages"][1]["content"])["id"]
+        text = "\ud800" if rid == records()[0]["id"] else "fine"
+        return chat_reply(json.dumps({"is_correct": True, "reasoning": text}, ensure_ascii=False))
+
+    out = tmp_path / "j.jsonl"
+    with ScriptedServer(surrogate_judge) as judge:
+        r = _cli("judge", str(preds), "--style", "apb", "--judge-model", "openai:judge", "--base-url", judge.url,
+                 "--no-cache", "--out", str(out), "-q")
+    err = " ".join(r.stderr.split())
+    assert r.returncode == 0, r.stderr
+    assert "1 judge repl(ies) APB's runner cannot read or write (not JSON, or a lone surrogate)" in err
+    assert [json.loads(x)["id"] for x in out.read_text(encoding="utf-8").splitlines()] == [records()[1]["id"]]

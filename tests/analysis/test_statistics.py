@@ -101,3 +101,15 @@ def test_max_drop_parsing():
     assert parse_points("2pp") == parse_points("2") == parse_points("2%") == 2.0
     with pytest.raises(PlanprobeError):
         parse_points("-1")
+
+
+def test_wilson_interval_holds_its_rate_and_is_exact_at_the_ends():
+    """0 of n has lower bound exactly 0 and n of n upper bound exactly 1 (the formula's rounding gave
+    2.8e-17 above a rate of 0, which the report's lo <= rate <= hi check caught)."""
+    from planprobe.analysis.stats import wilson_interval
+
+    for n in range(1, 301):
+        assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0
+        for k in range(n + 1):
+            lo, hi = wilson_interval(k, n)
+            assert 0.0 <= lo <= k / n <= hi <= 1.0, (k, n, lo, hi)

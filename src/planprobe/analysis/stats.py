@@ -6,14 +6,18 @@ import math
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """95% Wilson score interval for a proportion; (0, 1) when n is 0."""
+    """95% Wilson score interval for a proportion; (0, 1) when n is 0. Its bounds at 0 and n
+    successes are exactly 0 and 1 (the formula's rounding gives 3e-17 for 0 of 10, which a
+    check of lo <= rate would catch)."""
     if n == 0:
         return 0.0, 1.0
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)
+    hi = 1.0 if successes == n else min(1.0, centre + half)
+    return lo, min(hi, 1.0)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

@@ -1,0 +1,190 @@
+"""The solver's constraint reader (issue #27), without the backend: views are built from what a
+model is shown (system prompt, task text, tool schemas; never ``case.spec``), an episode is driven
+here (decide, run the chosen calls in the family's environment, show the results), and the
+family's oracle judges it. The reader itself may not import the family: checked on its source."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from planprobe.environment import IterationLimitExceeded, Limits
+from planprobe.schema import Case, TraceStatus
+from planprobe.solver.base import ChatView, Decision, Observed, Step
+from planprobe.solver.constraints_plan import Bounds, schedule_completion
+from planprobe.solver.constraints_reader import READER
+from planprobe.solver.constraints_text import read_requirement, tokenize
+from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_case
+from planprobe.suites.registry import get_family
+
+FAMILY = get_family("constraints")
+SOLVER_DIR = Path(__file__).resolve().parents[2] / "src" / "planprobe" / "solver"
+
+
+def view_of(case: Case, history: tuple[Observed, ...] = ()) -> ChatView:
+    """What a model is shown: the case's visible fields only."""
+    tools = tuple({"name": t.name, "description": t.description, "parameters": t.parameters} for t in case.tools)
+    return ChatView(system=case.system or "", task=case.task, tools=tools, history=history)
+
+
+def play(case: Case) -> tuple[bool, list[Decision], object]:
+    """One episode: every decide() is one model call (the iteration limit applies)."""
+    env = FAMILY.environment(case, Limits(), 0, "solver")
+    history: tuple[Observed, ...] = ()
+    decisions: list[Decision] = []
+    try:
+        while True:
+            env.step()
+            d = READER.decide(view_of(case, history))
+            decisions.append(d)
+            if not d.calls:
+                env.finish(d.answer or d.refuse or d.underspecified)
+                env.trace.status = TraceStatus.COMPLETED
+                break
+            for step in d.calls:
+                result = env.call(step.tool, json.dumps(step.arguments))
+                history = (*history, Observed(step, result))
+    except IterationLimitExceeded:
+        env.trace.status = TraceStatus.ITERATION_LIMIT
+    verdict = FAMILY.check(case, env.trace)
+    return verdict.passed, decisions, env.trace
+
+
+def cases(n: int, seed: int, **opts) -> list[Case]:
+    o = ConstraintSuiteOptions(n=n, seed=seed, **opts)
+    return [generate_case(i, o) for i in range(n)]
+
+
+SAMPLES = {
+    "basic": dict(actions=(2, 8)),
+    "extended": dict(actions=(2, 6), extended=True),
+    "extended-long": dict(actions=(2, 6), extended=True, max_duration=5),
+    "paper": dict(actions=(2, 6), style="paper"),
+    "paper-extended": dict(actions=(2, 6), style="paper", extended=True),
+}
+
+
+@pytest.mark.parametrize("sample", sorted(SAMPLES))
+def test_every_case_passes_from_its_text(sample):
+    failed, under = [], []
+    for case in cases(40, 3, **SAMPLES[sample]):
+        ok, decisions, _ = play(case)
+        under += [(case.id, d.underspecified) for d in decisions if d.underspecified]
+        if not ok:
+            failed.append(case.id)
+    assert under == [] and failed == []
+
+
+def test_restarts_happen_and_still_pass():
+    """Extended cases where the first plan, made before any duration is known, breaks: the
+    reader learns the durations from the results, asks for a restart, and then passes."""
+    restarted = 0
+    for case in cases(60, 5, actions=(3, 6), extended=True, max_duration=5):
+        ok, decisions, trace = play(case)
+        assert ok, case.id
+        if any(s.tool == "request_restart" for d in decisions for s in d.calls):
+            restarted += 1
+            assert trace.restarts >= 1
+    assert restarted > 0
+
+
+def test_the_reading_matches_the_generated_constraints():
+    """The test (not the reader) compares the atoms read from the text with the spec."""
+    for opts in SAMPLES.values():
+        for case in cases(30, 11, **opts):
+            actions = case.spec["actions"]
+            idx = {a["id"]: k for k, a in enumerate(actions)}
+            want = set()
+            for c in case.spec["constraints"]:
+                if c["kind"] == "order":
+                    want.add(("<", idx[c["a"]], idx[c["b"]]))
+                else:
+                    want.add(("s>=" if c["kind"] == "start_ge" else "e<=", idx[c["a"]], c["hour"]))
+            req = case.task.split("Here is the requirement:\n")[1]
+            reading = read_requirement(req, [a["name"] for a in actions])
+            assert reading.problem is None and set(reading.atoms) == want, case.id
+
+
+NAMES = ["sanitizing tools", "cutting hair", "washing hair"]
+
+
+@pytest.mark.parametrize("sentence, problem", [
+    ("Sanitizing tools happens by 15:00.", "whole task"),  # its end, or only its start?
+    ("Sanitizing tools starts after 10:00.", "strict bound"),  # is 10:00 itself allowed?
+    ("After 10:00, sanitizing tools starts.", "strict bound"),
+    ("Sanitizing tools follows cutting hair.", "no reading"),  # immediately?
+    ("Cutting hair and washing hair, which must happen before sanitizing tools, happen.", "no reading"),
+])
+def test_unclear_phrases_are_named_not_guessed(sentence, problem):
+    reading = read_requirement(sentence, NAMES)
+    assert reading.problem is not None and problem in reading.problem and sentence in reading.problem
+
+
+def test_which_after_two_tasks_has_two_readings_unless_the_verb_decides():
+    two = read_requirement("Sanitizing tools comes before cutting hair and washing hair, which must happen "
+                           "before 11:00.", NAMES)
+    assert two.problem is not None
+    amb = read_requirement("Sanitizing tools precedes cutting hair and washing hair, which must start at "
+                           "or after 11:00.", NAMES)
+    assert amb.problem is not None and "2 readings" in amb.problem
+    one = read_requirement("Sanitizing tools precedes cutting hair and washing hair, which starts at or "
+                           "after 11:00.", NAMES)
+    assert one.problem is None and ("s>=", 2, 11) in one.atoms and ("s>=", 1, 11) not in one.atoms
+
+
+def test_names_are_matched_longest_first():
+    toks = tokenize("Washing hair dryers precedes washing hair.", ["washing hair", "washing hair dryers"])
+    assert toks == [1, "precedes", 0, "."]
+
+
+def test_an_impossible_requirement_is_refused():
+    case = cases(1, 1, actions=(3, 3))[0]
+    names = [t.description.split(".")[0] for t in case.tools]
+    task = case.task.split("Here is the requirement:\n")[0] + "Here is the requirement:\n" + (
+        f"{names[0]} comes before {names[1].lower()}. {names[1]} comes before {names[2].lower()}. "
+        f"{names[2]} comes before {names[0].lower()}.")
+    d = READER.decide(ChatView(system="", task=task, tools=view_of(case).tools))
+    assert d.refuse is not None and "cycle" in d.refuse
+
+
+def test_extended_infeasible_with_revealed_durations_is_refused():
+    bounds = Bounds.of(2, frozenset({("<", 0, 1), ("e<=", 1, 3)}))
+    assert schedule_completion(bounds, [1, 1], [], 0) == [(0, 0), (1, 1)]
+    assert schedule_completion(bounds, [2, 2], [], 0) is None
+
+
+def test_a_broken_prefix_asks_for_a_restart():
+    case = cases(1, 2, actions=(2, 2), extended=True)[0]
+    view = view_of(case)
+    first = READER.decide(view).calls[0]
+    other = next(t.name for t in case.tools if t.name not in (first.tool, "request_restart"))
+    # run the other task first at 23:00: nothing can follow it before 24:00
+    bad = Step(other, {"start_time": 23})
+    env = FAMILY.environment(case, Limits(), 0, "t")
+    result = env.call(bad.tool, json.dumps(bad.arguments))
+    d = READER.decide(view_of(case, (Observed(bad, result),)))
+    assert d.calls == (Step("request_restart", {}),)
+
+
+def test_the_reader_imports_nothing_of_the_families_agents_or_runner():
+    for path in sorted(SOLVER_DIR.glob("constraints_*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                targets = [("." * node.level) + base]
+            else:
+                continue
+            for t in targets:
+                resolved = t
+                if t.startswith("."):
+                    resolved = "planprobe.solver." + t.lstrip(".") if not t.startswith("..") else "planprobe." + t.lstrip(".")
+                assert not resolved.startswith(("planprobe.suites", "planprobe.agents", "planprobe.runner")), (
+                    path.name, t)
+                assert resolved.startswith(("planprobe.solver", "__future__", "re", "collections", "dataclasses",
+                                            "typing", "z3")), (path.name, t)

@@ -32,6 +32,7 @@ SAMPLES = {
     "extended, 2-6 actions": dict(actions=(2, 6), extended=True),
     "extended, 2-8 actions": dict(actions=(2, 8), extended=True),
     "extended, 2-8 actions, durations 1-5": dict(actions=(2, 8), extended=True, max_duration=5),
+    "extended, 9-12 actions": dict(actions=(9, 12), extended=True),
     "paper, 2-8 actions": dict(actions=(2, 8), style="paper"),
     "paper extended, 2-6 actions": dict(actions=(2, 6), style="paper", extended=True),
 }

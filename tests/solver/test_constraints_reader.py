@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +21,7 @@ from planprobe.solver.constraints_reader import READER
 from planprobe.solver.constraints_text import read_requirement, tokenize
 from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_case
 from planprobe.suites.registry import get_family
+from planprobe.suites.robust.transforms import parse_transforms, robustify
 
 FAMILY = get_family("constraints")
 SOLVER_DIR = Path(__file__).resolve().parents[2] / "src" / "planprobe" / "solver"
@@ -30,9 +33,12 @@ def view_of(case: Case, history: tuple[Observed, ...] = ()) -> ChatView:
     return ChatView(system=case.system or "", task=case.task, tools=tools, history=history)
 
 
-def play(case: Case) -> tuple[bool, list[Decision], object]:
-    """One episode: every decide() is one model call (the iteration limit applies)."""
-    env = FAMILY.environment(case, Limits(), 0, "solver")
+def play(case: Case) -> tuple[bool, list[Decision], Any]:
+    """One episode: every decide() is one model call (the iteration limit applies). A refusal is
+    a call of the case's refuse tool when it has one (as the tools scaffold sends it), else a
+    final answer starting "REFUSE:"."""
+    family = get_family(case.family)
+    env = family.environment(case, Limits(), 0, "solver")
     history: tuple[Observed, ...] = ()
     decisions: list[Decision] = []
     try:
@@ -40,8 +46,10 @@ def play(case: Case) -> tuple[bool, list[Decision], object]:
             env.step()
             d = READER.decide(view_of(case, history))
             decisions.append(d)
+            if d.refuse and any(t.name == "refuse" for t in case.tools):
+                env.call("refuse", json.dumps({"reason": d.refuse}))
             if not d.calls:
-                env.finish(d.answer or d.refuse or d.underspecified)
+                env.finish(f"REFUSE: {d.refuse}" if d.refuse else (d.answer or d.underspecified))
                 env.trace.status = TraceStatus.COMPLETED
                 break
             for step in d.calls:
@@ -49,7 +57,7 @@ def play(case: Case) -> tuple[bool, list[Decision], object]:
                 history = (*history, Observed(step, result))
     except IterationLimitExceeded:
         env.trace.status = TraceStatus.ITERATION_LIMIT
-    verdict = FAMILY.check(case, env.trace)
+    verdict = family.check(case, env.trace)
     return verdict.passed, decisions, env.trace
 
 
@@ -76,6 +84,41 @@ def test_every_case_passes_from_its_text(sample):
         if not ok:
             failed.append(case.id)
     assert under == [] and failed == []
+
+
+ROBUST = ["extraneous:3", "broken", "unsolvable", "cost", "unsolvable,cost", "extraneous:2,unsolvable"]
+
+
+@pytest.mark.parametrize("transform", ROBUST)
+@pytest.mark.parametrize("style", ["planprobe", "paper"])
+@pytest.mark.parametrize("extended", [False, True])
+def test_robustness_variants_pass_and_unsolvable_ones_are_refused(transform, style, extended):
+    """Distractors never called, a failed tool replaced by its twin, the cheapest plan, and every
+    unsolvable variant refused (a missing tool, an unknown parameter, a contradiction) while its
+    solvable controls pass. The paper's style with distractors is the exception: see below."""
+    if style == "paper" and "extraneous" in transform:
+        pytest.skip("the paper's style does not say which tools are tasks: test_paper_style_distractors_are_a_finding")
+    failed, under = [], []
+    for case in cases(24, 4, actions=(2, 5), extended=extended, style=style):
+        variant = robustify(case, parse_transforms(transform.split(",")), 1)
+        ok, decisions, _ = play(variant)
+        under += [(variant.id, d.underspecified) for d in decisions if d.underspecified]
+        if not ok:
+            failed.append(variant.id)
+    assert under == [] and failed == []
+
+
+def test_paper_style_distractors_are_a_finding():
+    """In the paper's style the task text does not list the tasks and each tool's description is
+    only its activity, so a distractor tool reads exactly like a task the requirement happens not
+    to constrain: the reader says so, naming exactly the distractors (the test checks with the
+    variant's spec, which the reader never sees)."""
+    for case in cases(10, 4, actions=(2, 5), style="paper"):
+        variant = robustify(case, parse_transforms(["extraneous:2"]), 1)
+        d = READER.decide(view_of(variant))
+        assert d.underspecified is not None and "does not list its tasks" in d.underspecified
+        named = set(re.findall(r'"([^"]+)"', d.underspecified))
+        assert named == {n.replace("_", " ") for n in variant.spec["distractors"]}
 
 
 def test_restarts_happen_and_still_pass():

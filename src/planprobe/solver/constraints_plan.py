@@ -132,3 +132,59 @@ def prefix_problem(bounds: Bounds, runs: Sequence[tuple[int, int, int]]) -> str 
         seen[k] = (start, end)
         prev_end = end
     return None
+
+
+Move = tuple[int, int]  # (task, or -1 - composite index; start hour)
+
+
+def cheapest_completion(bounds: Bounds, durations: Sequence[int], done: Sequence[int], now: int,
+                        price: Sequence[int], composites: Sequence[tuple[int, int, int]],
+                        timed: bool) -> tuple[int, list[Move]] | None:
+    """A cost variant's completion at the least total price: each move runs one task at its price,
+    or a composite (first, second, price) that runs two tasks back to back in one call (the
+    second starts the hour the first ends). Exact: a dynamic programme over (tasks done, hour),
+    every move started as early as it can (for a fixed sequence of moves that is never worse).
+    None when no completion meets the bounds."""
+    n = len(durations)
+    full = (1 << n) - 1
+    memo: dict[tuple[int, int], tuple[int, list[Move]] | None] = {}
+
+    def fits(k: int, start: int) -> bool:
+        end = start + durations[k]
+        return (not timed or (bounds.release[k] <= start <= min(LAST_START, bounds.latest_start[k])
+                              and bounds.end_from[k] <= end <= min(DAY_END, bounds.deadline[k])))
+
+    def ready(k: int, mask: int) -> bool:
+        return not mask >> k & 1 and all(mask >> p & 1 for p in bounds.preds[k])
+
+    def best(mask: int, t: int) -> tuple[int, list[Move]] | None:
+        if mask == full:
+            return 0, []
+        key = (mask, t)
+        if key in memo:
+            return memo[key]
+        found: tuple[int, list[Move]] | None = None
+        for k in range(n):
+            if not ready(k, mask):
+                continue
+            start = max(t, bounds.release[k], bounds.end_from[k] - durations[k]) if timed else 0
+            if fits(k, start):
+                rest = best(mask | 1 << k, start + durations[k] if timed else 0)
+                if rest is not None and (found is None or price[k] + rest[0] < found[0]):
+                    found = (price[k] + rest[0], [(k, start), *rest[1]])
+        for c, (a, b, cost) in enumerate(composites):
+            if a == b or not ready(a, mask) or not ready(b, mask | 1 << a):
+                continue
+            start = max(t, bounds.release[a], bounds.release[b] - durations[a],
+                        bounds.end_from[a] - durations[a]) if timed else 0
+            if fits(a, start) and fits(b, start + durations[a] if timed else 0):
+                rest = best(mask | 1 << a | 1 << b, start + durations[a] + durations[b] if timed else 0)
+                if rest is not None and (found is None or cost + rest[0] < found[0]):
+                    found = (cost + rest[0], [(-1 - c, start), *rest[1]])
+        memo[key] = found
+        return found
+
+    mask = 0
+    for k in done:
+        mask |= 1 << k
+    return best(mask, now)

@@ -1,15 +1,20 @@
-"""The solver's task reader for constraint cases (PDoctor's family, both styles, both modes).
+"""The solver's task reader for constraint cases (PDoctor's family: both styles, both modes, and
+the robustness variants built on them).
 
 From the chat view alone — the task text, the tool schemas and the calls made so far with their
-results — it finds the tasks (the task list, or the tools whose description opens with the task's
-name), reads the requirement (``constraints_text``), learns durations from tool results as a
-model does, and plans the next call (``constraints_plan``):
+results — it finds the tasks and their tools (``constraints_tools``), reads the requirement
+(``constraints_text``), learns durations from tool results as a model does, and plans the next
+call (``constraints_plan``):
 
 * basic mode: the next task of an order that keeps every "before";
-* extended mode: the next task and its start hour, planned with the durations seen so far (1
-  hour for one not yet seen); when what this attempt executed can no longer be completed, it
-  calls the restart tool; when even the durations it knows make the requirement impossible, it
-  refuses;
+* extended mode: the next task and its start hour, planned with the durations seen so far (a
+  guess for one not yet seen); when what this attempt ran can no longer be completed even if every
+  unseen task takes 1 hour, it calls the restart tool; when the durations it knows make the
+  requirement impossible, it refuses;
+* variants: a tool that failed is replaced by its twin (same description); a task no tool carries
+  out, a parameter whose value the text says is not known, or a requirement that contradicts
+  itself is refused; with prices, the cheapest plan (composites included), restarting once the
+  durations are known if the attempt it ran was not the cheapest;
 * when every task has run: a final answer listing what ran.
 
 It imports nothing of the family, the agents or the runner (``tests/solver``).
@@ -20,95 +25,31 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .base import ChatView, Decision, Observed, Step
 from .constraints_plan import (
     Bounds,
+    cheapest_completion,
     order_completion,
     prefix_problem,
     schedule_completion,
 )
 from .constraints_text import read_requirement
+from .constraints_tools import START, Setting, setting
 
-MARKER = "Here is the requirement:"
-_TASK_LIST = re.compile(r"^The tasks are: (.+)\.$", re.MULTILINE)
-_DURATION = re.compile(r"\b(?:took|takes|lasted|lasts) (\d+) hours?\b")
-START = "start_time"
 GUESS = 2  # hours guessed for a task whose duration no result has shown yet ("one or more")
+_DURATION = re.compile(r"\b(?:took|takes) (\d+) hours?\b")
 
 
-@dataclass(frozen=True)
-class Setting:
-    """What the view says about the case: the tasks (names and tools), the mode, the restart
-    tool, and the requirement text."""
+@dataclass
+class Attempt:
+    """What the current attempt ran (task, start, duration; basic mode 0, 0), what it cost, every
+    duration seen in any attempt, and the tools that failed."""
 
-    names: tuple[str, ...]
-    tools: tuple[str, ...]
-    extended: bool
-    restart: str | None
-    requirement: str
-
-
-def _schemas(view: ChatView) -> list[dict[str, Any]]:
-    out = []
-    for t in view.tools:
-        f = t.get("function") if isinstance(t.get("function"), dict) else t
-        if isinstance(f, dict) and isinstance(f.get("name"), str):
-            out.append(f)
-    return out
-
-
-def _requirement(view: ChatView) -> str | None:
-    for text in (view.task, view.system):
-        if text and MARKER in text:
-            return text.split(MARKER, 1)[1].strip()
-    return None
-
-
-def _title(description: str) -> str:
-    """The first sentence of a tool's description: the task's name, capitalised."""
-    return description.split(". ", 1)[0].strip().rstrip(".").strip()
-
-
-def _listed(view: ChatView) -> list[str] | None:
-    m = _TASK_LIST.search(view.task or "") or _TASK_LIST.search(view.system or "")
-    if not m:
-        return None
-    parts = m.group(1).split(" and ")
-    head = [p.strip() for p in " and ".join(parts[:-1]).split(", ")] if len(parts) > 1 else []
-    return [p for p in head if p] + [parts[-1].strip()]
-
-
-def setting(view: ChatView) -> Setting | str:
-    """The case's setting read from the view, or what is missing."""
-    requirement = _requirement(view)
-    if requirement is None:
-        return f'no "{MARKER}" in the task'
-    schemas = _schemas(view)
-    by_title = {_title(str(s.get("description") or "")).lower(): s for s in schemas}
-    listed = _listed(view)
-    if listed is not None:
-        missing = [n for n in listed if n.lower() not in by_title]
-        if missing:
-            return f'no tool carries out the listed task "{missing[0]}"'
-        chosen = [by_title[n.lower()] for n in listed]
-        names = listed
-    else:  # the seed's own tools: the description is the task's name
-        chosen = [s for s in schemas if _title(str(s.get("description") or "")).lower()
-                  == str(s["name"]).replace("_", " ").lower()]
-        names = [_title(str(s.get("description") or "")) for s in chosen]
-        names = [n[:1].lower() + n[1:] for n in names]
-    if not chosen:
-        return "no tool carries out a task"
-    task_tools = {str(s["name"]) for s in chosen}
-    restart = next((str(s["name"]) for s in schemas if str(s["name"]) not in task_tools
-                    and "restart" in (str(s["name"]) + " " + str(s.get("description") or "")).lower()), None)
-    props = [((s.get("parameters") or {}).get("properties") or {}) for s in chosen]
-    extended = [START in p for p in props]
-    if any(extended) != all(extended):
-        return "some task tools take a start time and others do not"
-    return Setting(tuple(names), tuple(str(s["name"]) for s in chosen), all(extended), restart, requirement)
+    runs: list[tuple[int, int, int]]
+    cost: int
+    durations: dict[int, int]
+    failed: set[str]
 
 
 def _granted(o: Observed) -> bool:
@@ -124,30 +65,41 @@ def _start(o: Observed) -> int | None:
         return None
 
 
-def attempt_runs(s: Setting, history: Sequence[Observed]) -> tuple[list[tuple[int, int, int]], dict[int, int]]:
-    """The tasks run in the current attempt, in order ((task, start, duration); basic mode: start
-    and duration 0), and every duration a tool result has revealed so far."""
-    index = {t: k for k, t in enumerate(s.tools)}
-    runs: list[tuple[int, int, int]] = []
-    durations: dict[int, int] = {}
+def _duration_of(result: str, name: str, alone: bool) -> int | None:
+    m = re.search(re.escape(name[:1].upper() + name[1:]) + r" (?:took|takes) (\d+) hours?\b", result)
+    if m is None and alone:
+        m = _DURATION.search(result)
+    return int(m.group(1)) if m else None
+
+
+def read_history(s: Setting, history: Sequence[Observed]) -> Attempt:
+    task_of = s.task_of()
+    combos = {tool: (a, b) for tool, a, b in s.composites}
+    at = Attempt([], 0, {}, set())
     for o in history:
         if s.restart is not None and o.step.tool == s.restart:
             if _granted(o):
-                runs = []
+                at.runs, at.cost = [], 0
             continue
-        k = index.get(o.step.tool)
-        if k is None or o.result.lower().startswith("error"):
+        if o.result.lower().startswith("error"):
+            at.failed.add(o.step.tool)
             continue
+        tasks = combos.get(o.step.tool) or ((task_of[o.step.tool],) if o.step.tool in task_of else ())
+        if not tasks:
+            continue
+        at.cost += s.costs.get(o.step.tool, 0)
         if not s.extended:
-            runs.append((k, 0, 0))
+            at.runs += [(k, 0, 0) for k in tasks]
             continue
-        m = _DURATION.search(o.result)
         start = _start(o)
-        if m is None or start is None:
-            continue
-        durations[k] = int(m.group(1))
-        runs.append((k, start, durations[k]))
-    return runs, durations
+        for k in tasks:
+            d = _duration_of(o.result, s.names[k], len(tasks) == 1)
+            if d is None or start is None:
+                break
+            at.durations[k] = d
+            at.runs.append((k, start, d))
+            start += d
+    return at
 
 
 def _hour(h: int) -> str:
@@ -160,65 +112,114 @@ class ConstraintReader:
     name = "constraints"
 
     def claims(self, view: ChatView) -> bool:
-        return isinstance(setting(view), Setting)
+        return isinstance(setting(view.system, view.task, view.tools), Setting)
 
     def decide(self, view: ChatView) -> Decision:
-        s = setting(view)
+        s = setting(view.system, view.task, view.tools)
         if not isinstance(s, Setting):
             return Decision(underspecified=s)
         reading = read_requirement(s.requirement, s.names)
         if reading.problem:
             return Decision(underspecified=reading.problem)
+        if reading.unnamed:
+            return Decision(refuse=f'The requirement names "{reading.unnamed[0]}", which no tool carries out.')
+        gone = [n for n, c in zip(s.names, s.choices) if not c]
+        if gone:
+            return Decision(refuse=f'No tool carries out the task "{gone[0]}".')
+        mentioned = {int(a[1]) for a in reading.atoms} | {int(a[2]) for a in reading.atoms if a[0] == "<"}
+        idle = [n for k, n in enumerate(s.names) if k not in mentioned]
+        if idle and not s.listed:
+            return Decision(underspecified=(
+                "the task does not list its tasks, and the requirement never mentions what these tools do: "
+                + ", ".join(f'"{n}"' for n in idle) + " (tasks to execute, or other tools?)"))
+        at = read_history(s, view.history)
+        tools: list[str] = []
+        for name, choice in zip(s.names, s.choices):
+            usable = [t for t in choice if t not in s.unknown_args]
+            if not usable:
+                return Decision(refuse=f'"{name}" needs {s.unknown_args[choice[0]]}, and the task says it is '
+                                       "not known (or never gives it).")
+            working = [t for t in usable if t not in at.failed]
+            if not working:
+                return Decision(refuse=f'Every tool that carries out "{name}" failed.')
+            tools.append(working[0])
         bounds = Bounds.of(len(s.names), reading.atoms)
-        runs, durations = attempt_runs(s, view.history)
-        return self._timed(s, bounds, runs, durations) if s.extended else self._basic(s, bounds, runs)
+        plan = _Plan(s, bounds, at, tools)
+        return plan.timed() if s.extended else plan.basic()
 
-    def _basic(self, s: Setting, bounds: Bounds, runs: list[tuple[int, int, int]]) -> Decision:
-        if order_completion(bounds, []) is None:
-            return Decision(refuse="The requirement cannot be met: its order constraints form a cycle.")
-        done = list(dict.fromkeys(k for k, _, _ in runs))
-        rest = order_completion(bounds, done)
-        if rest is None:  # what ran already broke an order; the remaining tasks still run once
-            rest = [k for k in range(len(s.names)) if k not in done]
-        if rest:
-            return Decision(calls=(Step(s.tools[rest[0]], {}),))
-        return Decision(answer="All tasks have been executed, in this order: "
-                        + "; ".join(f"{i + 1}. {s.names[k]}" for i, k in enumerate(done)) + ".")
 
-    def _timed(self, s: Setting, bounds: Bounds, runs: list[tuple[int, int, int]],
-               durations: dict[int, int]) -> Decision:
-        n = len(s.names)
-        known = [durations.get(k, 1) for k in range(n)]
-        if schedule_completion(bounds, known, [], 0) is None:
-            what = "with the durations the tools revealed" if durations else "by any schedule"
-            return Decision(refuse=f"The requirement cannot be met {what}.")
-        problem = prefix_problem(bounds, runs)
-        done = [k for k, _, _ in runs]
-        now = runs[-1][1] + runs[-1][2] if runs else 0
-        plan = None if problem else self._robust_completion(bounds, durations, done, now)
-        if plan is None:
-            if s.restart is None:
-                return Decision(refuse="The requirement can no longer be met and no restart is offered.")
-            return Decision(calls=(Step(s.restart, {}),))
-        if plan:
-            k, start = plan[0]
-            return Decision(calls=(Step(s.tools[k], {START: start}),))
+class _Plan:
+    """The next move, given the setting, the constraints and the attempt so far."""
+
+    def __init__(self, s: Setting, bounds: Bounds, at: Attempt, tools: list[str]):
+        self.s, self.bounds, self.at, self.tools = s, bounds, at, tools
+        self.priced = bool(s.costs)
+        self.combos = [(a, b, s.costs.get(tool, 0)) for tool, a, b in s.composites if s.costs]
+        self.price = [s.costs.get(t, 0) for t in tools]
+
+    def call(self, move: tuple[int, int]) -> Decision:
+        k, start = move
+        tool = self.tools[k] if k >= 0 else self.s.composites[-1 - k][0]
+        args: dict[str, object] = dict(self.s.extra_args.get(tool, {}))
+        if self.s.extended:
+            args[START] = start
+        return Decision(calls=(Step(tool, args),))
+
+    def restart(self, why: str) -> Decision:
+        if self.s.restart is None:
+            return Decision(refuse=f"{why}, and no restart is offered.")
+        return Decision(calls=(Step(self.s.restart, {}),))
+
+    def done(self) -> Decision:
+        if not self.s.extended:
+            return Decision(answer="All tasks have been executed, in this order: " + "; ".join(
+                f"{i + 1}. {self.s.names[k]}" for i, (k, _, _) in enumerate(self.at.runs)) + ".")
         return Decision(answer="All tasks have been executed: " + "; ".join(
-            f"{s.names[k]} from {_hour(a)} to {_hour(a + d)}" for k, a, d in runs) + ".")
+            f"{self.s.names[k]} from {_hour(a)} to {_hour(a + d)}" for k, a, d in self.at.runs) + ".")
 
+    def basic(self) -> Decision:
+        if order_completion(self.bounds, []) is None:
+            return Decision(refuse="The requirement cannot be met: its order constraints form a cycle.")
+        done = list(dict.fromkeys(k for k, _, _ in self.at.runs))
+        if self.priced:
+            found = cheapest_completion(self.bounds, [1] * len(self.tools), done, 0, self.price, self.combos,
+                                        timed=False)
+            if found is not None and found[1]:
+                return self.call(found[1][0])
+        rest = order_completion(self.bounds, done)
+        if rest is None:  # what ran already broke an order; the remaining tasks still run once
+            rest = [k for k in range(len(self.tools)) if k not in done]
+        return self.call((rest[0], 0)) if rest else self.done()
 
-    def _robust_completion(self, bounds: Bounds, durations: dict[int, int], done: list[int],
-                           now: int) -> list[tuple[int, int]] | None:
-        """A completion that still works if every task not yet seen is as long as the longest
-        seen so far (at least ``GUESS``), else a little shorter, ... down to 1 hour: the least a
-        task takes, the only guess whose failure proves that a restart is needed. Guessing long
-        first picks orders that survive longer tasks: fewer restarts (benchmarks/solver_constraints.py)."""
-        n = len(bounds.preds)
-        for guess in range(max(max(durations.values(), default=1), GUESS), 0, -1):
-            plan = schedule_completion(bounds, [durations.get(k, guess) for k in range(n)], done, now)
-            if plan is not None:
-                return plan
-        return None
+    def timed(self) -> Decision:
+        n, at = len(self.tools), self.at
+        known = [at.durations.get(k, 1) for k in range(n)]
+        if schedule_completion(self.bounds, known, [], 0) is None:
+            what = "with the durations the tools revealed" if at.durations else "by any schedule"
+            return Decision(refuse=f"The requirement cannot be met {what}.")
+        done = [k for k, _, _ in at.runs]
+        now = at.runs[-1][1] + at.runs[-1][2] if at.runs else 0
+        problem = prefix_problem(self.bounds, at.runs)
+        if problem:
+            return self.restart("The requirement can no longer be met")
+        if len(done) == n:
+            if self.priced and len(at.durations) == n:
+                best = cheapest_completion(self.bounds, known, [], 0, self.price, self.combos, timed=True)
+                if best is not None and best[0] < at.cost and self.s.restart is not None:
+                    return self.restart("A cheaper plan exists")
+            return self.done()
+        top = max(max(at.durations.values(), default=1), GUESS)
+        for guess in range(top, 0, -1):  # long guesses first: orders that survive longer tasks
+            durations = [at.durations.get(k, guess) for k in range(n)]
+            if self.priced:
+                found = cheapest_completion(self.bounds, durations, done, now, self.price, self.combos, timed=True)
+                if found is not None:
+                    return self.call(found[1][0])
+                continue
+            plan = schedule_completion(self.bounds, durations, done, now)
+            if plan:
+                return self.call(plan[0])
+        return self.restart("The requirement can no longer be met")
 
 
 READER = ConstraintReader()

@@ -107,10 +107,13 @@ _TOKEN = re.compile(r"\d{1,2}:\d{2}|[a-z0-9'’\-]+|[,;.]|\S")
 
 @dataclass(frozen=True)
 class Reading:
-    """The atoms of a requirement, or the problem that keeps it from having one reading."""
+    """The atoms of a requirement, or the problem that keeps it from having one reading.
+    ``unnamed``: tasks the requirement names that are not among the known names (they were read
+    as tasks because nothing else reads; indices from ``len(names)`` on)."""
 
     atoms: frozenset[Atom]
     problem: str | None = None
+    unnamed: tuple[str, ...] = ()
 
 
 def tokenize(text: str, names: Sequence[str]) -> list[Tok]:
@@ -348,8 +351,49 @@ def split_sentences(toks: Sequence[Tok]) -> list[list[Tok]]:
     return [s for s in out if s]
 
 
+def _first_words() -> frozenset[str]:
+    words = {"both", "and", ",", ";", "."}
+    for table in (VERBS, RELATIONS, SUBORDINATORS, TIME_BOUNDS, MARKERS, CONJUNCTIONS):
+        words.update(table.by_first)
+    return frozenset(words)
+
+
+FIRST_WORDS = _first_words()  # words that open a phrase of the grammar: never inside an unknown name
+
+
+def unnamed_phrases(text: str, names: Sequence[str]) -> list[str]:
+    """Activities the requirement names that are not known names: a gerund ("staging …") and
+    the words after it up to the first that opens a phrase of the grammar, a task or a time."""
+    out: list[str] = []
+    run: list[str] = []
+    for t in [*tokenize(text, names), "."]:
+        word = isinstance(t, str) and not t.startswith("@") and t not in FIRST_WORDS
+        if word and (run or str(t).endswith("ing")):
+            run.append(str(t))
+            continue
+        if run and " ".join(run) not in out:
+            out.append(" ".join(run))
+        run = []
+    return out
+
+
 def read_requirement(text: str, names: Sequence[str]) -> Reading:
-    """The atoms of a requirement paragraph, or the first sentence that has no single reading."""
+    """The atoms of a requirement paragraph, or the first sentence that has no single reading.
+    When a sentence has no reading with the known names, it is read again with the activities it
+    names that are not among them (``Reading.unnamed``): a task no tool carries out."""
+    first = _read(text, names)
+    if first.problem is None or "no reading" not in first.problem:
+        return first
+    extra = [p for p in unnamed_phrases(text, names) if p not in names]
+    if not extra:
+        return first
+    again = _read(text, [*names, *extra])
+    if again.problem is not None:
+        return first
+    return Reading(again.atoms, None, tuple(extra))
+
+
+def _read(text: str, names: Sequence[str]) -> Reading:
     sentences = [s.strip() for s in re.split(r"(?<=\.)\s+", text.strip()) if s.strip()]
     atoms: set[Atom] = set()
     for sentence in sentences:

@@ -34,6 +34,12 @@ from .constraints_plan import (
     prefix_problem,
     schedule_completion,
 )
+from .constraints_protocol import (
+    Protocol,
+    holistic_answer,
+    read_protocol,
+    stepwise_answer,
+)
 from .constraints_text import read_requirement
 from .constraints_tools import START, Setting, setting
 
@@ -75,7 +81,7 @@ def _duration_of(result: str, name: str, alone: bool) -> int | None:
 def read_history(s: Setting, history: Sequence[Observed]) -> Attempt:
     task_of = s.task_of()
     combos = {tool: (a, b) for tool, a, b in s.composites}
-    at = Attempt([], 0, {}, set())
+    at = Attempt([], 0, dict(s.durations), set())
     for o in history:
         if s.restart is not None and o.step.tool == s.restart:
             if _granted(o):
@@ -102,6 +108,21 @@ def read_history(s: Setting, history: Sequence[Observed]) -> Attempt:
     return at
 
 
+def _simulated(s: Setting, step: Step) -> str:
+    """What a tool answers when it runs, as far as the view tells (planning protocols)."""
+    tasks = [a for tool, a, b in s.composites if tool == step.tool] + [
+        b for tool, a, b in s.composites if tool == step.tool]
+    task_of = s.task_of()
+    if step.tool in task_of:
+        tasks = [task_of[step.tool]]
+    out = []
+    for k in tasks:
+        name = s.names[k][:1].upper() + s.names[k][1:]
+        d = s.durations.get(k)
+        out.append(f"{name} took {d} hour{'s' if d != 1 else ''}." if s.extended and d else f"{name} has been done.")
+    return " ".join(out)
+
+
 def _hour(h: int) -> str:
     return f"{h:02d}:00"
 
@@ -112,9 +133,53 @@ class ConstraintReader:
     name = "constraints"
 
     def claims(self, view: ChatView) -> bool:
-        return isinstance(setting(view.system, view.task, view.tools), Setting)
+        protocol = read_protocol(view.task or "")
+        tools = protocol.tools if protocol is not None and not view.tools else view.tools
+        return isinstance(setting(view.system, view.task, tools), Setting)
 
     def decide(self, view: ChatView) -> Decision:
+        protocol = read_protocol(view.task or "")
+        if protocol is None:
+            return self.execute(view)
+        return self.plan_ahead(view, protocol)
+
+    def plan_ahead(self, view: ChatView, protocol: Protocol) -> Decision:
+        """A planning protocol: play the plan forward on the durations the descriptions state
+        (each call's result is what the tool says it does) and write it down."""
+        tools = view.tools or protocol.tools
+        s = setting(view.system, view.task, tools)
+        if not isinstance(s, Setting):
+            return Decision(underspecified=s)
+        history = protocol.prefix
+        failed = {o.step.tool for o in history if o.result.lower().startswith("error")}
+        twins = [n for n, c in zip(s.names, s.choices) if len([t for t in c if t not in failed]) > 1]
+        if twins:
+            return Decision(underspecified=(
+                f'several tools carry out "{twins[0]}" and nothing runs to show which of them works'))
+        untimed = [n for k, n in enumerate(s.names) if s.extended and k not in s.durations]
+        if untimed:
+            return Decision(underspecified=(
+                "nothing runs and no tool description states how long these tasks take: "
+                + ", ".join(f'"{n}"' for n in untimed)))
+        calls: list[Step] = []
+        for _ in range(4 * len(s.names) + 4):
+            d = self.execute(ChatView(view.system, view.task, tools, history))
+            if d.refuse is not None and s.refuse is not None:  # the refusal is a step of the plan
+                calls.append(Step(s.refuse, {"reason": d.refuse}))
+                break
+            if not d.calls:
+                if d.answer is None:
+                    return d
+                break
+            for step in d.calls:
+                calls.append(step)
+                history = (*history, Observed(step, _simulated(s, step)))
+        if protocol.mode == "holistic":
+            return Decision(answer=holistic_answer(calls, "Run every task once, in an order (and at hours) that "
+                                                          "meets every requirement."))
+        return Decision(answer=stepwise_answer(calls[:protocol.steps]))
+
+    def execute(self, view: ChatView) -> Decision:
         s = setting(view.system, view.task, view.tools)
         if not isinstance(s, Setting):
             return Decision(underspecified=s)

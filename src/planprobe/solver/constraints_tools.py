@@ -17,6 +17,7 @@ _COST = re.compile(r"\bCost: (\d+) credits?\.")
 _COMPOSITE = re.compile(r"^Carries out (\w+) and then, immediately after it, (\w+), in one call\.")
 _GIVEN = re.compile(r"\bThe ([a-z][a-z ]*?) to use is (\S+?)\.(?:\s|$)")
 _UNKNOWN = re.compile(r"\bThe ([a-z][a-z ]*?) is not known\.")
+_TAKES = re.compile(r"\bIt takes (\d+) hours?\.")
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Setting:
     unknown_args: dict[str, str] = field(default_factory=dict)  # tool -> a required parameter with no value
     costs: dict[str, int] = field(default_factory=dict)
     composites: tuple[tuple[str, int, int], ...] = ()  # (tool, first task, second task)
+    durations: dict[int, int] = field(default_factory=dict)  # stated in a description (planning protocols)
 
     def task_of(self) -> dict[str, int]:
         return {t: k for k, tools in enumerate(self.choices) for t in tools}
@@ -139,5 +141,8 @@ def setting(system: str, task: str, tools: tuple[dict[str, Any], ...]) -> Settin
     task_of = {t: k for k, c in enumerate(choices) for t in c}
     composites = tuple((tool, task_of[a], task_of[b]) for tool, a, b in composites_raw
                        if a in task_of and b in task_of)
+    by_name = {str(s["name"]): s for s in chosen}
+    durations = {k: int(m.group(1)) for k, c in enumerate(choices) if c
+                 and (m := _TAKES.search(str(by_name[c[0]].get("description") or "")))}
     return Setting(tuple(names), tuple(choices), all(timed), restart, refuse, requirement, listed is not None,
-                   extra_args, unknown_args, costs, composites)
+                   extra_args, unknown_args, costs, composites, durations)

@@ -165,6 +165,23 @@ def test_holistic_findings_are_named():
     assert d.underspecified is not None and "which of them works" in d.underspecified
 
 
+def test_days_longer_than_24_hours_are_refused_once_the_durations_are_known():
+    """A generator finding: extended cases whose durations add up to more than a day have no
+    schedule (the family's oracle agent cannot plan them either). The reader refuses them after
+    the tools have revealed the durations; every other case of the sample passes."""
+    long_days = 0
+    for case in cases(40, 1, actions=(5, 8), extended=True, max_duration=5):
+        ok, decisions, _ = play(case)
+        if sum(a["duration"] for a in case.spec["actions"]) > 24:  # the test, not the reader, looks
+            long_days += 1
+            assert not ok and decisions[-1].refuse is not None and "durations" in decisions[-1].refuse
+            with pytest.raises(ValueError):
+                FAMILY.reference_plan(case)
+        else:
+            assert ok, case.id
+    assert long_days > 0
+
+
 def test_restarts_happen_and_still_pass():
     """Extended cases where the first plan, made before any duration is known, breaks: the
     reader learns the durations from the results, asks for a restart, and then passes."""

@@ -182,6 +182,25 @@ def test_days_longer_than_24_hours_are_refused_once_the_durations_are_known():
     assert long_days > 0
 
 
+def test_paper_style_unconstrained_tasks_are_the_same_finding():
+    """Without distractors the text is no different: with --allow-unconstrained, a task the
+    requirement never mentions is named as the distractors are (and planprobe's style, which lists
+    the tasks, runs it)."""
+    seen = 0
+    for style in ("paper", "planprobe"):
+        for case in cases(60, 3, actions=(3, 9), style=style, allow_unconstrained=True):
+            if not case.meta.difficulty.get("unconstrained"):
+                continue
+            d = READER.decide(view_of(case))
+            if style == "planprobe":
+                assert d.calls, case.id
+                continue
+            seen += 1
+            mentioned = re.findall(r'"([^"]+)"', d.underspecified or "")
+            assert mentioned and all(m.replace(" ", "_") in {t.name for t in case.tools} for m in mentioned)
+    assert seen > 0
+
+
 def test_restarts_happen_and_still_pass():
     """Extended cases where the first plan, made before any duration is known, breaks: the
     reader learns the durations from the results, asks for a restart, and then passes."""

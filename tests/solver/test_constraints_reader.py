@@ -292,6 +292,17 @@ def test_a_broken_prefix_asks_for_a_restart():
     assert d.calls == (Step("request_restart", {}),)
 
 
+def test_a_call_with_bad_arguments_is_retried_not_taken_for_a_broken_tool():
+    case = cases(1, 2, actions=(2, 2), extended=True)[0]
+    first = READER.decide(view_of(case)).calls[0]
+    bad = Step(first.tool, {"start_time": 30})
+    env = FAMILY.environment(case, Limits(), 0, "t")
+    result = env.call(bad.tool, json.dumps(bad.arguments))
+    assert result.startswith("Error")
+    again = READER.decide(view_of(case, (Observed(bad, result),)))
+    assert again.calls == (first,)
+
+
 def test_the_reader_imports_nothing_of_the_families_agents_or_runner():
     for path in sorted(SOLVER_DIR.glob("constraints_*.py")):
         tree = ast.parse(path.read_text(), str(path))

@@ -44,6 +44,9 @@ from .constraints_text import read_requirement
 from .constraints_tools import START, Setting, setting
 
 GUESS = 2  # hours guessed for a task whose duration no result has shown yet ("one or more")
+# errors about the call itself (unknown tool, arguments that are not JSON or do not fit the schema):
+# the call was wrong, the tool is not broken
+_CALL_ERRORS = ("Error: there is no tool", "Error: the arguments of", "Error: invalid arguments")
 _DURATION = re.compile(r"\b(?:took|takes) (\d+) hours?\b")
 
 
@@ -88,7 +91,8 @@ def read_history(s: Setting, history: Sequence[Observed]) -> Attempt:
                 at.runs, at.cost = [], 0
             continue
         if o.result.lower().startswith("error"):
-            at.failed.add(o.step.tool)
+            if not o.result.startswith(_CALL_ERRORS):  # the service failed, not the call's form
+                at.failed.add(o.step.tool)
             continue
         tasks = combos.get(o.step.tool) or ((task_of[o.step.tool],) if o.step.tool in task_of else ())
         if not tasks:

@@ -90,3 +90,12 @@ def test_help_explains_commands():
     assert r.returncode == 0 and all(c in r.stdout for c in ("generate", "run", "show", "demo"))
     r = pp("run", "--help")
     assert "resume" in r.stdout
+
+
+def test_run_help_says_base_url_applies_to_litellm_too():
+    import re
+
+    r = pp("run", "--help")
+    text = " ".join(re.sub(r"[│╭╮╰╯─]", " ", r.stdout).split())  # the option table, unwrapped
+    base_url = text[text.index("--base-url <str>"):text.index("--api-key-env <str>")]
+    assert "openai:<model>" in base_url and "litellm:" in base_url, base_url

@@ -22,7 +22,7 @@ FOUNDATION = {"version", "errors", "schema", "tool_args", "atomic", "plugins", "
               "lenient_json"}
 TOOLKITS = {"models", "pddl"}  # model backends; the PDDL toolkit (parser, planners, validator)
 LIBRARY = TOOLKITS | {"agents", "suites", "runner", "analysis", "llm_judge", "debug", "scale", "serve",
-                      "integrations"}
+                      "integrations", "solver"}
 TOP = {"cli", "api", "demo", "report"}
 
 
@@ -82,6 +82,13 @@ def test_the_foundation_imports_only_the_foundation(every_import):
 def test_the_toolkits_import_only_the_foundation_and_themselves(every_import):
     for toolkit in TOOLKITS:
         assert not _violations(every_import, {toolkit}, FOUNDATION | {toolkit}), toolkit
+
+
+def test_the_solver_reads_only_what_a_model_is_shown(every_import):
+    """The solver (issue #27) may use the foundation and the toolkits, never a family, an agent or the
+    runner: its readers are a second, independent reading of the texts, and it must not find a case
+    any other way than through the chat call."""
+    assert not _violations(every_import, {"solver"}, FOUNDATION | TOOLKITS | {"solver"})
 
 
 def test_the_library_never_imports_the_top_layer(every_import):

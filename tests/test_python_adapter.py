@@ -54,7 +54,7 @@ def test_bad_adapter_specs_are_one_clear_line(tmp_path):
 
 def test_model_options_are_checked_before_anything_runs(tmp_path):
     for args, message in [(["--agent", "tools"], "needs a model"),
-                          (["--agent", "oracle", "--model", "local"], "used by the tools, react, modular, pmc and langgraph: agents"),
+                          (["--agent", "oracle", "--model", "local"], "(and python:, langgraph: agents), not by --agent oracle"),
                           (["--model", "gpt-4"], "unknown model"),
                           (["--model", "openai:gpt-4o"], "no API key")]:
         (tmp_path / "s.jsonl").write_text("")

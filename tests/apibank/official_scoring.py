@@ -291,3 +291,32 @@ def official_verdict(name: str, args: dict | None, gold: dict, declared: dict, r
     if any(k not in args for k in required):
         return False, "MISS_INPUT_ARGUMENT"
     return official_correct(gold["api_name"], execute(name, args), gold["result"], level)
+
+
+# -- API-Bank's text path (api_call_extraction.parse_api_call) ------------------------------
+
+_CALL = r"\[(\w+)\((.*)\)\]"
+_PARAM = r"(\w+)\s*=\s*['\"](.+?)['\"]|(\w+)\s*=\s*(\[.*\])|(\w+)\s*=\s*(\w+)"
+
+
+def api_bank_call_text(name: str, args: dict[str, Any]) -> str:
+    """A call as API-Bank's data writes it (``level-3-batch-inf.json``): every value quoted,
+    numbers and lists included."""
+    return f"[{name}(" + ", ".join(f"{k}='{v}'" for k, v in args.items()) + ")]"
+
+
+def parse_api_call(text: str) -> tuple[str, dict[str, str]]:
+    """API-Bank's parser: every value comes back as text (a quoted value ends at its first quote)."""
+    import re
+
+    match = re.search(_CALL, text, re.MULTILINE)
+    assert match is not None
+    params: dict[str, str] = {}
+    for m in re.finditer(_PARAM, match.group(2)):
+        if m.group(1):
+            params[m.group(1)] = m.group(2)
+        elif m.group(3):
+            params[m.group(3)] = m.group(4)
+        elif m.group(5):
+            params[m.group(5)] = m.group(6)
+    return match.group(1), params

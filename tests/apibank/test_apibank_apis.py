@@ -137,10 +137,14 @@ def test_command_line_end_to_end(tmp_path):
         assert r.returncode == 0, r.stderr
     good = json.loads(cli("show", str(tmp_path / "oracle"), "--json").stdout)["api_bank"]["pmc"]
     assert good["completeness"] == good["correctness"] == 1.0 and good["tool_repeats"] == 0
+    assert good["runs_passed"] == good["runs_complete"] == good["runs"]
     bad = json.loads(cli("show", str(tmp_path / "faulty-drop"), "--json").stdout)["api_bank"]["pmc"]
     assert bad["completeness"] < 1.0 and bad["unique_correct"] == bad["required"] - bad["runs"]
     text = cli("show", str(tmp_path / "faulty-drop")).stdout
     assert "PMC (level 3" in text and "completeness" in text
+    assert bad["runs_passed"] == bad["runs_complete"] == 0
+    assert f"PMC runs passed 0/{bad['runs']} (every call correct, every recorded call made); complete 0/" in (
+        " ".join(text.split()))
     out = tmp_path / "r.html"
     assert cli("report", str(tmp_path / "oracle"), "-o", str(out)).returncode == 0
     html = out.read_text()

@@ -114,6 +114,9 @@ def test_a_level3_sample_without_calls_is_named(copy_of, tmp_path):
 def test_bad_options_are_one_line(data, tmp_path):
     r = cli("import", "api-bank", str(data), "--level", "4", "-o", str(tmp_path / "x.jsonl"))
     assert r.returncode == 2 and "--level 4" in r.stderr
+    for bad in ("x", "1.5", ""):  # not a number: the same one line, no usage box
+        r = cli("import", "api-bank", str(data), "--level", bad, "-o", str(tmp_path / "x.jsonl"))
+        assert r.returncode == 2 and r.stderr.strip().splitlines() == [f"error: --level {bad}: expected 1, 2 or 3"]
     r = cli("import", "api-bank", str(data), "--level", "1", "--kind", "run", "-o", str(tmp_path / "x.jsonl"))
     assert r.returncode == 2 and "--kind run" in r.stderr
     with pytest.raises(PlanprobeError):

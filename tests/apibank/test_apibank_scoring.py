@@ -269,6 +269,113 @@ def test_pmc_metrics_on_gold_and_corrupted_runs():
                 assert m[key] == value, (case.id, label, key)
             assert m["correctness"] == round(want["unique_correct"] / want["predictions"], 6)
             assert m["completeness"] == round(want["unique_correct"] / want["required"], 6)
-            assert verdict.passed == (want["unique_correct"] == want["required"])
+            complete = want["unique_correct"] == want["required"]
+            assert m["complete"] == complete
+            # passes only when, besides, every call was correct (a repeat of a correct call is correct)
+            assert verdict.passed == (complete and want["predictions"] == want["unique_correct"] + want["repeats"])
         g = family.check(case, trace_of(case, gold)).labels["api_bank"]
         assert g["completeness"] == g["correctness"] == 1.0 and g["repeats"] == 0
+
+
+# -- API-Bank's own reading: list arguments as text (issue #26, item 24) ---------------------
+
+
+def _list_calls(case) -> list[tuple[str, dict]]:
+    """The gold call and a changed one, for a case whose gold call passes a list."""
+    from planprobe.suites.apibank.catalog import lists_as_text
+    from planprobe.suites.apibank.family import definition
+
+    gold = case.spec["gold"]
+    args = dict(gold["result"]["input"] or {})
+    if lists_as_text(definition(case.spec, gold["api_name"]), args) == args:
+        return []
+    text_keys = sorted(k for k, v in args.items() if isinstance(v, str))
+    changed = [{**args, text_keys[0]: args[text_keys[0]] + " extra words here"}] if text_keys else []
+    return [(gold["api_name"], a) for a in [args, *changed]]
+
+
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_the_official_reading_scores_list_arguments_as_api_banks_text_path(level):
+    """Through API-Bank's own call syntax and parser a list argument reaches the API as
+    text, so API-Bank's evaluator rejects every such call, gold calls included. The
+    official reading reproduces that verdict; the corrected reading is the typed one."""
+    from official_scoring import api_bank_call_text, parse_api_call
+
+    checked = rejected_gold = 0
+    for case in cases_of(level):
+        if case.spec["kind"] not in ("api", "step"):
+            continue
+        calls = _list_calls(case)
+        if not calls:
+            continue
+        family = get_family(case.family)
+        gold = case.spec["gold"]
+        d = ({"input_parameters": case.spec["apis"][gold["api_name"]]["input_parameters"], "required": []}
+             if level == 3 else catalog()[gold["api_name"]])
+        execute = _official_execute(case)
+        for name, args in calls:
+            readings = family.check(case, trace_of(case, [(name, args)])).labels["api_bank"]["readings"]
+            parsed_name, text_args = parse_api_call(api_bank_call_text(name, json.loads(json.dumps(args))))
+            typed = json.loads(json.dumps(args))
+            want_official = official_verdict(parsed_name, text_args, gold, d["input_parameters"], d["required"],
+                                             execute, level)
+            want_corrected = official_verdict(name, typed, gold, d["input_parameters"], d["required"], execute,
+                                              level)
+            got_official = (readings["official"]["correct"], readings["official"]["category"])
+            got_corrected = (readings["corrected"]["correct"], readings["corrected"]["category"])
+            if level == 3:  # lv3_evaluator counts errors without categories
+                got_official, want_official = got_official[:1], want_official[:1]
+                got_corrected, want_corrected = got_corrected[:1], want_corrected[:1]
+            assert got_official == want_official, (case.id, args)
+            assert got_corrected == want_corrected, (case.id, args)
+            rejected_gold += args == gold["result"]["input"] and not readings["official"]["correct"]
+            checked += 1
+    assert checked > 0 and rejected_gold > 0
+
+
+def test_show_gives_the_official_reading_beside_the_corrected_one(tmp_path):
+    import planprobe as pp
+    from planprobe.analysis.apibank import api_bank_lines, api_bank_metrics
+    from planprobe.runner.store import RunStore
+
+    api_cases = [c for c in cases_of(1) if c.spec["kind"] == "api" and c.spec["gold_consistent"]]
+    listing = [c for c in api_cases if _list_calls(c)][:3]
+    plain = [c for c in api_cases if not _list_calls(c)]
+    pp.run_suite(listing + plain[:3], "oracle", tmp_path / "run", concurrency=1)
+    store = RunStore(tmp_path / "run")
+    try:
+        api = api_bank_metrics(store)["level_1"]["api"]
+    finally:
+        store.close()
+    assert (api["correct"], api["official"]["correct"], api["judged"]) == (6, 3, 6)
+    line = api_bank_lines({"level_1": {"api": api}})[0]
+    assert "API accuracy 100.00% (6/6); official reading 50.00% (3/6)" in line
+
+
+def test_official_reading_drives_the_verdict_when_imported_so(tmp_path):
+    official = import_cases(root(), 1, ("api",), official=True)
+    case = next(c for c in official if c.spec.get("gold_consistent") and _list_calls(c))
+    family = get_family(case.family)
+    gold = case.spec["gold"]
+    verdict = family.check(case, trace_of(case, [(gold["api_name"], gold["result"]["input"])]))
+    assert not verdict.passed and verdict.labels["api_bank"]["reading"] == "official"
+    assert verdict.labels["api_bank"]["readings"]["corrected"]["correct"]
+    corrected = next(c for c in cases_of(1) if c.id == case.id)
+    assert family.check(corrected, trace_of(corrected, [(gold["api_name"], gold["result"]["input"])])).passed
+
+
+def test_an_optional_argument_left_out_is_none_in_the_input_as_in_api_bank():
+    """ModifyRegistration(appointment_id, new_appointment_date=None, new_appointment_doctor=None):
+    API-Bank's result carries every parameter, so leaving the doctor out is a mismatch its rule
+    can judge (INPUT_MISMATCH), not a rule that breaks (KEY_ERROR)."""
+    cases = [c for c in cases_of(1) if c.spec["kind"] == "api" and c.spec["gold"]["api_name"] == "ModifyRegistration"
+             and c.spec["gold_consistent"] and c.spec["gold"]["result"]["input"].get("new_appointment_doctor")]
+    assert cases
+    for case in cases:
+        args = {k: v for k, v in case.spec["gold"]["result"]["input"].items() if k != "new_appointment_doctor"}
+        trace = trace_of(case, [("ModifyRegistration", args)])
+        served = json.loads(trace.tool_calls[0].result)["input"]
+        assert list(served) == ["appointment_id", "new_appointment_date", "new_appointment_doctor"]
+        assert served["new_appointment_doctor"] is None
+        labels = get_family(case.family).check(case, trace).labels["api_bank"]
+        assert (labels["correct"], labels["category"]) == (False, "INPUT_MISMATCH"), case.id

@@ -60,19 +60,23 @@ class AgentDebugReaders:
     error definitions."""
 
     def __init__(self, folder: Path, tmp: Path):
-        added = {n: m for n, m in sys.modules.items() if n in ("aiohttp", "error_definitions")}
+        # a real aiohttp, once imported, stays imported: dropping it from sys.modules would leave its
+        # submodules behind, and the next `import aiohttp` (openai's) would see a package without them
+        stub = importlib.util.find_spec("aiohttp") is None
+        previous = sys.modules.get("error_definitions")
         try:
-            if importlib.util.find_spec("aiohttp") is None:
+            if stub:
                 sys.modules["aiohttp"] = types.ModuleType("aiohttp")  # the readers make no HTTP call
             sys.modules["error_definitions"] = _load(folder / "error_definitions.py", "error_definitions")
             stage1 = _load(folder / "fine_grained_analysis.py", "agentdebug_fine_grained_analysis")
             stage2 = _load(folder / "critical_error_detection.py", "agentdebug_critical_error_detection")
         finally:
-            for n in ("aiohttp", "error_definitions"):
-                if n in added:
-                    sys.modules[n] = added[n]
-                else:
-                    sys.modules.pop(n, None)
+            if stub:
+                sys.modules.pop("aiohttp", None)
+            if previous is not None:
+                sys.modules["error_definitions"] = previous
+            else:
+                sys.modules.pop("error_definitions", None)
         config = {"api_key": "not-used", "model": "not-used", "base_url": "http://127.0.0.1:9"}
         self._stage1 = stage1.ErrorTypeDetector(config)
         self._stage2 = stage2.CriticalErrorAnalyzer(config)

@@ -31,3 +31,20 @@ def react_chat_openai(tools, model, params):
 
 
 NOT_CALLABLE = 42
+
+
+class _Answers:
+    """A runnable that makes no model call and answers at once (a graph with its own logic)."""
+
+    def __init__(self, text):
+        self.text = text
+
+    async def ainvoke(self, state, config=None):
+        from langchain_core.messages import AIMessage
+
+        return {"messages": [*state["messages"], AIMessage(content=self.text)]}
+
+
+def without_model(tools, model):
+    """A factory that needs no planprobe model: run without --model, it gets None."""
+    return _Answers(f"model is {model!r}; {len(tools)} tools")

@@ -130,3 +130,21 @@ def test_bad_input_is_one_line(tmp_path):
         proc = subprocess.run(planprobe_cmd() + args, capture_output=True, text=True, check=False, env=_env())
         lines = proc.stderr.strip().splitlines()
         assert proc.returncode == 2 and len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def test_an_errored_sample_is_infra_and_the_import_exits_3_as_run_does(tmp_path):
+    import json
+
+    suite_cases = cases(2, seed=32, actions=(3, 3))
+    suite, task = _export(tmp_path, suite_cases)
+    with ScriptedServer(PlanScript(suite_cases, "reference")) as server:
+        log = _inspect_eval(task, server.url, tmp_path / "logs")
+    data = json.loads(log.read_text())
+    failed = data["samples"][1]
+    failed["error"] = {"message": "RuntimeError: the provider went away", "traceback": "", "traceback_ansi": ""}
+    log.write_text(json.dumps(data))
+    proc = _import(log, suite, tmp_path / "run")
+    assert proc.returncode == 3, proc.stderr
+    assert "1 result(s) failed for infrastructure reasons" in proc.stderr and "the provider went away" in proc.stderr
+    verdicts = {t.case_id: v for t, v in RunStore(tmp_path / "run").results()}
+    assert verdicts[str(failed["id"])].infra and sum(v.passed for v in verdicts.values()) == 1

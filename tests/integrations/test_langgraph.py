@@ -145,3 +145,37 @@ def test_a_bad_factory_is_one_line_naming_the_spec(tmp_path, spec, message):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def test_the_factory_gets_none_without_model(tmp_path):
+    suite = tmp_path / "suite.jsonl"
+    write_suite(cases(1, seed=4, actions=(2, 2)), suite)
+    proc = subprocess.run(planprobe_cmd() + ["run", str(suite), "--agent", "langgraph:lg_agents:without_model",
+                                             "--out", str(tmp_path / "run"), "-q"],
+                          capture_output=True, text=True, check=False, env=_env())
+    assert proc.returncode == 0, proc.stderr
+    (trace, _verdict), = RunStore(tmp_path / "run").results()
+    assert trace.final_answer.startswith("model is None;") and trace.status.value == "completed"
+
+
+def test_the_module_form_finds_a_file_in_the_current_directory_as_python_m_would(tmp_path):
+    """`langgraph:my_graphs:build` with my_graphs.py where the user is: the `planprobe` script does not
+    have the current directory on its import path (`python -P` starts the same way)."""
+    import os
+    import sys
+
+    suite = tmp_path / "suite.jsonl"
+    write_suite(cases(1, seed=4, actions=(2, 2)), suite)
+    (tmp_path / "my_graphs_here.py").write_text(
+        "from lg_agents import without_model\n\n\ndef build(tools, model):\n    return without_model(tools, model)\n")
+    env = _env()
+    # the tests' own folder stays importable (lg_agents), the current directory is not on the path
+    env["PYTHONPATH"] = os.pathsep.join(p for p in env["PYTHONPATH"].split(os.pathsep) if p and os.path.isabs(p))
+    proc = subprocess.run([sys.executable, "-P", "-m", "planprobe", "run", str(suite), "--agent",
+                           "langgraph:my_graphs_here:build", "--model", "openai:x", "--base-url",
+                           "http://127.0.0.1:9/v1", "--out", str(tmp_path / "run"), "-q"],  # (the graph calls no model)
+                          cwd=tmp_path, capture_output=True, text=True, check=False, env=env)
+    assert proc.returncode == 0, proc.stderr
+    (trace, verdict), = RunStore(tmp_path / "run").results()
+    assert trace.agent == "langgraph:my_graphs_here:build" and trace.final_answer.startswith("model is ")
+    assert not verdict.infra and trace.status.value == "completed"

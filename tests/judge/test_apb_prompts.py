@@ -262,3 +262,45 @@ def test_no_line_of_apbs_prompts_is_in_planprobe():
         text = path.read_bytes().decode("utf-8", errors="replace")
         found += [f"{name}: {line}" for line in prose if line in text]
     assert not found, found[:5]
+
+
+def _word_runs(text: str, n: int = 8) -> set[tuple[str, ...]]:
+    """Every run of n words (lower case, punctuation dropped); runs holding a bare number
+    are left out (a grade grid like 0.0 … 1.0 is a format, not prose)."""
+    import re
+
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)
+            if not any(w.isdigit() for w in words[i:i + n])}
+
+
+def test_no_run_of_eight_words_of_apbs_prompts_is_in_src():
+    """No eight-word run of any text literal in APB's Python files (prompts.py, the legacy
+    judge and evaluation prompts) appears in planprobe's source."""
+    import ast
+
+    if not MIRROR.is_dir() or shutil.which("git") is None:
+        pytest.skip("needs APB's repository mirrored on this machine")
+    listed = subprocess.run(["git", "--git-dir", str(MIRROR), "ls-tree", "-r", "-z", "--name-only", "HEAD"],
+                            capture_output=True, check=True)
+    theirs: set[tuple[str, ...]] = set()
+    for name in listed.stdout.decode().split("\0"):
+        if not name.endswith(".py"):
+            continue
+        source = subprocess.run(["git", "--git-dir", str(MIRROR), "show", f"HEAD:{name}"], capture_output=True,
+                                check=True).stdout.decode("utf-8", errors="replace")
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            theirs |= _word_runs(source)
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                theirs |= _word_runs(node.value)
+    assert len(theirs) > 1000  # the prompts were read
+    found = []
+    for path in sorted((REPO / "src").rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".md", ".json", ".txt", ".html", ".css", ".js"):
+            shared = _word_runs(path.read_text(encoding="utf-8", errors="replace")) & theirs
+            found += [f"{path.relative_to(REPO)}: {' '.join(run)}" for run in sorted(shared)]
+    assert not found, found[:10]

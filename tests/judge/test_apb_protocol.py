@@ -29,6 +29,7 @@ from apb_fixture import STANDIN_APB_CODE, records, write_split_files
 
 from helpers import planprobe_cmd, subprocess_env
 from http_faults import ScriptedServer, chat_reply
+from planprobe.errors import PlanprobeError
 from planprobe.llm_judge.apb import parse_json_object
 from planprobe.llm_judge.apb_score import collisions, score, scores_json
 from planprobe.models.local import render_chatml
@@ -180,8 +181,8 @@ def test_import_run_judge_score_end_to_end(tmp_path, apb_data):
         assert r.returncode in (0, 1), r.stderr
         requests = list(tested.requests)
     assert len(requests) == 18  # one call per record: nothing executed, no second turn
-    for body in requests:
-        assert body["response_format"] == {"type": "json_object"} and "tools" not in body
+    for body in requests:  # APB's request: no tools and no seed (APB sends none)
+        assert body["response_format"] == {"type": "json_object"} and "tools" not in body and "seed" not in body
         assert body["messages"][0] == {"role": "system", "content": PROMPTS["PREDICT_SYSTEM"]}
         payload = json.loads(_user_text(body))
         assert payload["instruction"] == PROMPTS[INSTRUCTION_NAMES[by_id[payload["id"]]["split"]]]
@@ -192,7 +193,7 @@ def test_import_run_judge_score_end_to_end(tmp_path, apb_data):
 
     with ScriptedServer(scripted_judge) as judge:
         r = _cli("judge", str(tmp_path / "run"), "--style", "apb", "--judge-model", "openai:judge", "--base-url",
-                 judge.url, "--cache-path", str(cache), "--scores", str(tmp_path / "scores.json"), "-q")
+                 judge.url, "--cache-path", str(cache), "--scores", str(tmp_path / "scores.json"))
         assert r.returncode == 0, r.stderr
         judge_requests = list(judge.requests)
     assert len(judge_requests) == 18
@@ -203,11 +204,15 @@ def test_import_run_judge_score_end_to_end(tmp_path, apb_data):
     assert all(b["temperature"] == 0.0 and b["max_tokens"] == 2048 and b["response_format"] ==
                {"type": "json_object"} for b in judge_requests)
     err = " ".join(r.stderr.split())
-    assert "1 judge repl(ies) APB's reader cannot read" in err and "judged 17 new record(s)" in err
+    assert "1 judge repl(ies) APB's runner cannot read or write" in err and "judged 17 new record(s)" in err
+    # the progress bar shows the accuracy APB scores: swext-2 (no is_correct) is left out, not counted wrong
+    assert "accuracy 62.5%" in err
 
     rows = [json.loads(x) for x in (tmp_path / "run" / "apb_judgements.jsonl").read_text().splitlines()]
     assert len(rows) == 17 and set(records()[0]) <= set(rows[0])  # every APB field kept
     assert all({"tested_model", "model_response", "judge_model", "judgement"} <= set(row) for row in rows)
+    # model ids as APB writes them (the id sent to the endpoint), so APB's resume skips these rows
+    assert {(row["tested_model"], row["judge_model"]) for row in rows} == {("tested", "judge")}
     assert all(row["planprobe"]["judge_prompts_sha256"] == row["planprobe"]["prompts_sha256"] == PROMPTS.sha256
                for row in rows)
     summary = json.loads((tmp_path / "scores.json").read_text())
@@ -219,12 +224,12 @@ def test_import_run_judge_score_end_to_end(tmp_path, apb_data):
 
     show = _cli("show", str(tmp_path / "run"))
     shown_text = " ".join(show.stdout.split())
-    assert show.returncode in (0, 1) and "APB judged by openai:judge: accuracy overall 62.5% (n=17)" in shown_text
+    assert show.returncode in (0, 1) and "APB judged by judge: accuracy overall 62.5% (n=17)" in shown_text
     assert f"APB prompts sha256 {PROMPTS.sha256[:12]};" in shown_text
     shown = json.loads(_cli("show", str(tmp_path / "run"), "--json").stdout)
-    assert shown["apb_scores"] == {"openai:judge": summary}
+    assert shown["apb_scores"] == {"judge": summary}
     r = _cli("report", str(tmp_path / "run"), "-o", str(tmp_path / "report.html"))
-    assert r.returncode == 0 and "APB judged by openai:judge: accuracy overall 62.5% (n=17)" in (
+    assert r.returncode == 0 and "APB judged by judge: accuracy overall 62.5% (n=17)" in (
         tmp_path / "report.html").read_text()
     again = _cli("apb", "score", str(tmp_path / "run" / "apb_judgements.jsonl"), "--json")
     assert again.returncode == 0 and again.stdout == scores_json(summary)
@@ -511,3 +516,112 @@ def test_repeated_ids_and_trials_are_kept_apart_and_said(tmp_path):
     out = tmp_path / "j.jsonl"
     assert asyncio.run(judge_all(_ReferenceJudge(), src.records, out, tmp_path / "u.jsonl", prompts=PROMPTS)) == (4, 0)
     assert len(judged_keys(out, "reference-judge")) == 4  # resuming skips all four, none twice
+
+
+def test_a_directory_in_files_exists_as_apb_says(tmp_path, apb_data):
+    """APB asks ``exists()``: a directory is named like any other file, not told as missing;
+    where APB would crash reading it (as an image or text) the row is refused."""
+    root, _ = apb_data
+    (root / "assets" / "folder").mkdir(parents=True)
+    (root / "assets" / "pics.png").mkdir()
+    row = {**records()[0], "files": [{"path": "assets/folder", "type": "file"}]}
+    tally = ImportTally()
+    f = tmp_path / "dir.jsonl"
+    f.write_text(json.dumps(row) + "\n")
+    (case,) = iter_apb_protocol([f], root, tally=tally, prompts=PROMPTS)
+    context = json.loads(case.task)["file_context"]
+    assert context == "[Referenced file available at: assets/folder]" and tally.missing_files == 0
+    for path, kind in (("assets/folder", "image"), ("assets/pics.png", "file")):
+        f.write_text(json.dumps({**row, "files": [{"path": path, "type": kind}]}) + "\n")
+        with pytest.raises(PlanprobeError, match=f"{f}:1: field 'files\\[0\\].path': '{path}' is not a file"):
+            list(iter_apb_protocol([f], root, prompts=PROMPTS))
+
+
+def test_rows_written_with_backend_prefixes_resume_as_apbs_bare_ids(tmp_path):
+    from planprobe.llm_judge.apb_run import apb_model_id, judged_keys
+
+    assert apb_model_id("openai:gpt-4o") == "gpt-4o" and apb_model_id("llama3:8b") == "llama3:8b"
+    out = tmp_path / "j.jsonl"
+    rows = [{**records()[0], "tested_model": "openai:t", "model_response": "{}", "judge_model": "openai:judge",
+             "judgement": {}},
+            {**records()[1], "tested_model": "t", "model_response": "{}", "judge_model": "judge", "judgement": {}}]
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert judged_keys(out, "openai:judge") == {(records()[0]["id"], "t", 0, ""), (records()[1]["id"], "t", 0, "")}
+
+
+def test_a_judge_reply_with_a_lone_surrogate_is_kept_out_and_counted(tmp_path):
+    import asyncio
+
+    from judge_fakes import ScriptedJudge
+
+    from planprobe.llm_judge.apb_run import judge_all
+
+    preds = [{**r, "tested_model": "t", "model_response": "{}"} for r in records()[:3]]
+    replies = iter(['{"is_correct": true, "reasoning": "bad \\ud800 text"}', '{"is_correct": false}',
+                    '{"is_correct": true, "reasoning": "\ud83d"}'])
+    judge = ScriptedJudge(lambda prompt, sample: next(replies), name="openai:j")
+    out, failures = tmp_path / "j.jsonl", tmp_path / "u.jsonl"
+    assert asyncio.run(judge_all(judge, preds, out, failures, prompts=PROMPTS)) == (1, 2)
+    assert [json.loads(x)["judgement"] for x in out.read_text(encoding="utf-8").splitlines()] == [
+        {"is_correct": False}]
+    kept = [json.loads(x) for x in failures.read_text(encoding="ascii").splitlines()]
+    assert [k["id"] for k in kept] == [preds[0]["id"], preds[2]["id"]]
+    assert all("lone surrogate" in k["problem"] for k in kept) and "\\ud800" in kept[0]["problem"]
+
+
+def test_apb_score_skip_invalid_scores_what_apbs_score_reads(tmp_path):
+    """Rows APB's score() reads are scored as it scores them (named on stderr); a line that is
+    not a JSON object, where APB's score() stops, is left out. Without the option: FILE:LINE."""
+    good = [{**r, "tested_model": "t", "model_response": "{}", "judge_model": "j",
+             "judgement": {"is_correct": i % 2 == 0, "grade": 0.2 * (i % 6)}} for i, r in enumerate(records()[:6])]
+    odd = [{k: v for k, v in good[0].items() if k != "model_response"},  # APB counts it
+           {**good[1], "split": "holistic_guessing"},  # APB filters it out
+           {**good[2], "tools_json": "[{broken"},  # APB's score() never reads the field
+           {k: v for k, v in good[3].items() if k != "judgement"}]  # counted in records only
+    readable = [json.dumps(r) for r in good + odd]
+    f = tmp_path / "j.jsonl"
+    f.write_text("\n".join(readable[:3] + ["{not json", "[1, 2]"] + readable[3:]) + "\n")
+    r = _cli("apb", "score", str(f), "--json")
+    assert r.returncode == 2 and f"{f}:4: field '(row)': not valid JSON" in " ".join(r.stderr.split())
+    r = _cli("apb", "score", str(f), "--json", "--skip-invalid")
+    err = " ".join(r.stderr.split())
+    assert r.returncode == 0, r.stderr
+    assert f"{f}:4: field '(row)'" in err and f"{f}:5: field '(row)'" in err
+    assert f"{f}:9: field 'model_response'" in err and f"{f}:10: field 'split'" in err
+    assert f"{f}:12: field 'judgement'" in err
+    assert "6 bad row(s) named above: 2 left out, 4 read as APB's score() reads them" in err
+    rows = [json.loads(x) for x in readable]
+    assert r.stdout == scores_json(score(rows))
+    assert_same(json.loads(r.stdout), independent_score(rows))
+    if MIRROR.is_dir() and shutil.which("git") is not None and importlib.util.find_spec("openai") is not None:
+        _, official_runner = _official(tmp_path)
+
+        class Args:
+            judgements = tmp_path / "readable.jsonl"
+            scores = tmp_path / "official.json"
+
+        Args.judgements.write_text("\n".join(readable) + "\n")
+        official_runner.score(Args, list(SPLITS))
+        assert Args.scores.read_text() == r.stdout
+
+
+def test_judge_cli_keeps_a_lone_surrogate_reply_out_and_says_so(tmp_path):
+    """A judge whose reply decodes to a lone surrogate (JSON's "\\ud800"): the command ends
+    normally, the row is kept out of the judgement file and counted."""
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({**r, "tested_model": "t", "model_response": "{}"}) + "\n"
+                             for r in records()[:2]))
+
+    def surrogate_judge(index: int, body: dict, headers: dict):
+        rid = json.loads(body["messages"][1]["content"])["id"]
+        text = "\ud800" if rid == records()[0]["id"] else "fine"
+        return chat_reply(json.dumps({"is_correct": True, "reasoning": text}, ensure_ascii=False))
+
+    out = tmp_path / "j.jsonl"
+    with ScriptedServer(surrogate_judge) as judge:
+        r = _cli("judge", str(preds), "--style", "apb", "--judge-model", "openai:judge", "--base-url", judge.url,
+                 "--no-cache", "--out", str(out), "-q")
+    err = " ".join(r.stderr.split())
+    assert r.returncode == 0, r.stderr
+    assert "1 judge repl(ies) APB's runner cannot read or write (not JSON, or a lone surrogate)" in err
+    assert [json.loads(x)["id"] for x in out.read_text(encoding="utf-8").splitlines()] == [records()[1]["id"]]

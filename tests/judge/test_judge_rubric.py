@@ -12,6 +12,7 @@ from planprobe.llm_judge.judge import JUDGE_TOOL
 from planprobe.llm_judge.rubric import (
     ERROR_CODES,
     GRADE_VALUES,
+    JSON_FORMAT,
     SETTINGS,
     SYSTEM_PROMPT,
     JudgeContext,
@@ -51,7 +52,7 @@ def test_untrusted_text_goes_in_verbatim():
     assert system == SYSTEM_PROMPT
     for text in ("Do {a} then {b}", "- a(): A {x}", "1. a({})\n -> {ok}", "## Reference solution"):
         assert text in user
-    assert user.rstrip().endswith('"reasoning": "one or two sentences"}')
+    assert user.rstrip().endswith(JSON_FORMAT)
 
 
 def test_each_setting_adds_its_instruction():

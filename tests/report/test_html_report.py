@@ -252,3 +252,20 @@ def test_report_of_robustness_variants_shows_calibration_and_highlights(tmp_path
     assert any(line.startswith("refusal: precision") for line in data.robustness)
     assert any(r["marks"] for r in data.rows)  # the base family's clauses, highlighted in the variant's task
     assert "refusal: precision" in render_report([data])
+
+
+def test_plots_name_runs_by_their_names_escaped(two_runs):
+    import html as html_lib
+
+    _, a, b = two_runs
+    names = ["costs $5 and $6 <b>&", "_base"]  # mathtext, markup, and a label matplotlib would hide
+    html = render_report([load_run(a, name=names[0]), load_run(b, name=names[1])])
+    figures = re.findall(r'<figure id="fig-([^"]+)".*?</figure>', html, flags=re.DOTALL)
+    assert "pass-rate-by-actions" in figures
+    for key in ("pass-rate-by-actions", "errors"):
+        svg = re.search(rf'<figure id="fig-{key}".*?</figure>', html, flags=re.DOTALL).group(0)
+        texts = [html_lib.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+        shown = [n for n in names if n in texts]
+        assert shown == (names if key != "errors" else names[:1]), (key, texts)  # the oracle has no failures
+        assert not any(re.fullmatch(r"run \d+", t) for t in texts), texts
+        assert "<b>&" not in svg  # the name is escaped in the SVG markup

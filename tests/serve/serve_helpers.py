@@ -97,3 +97,27 @@ class ServeProcess:
 def tool_log(trace) -> list[tuple]:
     return [(c.name, json.loads(c.arguments) if c.args is not None else c.arguments, c.result, c.error)
             for c in trace.tool_calls]
+
+
+# raw JSON-RPC over a stdio server's pipes (a client that sends exactly what a test needs)
+
+def send_rpc(proc, message) -> None:
+    proc.stdin.write((message if isinstance(message, str) else json.dumps(message)) + "\n")
+    proc.stdin.flush()
+
+
+def rpc_reply(proc, request_id):
+    """The next JSON-RPC message answering ``request_id`` (notifications are skipped)."""
+    while True:
+        line = proc.stdout.readline()
+        assert line, f"the server closed stdout: {proc.stderr.read() if proc.poll() is not None else ''}"
+        message = json.loads(line)
+        if message.get("id") == request_id:
+            return message
+
+
+def start_stdio(suite, out):
+    return subprocess.Popen(planprobe_cmd() + ["serve", str(suite), "--out", str(out), "--transport", "stdio",
+                                               "--timeout", "1000000"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=subprocess_env())

@@ -125,3 +125,84 @@ def test_unreadable_lines_name_file_line_and_field(tmp_path):
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and f"{path}:3: " in lines[0] and expected in lines[0], (line, lines)
         assert not (tmp_path / f"out{i}").exists()  # nothing graded, nothing half-written
+
+
+def _one_line_error(done, *expected):
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and all(e in lines[0] for e in expected), done.stderr
+    return lines[0]
+
+
+def test_a_traces_file_that_is_not_utf8_names_its_line(tmp_path):
+    cases = make_cases(n=1, seed=3, actions=(3, 3))
+    suite = tmp_path / "suite.jsonl"
+    write_suite(cases, suite)
+    ok = json.dumps({"case_id": cases[0].id, "messages": [{"role": "user", "content": "x" * 3000}]})
+    path = tmp_path / "t.jsonl"
+    path.write_bytes((ok + "\n").encode() * 4 + b'{"case_id": "\xe9"}\n')  # line 5, in the text reader's chunk
+    _one_line_error(_check(suite, path, "--out", tmp_path / "c"), f"{path}:5: not UTF-8")
+    assert not (tmp_path / "c").exists()
+
+
+def test_token_counts_must_be_whole_numbers_of_zero_or_more(tmp_path):
+    cases = make_cases(n=1, seed=3, actions=(3, 3))
+    suite = tmp_path / "suite.jsonl"
+    write_suite(cases, suite)
+    run_suite(cases, "oracle", tmp_path / "orig")
+    trace = _results(tmp_path / "orig")[(cases[0].id, 0)][0]
+    for i, bad in enumerate([-5, True, 2.5, "7"]):
+        chat = to_chat(trace)
+        chat["usage"]["prompt_tokens"] = bad
+        planprobe = json.loads(trace.model_dump_json())
+        planprobe["usage"]["completion_tokens"] = bad
+        for kind, line, field in (("chat", chat, "usage.prompt_tokens"), ("trace", planprobe, "usage.completion_tokens")):
+            path = tmp_path / f"{kind}{i}.jsonl"
+            path.write_text(json.dumps(line) + "\n")
+            _one_line_error(_check(suite, path, "--out", tmp_path / f"c-{kind}{i}"), f"{path}:1: {field}:",
+                            json.dumps(bad))
+    chat = to_chat(trace)
+    chat["usage"] = {"prompt_tokens": 12.0, "completion_tokens": None}  # a whole float and a null are fine
+    path = tmp_path / "fine.jsonl"
+    path.write_text(json.dumps(chat) + "\n")
+    assert _check(suite, path, "--out", tmp_path / "fine").returncode == 0
+    ((got, _),) = _results(tmp_path / "fine").values()
+    assert (got.usage.prompt_tokens, got.usage.completion_tokens) == (12, 0)
+
+
+def test_uneven_trial_counts_are_refused_not_graded_as_crashes(tmp_path):
+    """Two traces for one case and one for another: the missing trial is not the agent's failure."""
+    cases = make_cases(n=2, seed=3, actions=(3, 3))
+    suite = tmp_path / "suite.jsonl"
+    write_suite(cases, suite)
+    run_suite(cases, "oracle", tmp_path / "orig")
+    got = _results(tmp_path / "orig")
+    a, b = (json.dumps(to_chat(got[(c.id, 0)][0])) for c in cases)
+    path = tmp_path / "t.jsonl"
+    path.write_text(f"{a}\n{b}\n{a}\n")
+    _one_line_error(_check(suite, path, "--out", tmp_path / "c"), f"{path}:2: case_id:", repr(cases[1].id),
+                    "has 1 trace(s)", "needs the same number")
+    assert not (tmp_path / "c").exists()
+    path.write_text(f"{a}\n{b}\n{a}\n{b}\n")  # even: two trials each, all pass
+    assert _check(suite, path, "--out", tmp_path / "c").returncode == 0
+    assert all(v.passed for _, v in _results(tmp_path / "c").values()) and len(_results(tmp_path / "c")) == 4
+
+
+def test_stored_infra_results_exit_3_as_run_does(tmp_path):
+    from planprobe.schema import TraceError, TraceStatus
+
+    cases = make_cases(n=2, seed=3, actions=(3, 3))
+    suite = tmp_path / "suite.jsonl"
+    write_suite(cases, suite)
+    run_suite(cases, "oracle", tmp_path / "orig")
+    got = _results(tmp_path / "orig")
+    failed = got[(cases[1].id, 0)][0]
+    failed.status = TraceStatus.INFRA_ERROR
+    failed.errors = [TraceError(kind="infra", message="the model service went away")]
+    path = tmp_path / "t.jsonl"
+    path.write_text(got[(cases[0].id, 0)][0].model_dump_json() + "\n" + failed.model_dump_json() + "\n")
+    done = _check(suite, path, "--out", tmp_path / "c")
+    assert done.returncode == 3, done.stderr
+    assert "1 result(s) failed for infrastructure reasons" in done.stderr
+    assert "the model service went away" in done.stderr
+    verdicts = {cid: v for (cid, _), (_, v) in _results(tmp_path / "c").items()}
+    assert verdicts[cases[0].id].passed and verdicts[cases[1].id].infra

@@ -4,9 +4,11 @@ line is printed, and nothing else is lost: re-running the command serves what is
 
 from __future__ import annotations
 
-import json
 import subprocess
 
+from serve_helpers import rpc_reply as _reply
+from serve_helpers import send_rpc as _send
+from serve_helpers import start_stdio as _start
 from serve_helpers import suite_cases
 
 from helpers import planprobe_cmd, subprocess_env
@@ -14,28 +16,6 @@ from llama_server import stop
 from planprobe.runner.store import RunStore
 from planprobe.schema import TraceStatus
 from planprobe.suites.io import write_suite
-
-
-def _send(proc, message) -> None:
-    proc.stdin.write((message if isinstance(message, str) else json.dumps(message)) + "\n")
-    proc.stdin.flush()
-
-
-def _reply(proc, request_id):
-    """The next JSON-RPC message answering ``request_id`` (notifications are skipped)."""
-    while True:
-        line = proc.stdout.readline()
-        assert line, f"the server closed stdout: {proc.stderr.read() if proc.poll() is not None else ''}"
-        message = json.loads(line)
-        if message.get("id") == request_id:
-            return message
-
-
-def _start(suite, out):
-    return subprocess.Popen(planprobe_cmd() + ["serve", str(suite), "--out", str(out), "--transport", "stdio",
-                                               "--timeout", "1000000"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=subprocess_env())
 
 
 def test_malformed_request_then_disconnect_mid_case(tmp_path):
@@ -177,3 +157,28 @@ def test_a_case_ended_by_its_limit_takes_no_more_calls(tmp_path, monkeypatch):
         assert trace.status == TraceStatus.ITERATION_LIMIT
         assert len(trace.tool_calls) == 2  # the third call was refused, and ran nowhere
         assert all(c.name in {t.name for t in case.tools} | {"launch_rockets"} for c in trace.tool_calls)
+
+
+def test_a_disconnected_case_is_counted_once_as_infra_not_also_as_unserved(tmp_path):
+    cases = suite_cases(3)
+    suite = tmp_path / "suite.jsonl"
+    write_suite(cases, suite)
+    proc = _start(suite, tmp_path / "run")
+    try:
+        _send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                     "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                "clientInfo": {"name": "raw", "version": "0"}}})
+        _reply(proc, 1)
+        _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _send(proc, {"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": "planprobe://task"}})
+        assert _reply(proc, 2)["result"]["contents"][0]["text"] == cases[0].task  # the first case is being served
+        proc.stdin.close()
+        code = proc.wait(timeout=600)
+        err = proc.stderr.read()
+    finally:
+        stop(proc)
+    assert code == 3, err
+    (line,) = [x for x in err.splitlines() if x.startswith("error:")]
+    # 3 cases: 1 infra (to serve again) + 2 never served, not 1 + 3
+    assert "1 result(s) failed for infrastructure reasons" in line and "2 result(s) were not served" in line, line
+    assert "re-run the same command to serve 3 of them" in line, line

@@ -114,9 +114,12 @@ def _langgraph(request: AgentRequest) -> Agent:
 
     if not request.arg:
         raise PlanprobeError("--agent langgraph needs a factory: langgraph:<module or file.py>:<factory>")
-    return make_langgraph_agent(request.arg, _single_role_model(request, "langgraph"), _params(request))
+    # without --model the factory gets model=None: a graph that builds its own chat model needs none
+    model = _single_role_model(request, "langgraph") if request.models is not None else None
+    return make_langgraph_agent(request.arg, model, _params(request))
 
 
-LANGGRAPH = AgentEntry("langgraph", _langgraph, needs_model=True, argument="<module or file.py>:<factory>",
-                       help="your LangGraph/LangChain agent: factory(tools, model) -> graph (docs/integrations.md)",
+LANGGRAPH = AgentEntry("langgraph", _langgraph, accepts_model=True, argument="<module or file.py>:<factory>",
+                       help="your LangGraph/LangChain agent: factory(tools, model) -> graph; model is None "
+                            "without --model (docs/integrations.md)",
                        roles=(DEFAULT_ROLE,))

@@ -18,6 +18,7 @@ import asyncio
 import importlib
 import importlib.util
 import inspect
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,23 @@ class CallableAgent:
         return result
 
 
+def import_named_module(target: str) -> Any:
+    """The module the user named on the command line, found as ``python -m`` would find it:
+    with the current directory first on the import path (the ``planprobe`` script's own
+    path does not have it), for this import only, so ``my_agents`` next to the user's shell
+    is found and nothing else planprobe imports later is looked up there."""
+    cwd = str(Path.cwd())
+    added = cwd not in sys.path and "" not in sys.path
+    if added:
+        sys.path.insert(0, cwd)
+        importlib.invalidate_caches()
+    try:
+        return importlib.import_module(target)
+    finally:
+        if added and cwd in sys.path:
+            sys.path.remove(cwd)
+
+
 def load_attribute(spec: str, kind: str = "python", shape: str = "<module or file.py>:<function>") -> Any:
     """The object ``spec`` ('module:name' or 'path/to/file.py:name') names, for ``--agent
     KIND:spec``; one line naming the spec when the module or the name is not there."""
@@ -89,7 +107,7 @@ def load_attribute(spec: str, kind: str = "python", shape: str = "<module or fil
             raise PlanprobeError(f"--agent {kind}:{spec}: importing {path} failed: {exc}") from None
     else:
         try:
-            module = importlib.import_module(target)
+            module = import_named_module(target)
         except ImportError as exc:
             raise PlanprobeError(f"--agent {kind}:{spec}: cannot import {target!r}: {exc}") from None
     if not hasattr(module, attr):

@@ -58,8 +58,10 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
         judged_keys,
         key,
         read_judgements,
+        same_model,
         write_predictions,
     )
+    from ..llm_judge.apb_score import counted_correct
     from ..models import make_model
     from ..suites.external.apb_prompts import load
 
@@ -91,16 +93,16 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
     check_judge_prompts(out, model.name, prompts)
     done = judged_keys(out, model.name)
     pending = [r for r in records if key(r) not in done]
-    tally = {"judged": 0, "correct": 0}
+    tally = {"counted": 0, "correct": 0}  # APB's accuracy: rows whose judgement has is_correct
     with _progress(quiet, TextColumn("accuracy {task.fields[acc]}")) as progress:
         task = progress.add_task("judging (APB)", total=len(records), completed=len(records) - len(pending), acc="-")
 
         def on_row(row: Optional[dict[str, Any]]) -> None:
-            if row is not None:
-                tally["judged"] += 1
-                j = row["judgement"]
-                tally["correct"] += bool(isinstance(j, dict) and j.get("is_correct"))
-            acc = f"{100 * tally['correct'] / tally['judged']:.0f}%" if tally["judged"] else "-"
+            verdict = None if row is None else counted_correct(row)
+            if verdict is not None:
+                tally["counted"] += 1
+                tally["correct"] += verdict
+            acc = f"{100 * tally['correct'] / tally['counted']:.1f}%" if tally["counted"] else "-"
             progress.update(task, advance=1, acc=acc)
 
         async def go() -> tuple[int, int]:
@@ -121,11 +123,12 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
     for note in src.notes() + src.prompt_notes(prompts) + [prompts.describe()]:
         labelled("note:", note)
     if unreadable:
-        labelled("note:", f"{unreadable} judge repl(ies) APB's reader cannot read: not written to {out} (APB's "
-                          f"runner would stop at the first); raw replies in {failures}")
+        labelled("note:", f"{unreadable} judge repl(ies) APB's runner cannot read or write (not JSON, or a lone "
+                          f"surrogate): not written to {out} (APB's runner would stop at the first); raw replies "
+                          f"in {failures}")
     err_console.print(f"judged {judged} new record(s) with {model.name}; {len(records) - len(pending)} already "
                       f"judged; judgements in {out}")
-    rows = [r for r in read_judgements(out) if r.get("judge_model") == model.name]
+    rows = [r for r in read_judgements(out) if same_model(r.get("judge_model"), model.name)]
     show_scores(rows, tuple(sorted(chosen, key=SPLITS.index)), scores, as_json)
 
 
@@ -162,12 +165,26 @@ def score_cmd(
     scores: Optional[Path] = typer.Option(None, "--scores", help="Also write APB's scores JSON here."),
     splits: str = typer.Option("all", help="all, holistic, step_wise, or a comma-separated list of splits."),
     as_json: bool = typer.Option(False, "--json", help="Print APB's scores JSON."),
+    skip_invalid: bool = typer.Option(False, "--skip-invalid",
+                                      help="Score as APB's score() does: name each bad row on stderr; rows APB "
+                                           "scores are kept, lines that are not JSON objects are left out."),
 ) -> None:
     """APB's scores (accuracy = mean is_correct, mean grade) overall and by split, regime, family, category."""
     from ..llm_judge.apb_run import read_judgements
 
     chosen = resolve_splits(splits)  # options first, then the file
-    show_scores(read_judgements(judgements), chosen, scores, as_json)
+    named: list[str] = []
+
+    def on_skip(message: str) -> None:
+        named.append(message)
+        labelled("skipped:" if message.endswith("left out") else "note:", message)
+
+    rows = read_judgements(judgements, skip_invalid, on_skip)
+    if named:
+        left = sum(m.endswith("left out") for m in named)
+        labelled("note:", f"{len(named)} bad row(s) named above: {left} left out, {len(named) - left} read as "
+                          "APB's score() reads them")
+    show_scores(rows, chosen, scores, as_json)
 
 
 def predictions_cmd(

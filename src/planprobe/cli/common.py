@@ -54,11 +54,13 @@ def parse_range(text: str, option: str = "--actions") -> tuple[int, int]:
 # Exit codes (docs/format.md): 0 done; 1 a check failed (gate) or the output pipe closed;
 # 2 an error the user can fix (bad input or option, a file or disk problem, a run directory
 # in use); 3 a run ended with infra results, or stopped because the model service is unusable;
-# 70 an internal error (a bug: please report it); 130 interrupted (Ctrl-C).
+# 70 an internal error (a bug: please report it); 130 interrupted (Ctrl-C); 143 serve stopped by
+# SIGTERM (finished results kept).
 EXIT_ERROR = 2
 EXIT_INFRA = 3
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM, what a shell reports for a process SIGTERM ended
 interrupt_reported: list[bool] = []  # a command that said what Ctrl-C kept (run) sets this
 
 
@@ -67,3 +69,16 @@ def first_cause(causes: list[str]) -> str:
     from ..models.redact import redact
 
     return redact(causes[-1]) if causes else "unknown"
+
+
+def exit_on_infra(infra: list[tuple[str, int, int, list[str]]], what_next: str) -> None:
+    """Exit 3 when a command stored infra results (``RunStore.infra_rows()``), as ``run`` does:
+    one line with how many, the first cause and ``what_next``; nothing when there are none."""
+    if not infra:
+        return
+    import typer
+
+    err_console.print(f"error: {len(infra)} result(s) failed for infrastructure reasons and are not counted; "
+                      f"first cause: {first_cause(infra[0][3])}; {what_next}", highlight=False, markup=False,
+                      soft_wrap=True)
+    raise typer.Exit(EXIT_INFRA)

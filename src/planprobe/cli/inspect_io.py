@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from .common import err_console
+from .common import err_console, exit_on_infra
 from .show import show_run
 
 
@@ -34,10 +34,18 @@ def import_inspect_cmd(
 ) -> None:
     """Grade an Inspect log against a suite with planprobe's oracle; stores a normal run (one trial per epoch)."""
     from ..integrations.inspect_io import import_inspect
+    from ..runner.store import RunStore
 
     cases, trials = import_inspect(log, suite, out)
     err_console.print(f"judged {cases} case(s) x {trials} epoch(s) from {log} into {out}", highlight=False)
-    show_run(out, as_json=False)
+    show_run(out, as_json=False, infra_note=False)
+    store = RunStore(out)
+    try:
+        infra = store.infra_rows()
+    finally:
+        store.close()
+    exit_on_infra(infra, "samples that errored under Inspect (or are missing from the log) are infra: run them "
+                         "again with Inspect (inspect eval-retry) and import the new log into the same --out")
 
 
 def register(app: typer.Typer) -> None:

@@ -41,7 +41,8 @@ ModelSpec = Annotated[str | None, typer.Option(
     "--model", help=f"{model_help()}; for an agent with roles one per role: ROLE=MODEL,ROLE=MODEL (a bare MODEL "
                     "is the default for the others).")]
 BaseUrl = Annotated[str | None, typer.Option(
-    "--base-url", help="Endpoint for openai:<model>, e.g. http://127.0.0.1:8000/v1.")]
+    "--base-url", help="Endpoint for openai:<model>, e.g. http://127.0.0.1:8000/v1; also for "
+                       "litellm:<provider>/<model> (passed to LiteLLM as api_base).")]
 ApiKeyEnv = Annotated[str, typer.Option(
     "--api-key-env", help="Environment variable holding the API key (read at run time, never stored).")]
 Temperature = Annotated[float, typer.Option("--temperature", help="Sampling temperature (the seed's setting: 0).")]

@@ -5,6 +5,8 @@ planprobe does not run (see docs/integrations.md). A thin layer over planprobe.s
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -13,7 +15,16 @@ import typer
 from ..errors import PlanprobeError
 from ..option_checks import check, check_limits
 from ..runner.suite_run import read_suite_for_run
-from .common import EXIT_INFRA, _progress, err_console, out_console
+from .common import (
+    EXIT_INFRA,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    _progress,
+    err_console,
+    exit_on_infra,
+    interrupt_reported,
+    out_console,
+)
 from .options import Quiet, RunOut
 from .show import show_run
 
@@ -45,10 +56,11 @@ def serve(
 ) -> None:
     """Serve each case's tools over MCP to an external agent; each case is judged and stored as it finishes."""
     from ..environment import Limits
-    from ..runner.engine import RunConfig, open_run, pending_total
+    from ..runner.engine import RunConfig, infra_retries, open_run, pending_total
     from ..schema import Trace, Verdict
     from ..serve.mcp_server import require_mcp
     from ..serve.run import ServeOptions, serve_pending
+    from ..serve.stopping import Terminated, until_terminated
     from ..suites.io import iter_suite
 
     if transport not in ("http", "stdio"):
@@ -76,6 +88,7 @@ def serve(
     options = ServeOptions(transport=transport, parallel=parallel, port=port, proxy_upstream=proxy_upstream,
                            proxy_port=proxy_port)
     total = store.case_count() * trials
+    stopped_by = ""  # the signal that stopped the server, if one did
     try:
         with _progress(quiet or stdio) as progress:
             task = progress.add_task("served", total=total, completed=total - pending_total(store, config))
@@ -86,18 +99,44 @@ def serve(
                     err_console.print(f"case {trace.case_id}: infra: {trace.errors[-1].message if trace.errors else '-'}",
                                       highlight=False, soft_wrap=True)
 
-            asyncio.run(serve_pending(store, config, options, announce, on_result))
+            try:
+                asyncio.run(until_terminated(serve_pending(store, config, options, announce, on_result)))
+            except Terminated:
+                stopped_by = "terminated (SIGTERM)"
+            except KeyboardInterrupt:
+                stopped_by = "interrupted"
         infra = store.infra_rows()
-        left = pending_total(store, config)
+        retry = len(infra_retries(store, config))
+        unserved = store.pending_count(trials)
+        saved = total - unserved - retry
     finally:
         store.close()
+    if stopped_by:
+        err_console.print(f"{stopped_by}: {saved}/{total} results are saved in {out}; any case in flight was not "
+                          "stored; re-run the same command to serve the rest", highlight=False, soft_wrap=True)
+        interrupt_reported.append(True)
+        code = EXIT_TERMINATED if stopped_by.startswith("terminated") else EXIT_INTERRUPTED
+        if stdio:  # the SDK reads stdin in a worker thread that no signal wakes: exiting normally would
+            # wait for the client to close stdin. The run store is closed, so nothing is lost by not waiting.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        raise typer.Exit(code)
     if stdio:
         err_console.print(f"served: results in {out}; planprobe show {out}", highlight=False)
     else:
         show_run(out, as_json=False, infra_note=False)
-    if infra or left:
-        err_console.print(f"error: {len(infra)} result(s) failed for infrastructure reasons and {left} case(s) are "
-                          "still to serve; re-run the same command to serve them", highlight=False, soft_wrap=True)
+    if infra or unserved:
+        # an infra result with attempts left is served again: counted once, as infra, not also as unserved
+        parts = [f"{len(infra)} result(s) failed for infrastructure reasons and are not counted"] if infra else []
+        if unserved:
+            parts.append(f"{unserved} result(s) were not served")
+        again = retry + unserved
+        hint = f"re-run the same command to serve {again} of them" if again else "nothing is left to serve"
+        if len(infra) > retry:
+            hint += (f"; {len(infra) - retry} infra result(s) had their {infra_attempts} attempts (raise "
+                     "--infra-attempts to try again)")
+        err_console.print(f"error: {' and '.join(parts)}; {hint}", highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_INFRA)
 
 
@@ -108,8 +147,9 @@ def proxy(
 ) -> None:
     """Record an agent's model calls (standalone). Point the agent at the printed URL; /case/ID/v1 tags
     calls with a case id. To record into served cases' traces, use `serve --proxy-upstream` instead."""
-    from ..serve.mcp_server import listen, require_mcp
+    from ..serve.mcp_server import listen, require_mcp, shutdown
     from ..serve.proxy import JsonlRecorder, Proxy
+    from ..serve.stopping import Terminated, until_terminated
 
     _check_upstream(upstream)
     check("--port", port, at_least=0, at_most=65535)
@@ -117,20 +157,29 @@ def proxy(
     record.parent.mkdir(parents=True, exist_ok=True)
     record.touch()
 
+    tally = {"calls": 0, "failures": 0}
+
     async def go() -> None:
-        proxy = Proxy(upstream, lambda key: JsonlRecorder(str(record), key))
-        _server, task, bound = await listen(proxy.app(), port)
+        proxy = Proxy(upstream, lambda key: JsonlRecorder(str(record), key, tally))
+        server, task, bound = await listen(proxy.app(), port)
         out_console.print(f"proxy: http://127.0.0.1:{bound}/v1 -> {upstream}; recording to {record}", highlight=False,
                           soft_wrap=True)
         try:
             await task
         finally:
+            await shutdown(server, task)
             await proxy.aclose()
 
+    stopped_by = "stopped"
     try:
-        asyncio.run(go())
+        asyncio.run(until_terminated(go()))
+    except Terminated:
+        stopped_by = "stopped by SIGTERM"
     except KeyboardInterrupt:
-        pass
+        stopped_by = "stopped by Ctrl-C"
+    # stopping is how a proxy ends: exit 0, after saying what the record file got
+    err_console.print(f"proxy {stopped_by}: {tally['calls']} model call(s) and {tally['failures']} unreachable-upstream "
+                      f"error(s) recorded to {record} in this session", highlight=False, soft_wrap=True)
 
 
 def check_traces(
@@ -162,9 +211,12 @@ def check_traces(
         with _progress(quiet) as progress:
             task = progress.add_task("checking", total=total, completed=total - pending_total(store, config))
             asyncio.run(run_pending(store, agent, config, lambda _t, _v: progress.update(task, advance=1)))
+        infra = store.infra_rows()
     finally:
         store.close()
     show_run(out, as_json=False, infra_note=False)
+    exit_on_infra(infra, "they were infrastructure failures where the traces were recorded (a planprobe trace "
+                         "whose status is infra_error): record those cases again and check the new traces")
 
 
 def register(app: typer.Typer) -> None:

@@ -6,7 +6,8 @@ For every episode planprobe calls ``factory(tools, model)`` and runs what it ret
 
 * ``tools``: the case's tools as LangChain ``BaseTool`` objects (their JSON schemas as is);
 * ``model``: a LangChain chat model bound to ``--model`` (``PlanprobeChatModel``: any backend,
-  with planprobe's cache, retries and failure classes; ``bind_tools`` works as usual).
+  with planprobe's cache, retries and failure classes; ``bind_tools`` works as usual), or None
+  when no ``--model`` is given (a graph that builds its own chat model needs none).
 
 Optional keyword parameters, passed only when the factory declares them by name: ``case``
 (the ``Case``), ``system`` (the system prompt planprobe's ``tools`` agent uses) and ``params``
@@ -50,7 +51,7 @@ def load_factory(spec: str) -> Callable[..., Any]:
 
 
 class LangGraphAgent:
-    def __init__(self, spec: str, factory: Callable[..., Any], model: Model, params: ChatParams):
+    def __init__(self, spec: str, factory: Callable[..., Any], model: Model | None, params: ChatParams):
         self.name = f"langgraph:{spec}"
         self.spec = spec
         self.factory = factory
@@ -76,7 +77,7 @@ class LangGraphAgent:
 
         params = env.chat_params(_for_trial(self.params, env))
         bridge = EpisodeBridge(env)
-        chat = PlanprobeChatModel(backend=self.model, params=params)
+        chat = PlanprobeChatModel(backend=self.model, params=params) if self.model is not None else None
         system = case.system or SYSTEM
         values = {"case": case, "system": system, "params": params}
         graph = self.factory(case_tools(env, bridge), chat, **{k: values[k] for k in self.declared})
@@ -119,7 +120,7 @@ def _service_failure(exc: Exception) -> Exception | None:
     return None
 
 
-def make_langgraph_agent(spec: str, model: Model, params: ChatParams | None) -> LangGraphAgent:
+def make_langgraph_agent(spec: str, model: Model | None, params: ChatParams | None) -> LangGraphAgent:
     return LangGraphAgent(spec, load_factory(spec), model, params or ChatParams())
 
 

@@ -10,8 +10,10 @@ whatever fields it has, because APB's scorer reads ``is_correct`` and
 ``grade`` from exactly that object. (planprobe's own rubric, its lenient
 parser and its median of several samples are ``--style planprobe``.)
 
-A reply APB's reader cannot read would stop APB's runner; here it is kept
-out of the judgement file, recorded with its raw text, and counted. The judge
+A reply APB's reader cannot read, or one holding a lone surrogate (JSON may
+escape one; UTF-8 cannot hold it, so APB's runner stops writing it), would
+stop APB's runner; here it is kept out of the judgement file, recorded with
+its raw text (ASCII-escaped), and counted. The judge
 prompt texts are APB's own, read from the user's checkout of APB's code
 (``suites.external.apb_prompts``); planprobe ships none.
 """
@@ -72,6 +74,21 @@ async def judge_record(model: Model, record: dict[str, Any], prompts: ApbPrompts
     result = await model.chat(judge_messages(record, prompts), None, params)
     raw = result.message.content or "{}"  # APB reads an empty reply as "{}"
     try:
-        return ApbJudgement(parse_json_object(raw), raw)
+        judgement = parse_json_object(raw)
     except (ValueError, RecursionError) as exc:
         return ApbJudgement(None, raw, f"not JSON ({getattr(exc, 'msg', exc)})")
+    surrogate = lone_surrogate(judgement)
+    if surrogate:
+        return ApbJudgement(None, raw, f"holds a lone surrogate ({surrogate}), which is not UTF-8: APB's runner "
+                                       "stops writing it")
+    return ApbJudgement(judgement, raw)
+
+
+def lone_surrogate(value: Any) -> str:
+    """The first lone surrogate in the value's text (e.g. ``\\ud800``, which JSON escapes allow),
+    as an escape; "" when the value can be written as UTF-8, as APB's judgement file is."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.object[exc.start:exc.end].encode("unicode_escape").decode("ascii")
+    return ""

@@ -30,7 +30,7 @@ from ..runner.store import RunStore
 from ..schema import TraceStatus
 from ..suites.external.apb_format import SPLITS
 from ..suites.external.apb_prompts import ApbPrompts, load
-from ..suites.external.apb_records import append_jsonl, iter_rows
+from ..suites.external.apb_records import append_jsonl, iter_rows, iter_scored_rows
 from ..suites.judged.spec import FAMILY, parse_spec
 from .apb import JUDGE_MAX_TOKENS, judge_record
 
@@ -39,6 +39,18 @@ JUDGEMENTS_NAME = "apb_judgements.jsonl"
 FAILURES_NAME = "apb_judge_unreadable.jsonl"
 
 Record = dict[str, Any]
+
+BACKENDS = ("openai:", "litellm:", "local:")  # planprobe's model kinds whose name part is the model id
+
+
+def apb_model_id(name: str) -> str:
+    """The model id as APB writes it (``tested_model``, ``judge_model``): the id sent to the
+    endpoint, without planprobe's backend prefix — ``openai:gpt-4o`` is ``gpt-4o`` — so APB's
+    resume recognises planprobe's rows and planprobe's resume recognises APB's."""
+    for prefix in BACKENDS:
+        if name.startswith(prefix) and len(name) > len(prefix):
+            return name[len(prefix):]
+    return name
 
 
 @dataclass
@@ -90,7 +102,7 @@ def key(record: Record) -> tuple[str, str, int, str]:
     extra = record.get("planprobe")
     trial = extra.get("trial", 0) if isinstance(extra, dict) else 0
     case_id = extra.get("case_id", "") if isinstance(extra, dict) else ""
-    return str(record.get("id")), str(record.get("tested_model", "")), int(trial), str(case_id)
+    return str(record.get("id")), apb_model_id(str(record.get("tested_model", ""))), int(trial), str(case_id)
 
 
 def from_run(run_dir: Path) -> Source:
@@ -111,7 +123,7 @@ def from_run(run_dir: Path) -> Source:
             if trace.status != TraceStatus.COMPLETED:
                 src.unfinished += 1
             record = dict(parse_spec(case).apb or {})
-            record["tested_model"] = trace.model or str(meta.get("model") or "unknown")
+            record["tested_model"] = apb_model_id(trace.model or str(meta.get("model") or "unknown"))
             record["model_response"] = trace.final_answer or ""
             record["planprobe"] = {"case_id": case.id, "trial": trace.trial}
             sha = case.meta.generator.get("apb_prompts_sha256") if case.meta.generator else None
@@ -140,13 +152,18 @@ def from_predictions(path: Path, skip_invalid: bool = False,
     return src
 
 
+def same_model(written: Any, name: str) -> bool:
+    """Whether a row's model field names this model (``openai:x`` and APB's ``x`` alike)."""
+    return apb_model_id(str(written)) == apb_model_id(name)
+
+
 def judged_keys(path: Path, judge_model: str) -> set[tuple[str, str, int, str]]:
     """Records already judged by this judge model (APB's resume rule)."""
     if not path.exists():
         return set()
     done = set()
     for row in iter_rows(path, "judgements"):
-        if row.record.get("judge_model") == judge_model:
+        if same_model(row.record.get("judge_model"), judge_model):
             done.add(key(row.record))
     return done
 
@@ -160,7 +177,7 @@ def check_judge_prompts(path: Path, judge_model: str, prompts: ApbPrompts) -> No
     for row in iter_rows(path, "judgements"):
         extra = row.record.get("planprobe")
         sha = extra.get("judge_prompts_sha256") if isinstance(extra, dict) else None
-        if row.record.get("judge_model") == judge_model and isinstance(sha, str) and sha != prompts.sha256:
+        if same_model(row.record.get("judge_model"), judge_model) and isinstance(sha, str) and sha != prompts.sha256:
             other.add(sha[:12])
     if other:
         raise PlanprobeError(f"{path}: records judged by {judge_model} with another APB prompts file (sha256 "
@@ -187,6 +204,7 @@ async def judge_all(model: Model, records: list[Record], out: Path, failures: Pa
     if concurrency < 1:
         raise PlanprobeError("--concurrency must be at least 1")
     texts = prompts or load()
+    judge_id = apb_model_id(model.name)
 
     def stamped(record: Record) -> dict[str, Any]:
         extra = record.get("planprobe")
@@ -204,15 +222,15 @@ async def judge_all(model: Model, records: list[Record], out: Path, failures: Pa
                 return
             result = await judge_record(model, record, texts, max_tokens=max_tokens, json_mode=json_mode)
             if result.judgement is None:
-                append_jsonl(failures, [{"id": record.get("id"), "split": record.get("split"),
-                                         "tested_model": record.get("tested_model"), "judge_model": model.name,
-                                         "problem": result.problem, "raw": result.raw,
-                                         "planprobe": stamped(record)}])
+                failure = {"id": record.get("id"), "split": record.get("split"),
+                           "tested_model": record.get("tested_model"), "judge_model": judge_id,
+                           "problem": result.problem, "raw": result.raw, "planprobe": stamped(record)}
+                append_jsonl(failures, [failure], ascii_only=True)  # a lone surrogate fits as an escape
                 counts["unreadable"] += 1
                 on_row(None)
                 continue
             judged = dict(record)
-            judged["judge_model"] = model.name
+            judged["judge_model"] = judge_id
             judged["judgement"] = result.judgement
             judged["planprobe"] = stamped(record)
             append_jsonl(out, [judged])
@@ -228,9 +246,11 @@ async def judge_all(model: Model, records: list[Record], out: Path, failures: Pa
     return counts["judged"], counts["unreadable"]
 
 
-def read_judgements(path: Path) -> list[Record]:
-    """Every row of an APB judgement file, as APB's scorer reads them (no de-duplication)."""
-    return [row.record for row in iter_rows(path, "judgements")]
+def read_judgements(path: Path, skip_invalid: bool = False,
+                    on_skip: Callable[[str], None] = lambda m: None) -> list[Record]:
+    """Every row of an APB judgement file, as APB's scorer reads them (no de-duplication);
+    ``skip_invalid``: see ``iter_scored_rows``."""
+    return [row.record for row in iter_scored_rows(path, skip_invalid, on_skip)]
 
 
 def apb_scores(run_dir: Path) -> dict[str, Any]:

@@ -40,16 +40,24 @@ def score(records: Iterable[dict[str, Any]], splits: Iterable[str] = SPLITS) -> 
         correct: list[bool] = []
         grades: list[float] = []
         for r in members:
+            verdict = counted_correct(r)
+            if verdict is not None:
+                correct.append(verdict)
             j = r.get("judgement", {})
-            if not isinstance(j, dict):
-                continue
-            if "is_correct" in j:
-                correct.append(bool(j["is_correct"]))
-            if isinstance(j.get("grade"), (int, float)):
+            if isinstance(j, dict) and isinstance(j.get("grade"), (int, float)):
                 grades.append(float(j["grade"]))
         summary["groups"][name] = {"records": len(members), "accuracy": mean(correct) if correct else None,
                                    "average_grade": mean(grades) if grades else None}
     return summary
+
+
+def counted_correct(row: dict[str, Any]) -> bool | None:
+    """What a judged row adds to APB's accuracy: ``bool(is_correct)``, or None when the
+    judgement has no ``is_correct`` (APB leaves such rows out of the mean, not counts them wrong)."""
+    j = row.get("judgement", {})
+    if not isinstance(j, dict) or "is_correct" not in j:
+        return None
+    return bool(j["is_correct"])
 
 
 def scores_json(summary: dict[str, Any]) -> str:

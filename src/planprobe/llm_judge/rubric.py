@@ -1,11 +1,14 @@
-"""APB's judge rubric as data: the E1–E6 error definitions, the 0.0–1.0 grading
+"""planprobe's judge rubric as data: six error categories, a six-step grading
 scale, and the prompt that asks a model to apply them.
 
-Adapted from the Agent Planning Benchmark (seed ``001_…``, Figs. 31–33 and 35–41,
-and its public evaluation code): the holistic error names (E1 goal understanding …
-E6 hallucination), the six-step grade scale, the rule that any error rules out a
-1.0, and one extra instruction per setting (extraneous tools, broken tool,
-unsolvable task, next-step prediction). The prompt is deliberately compact: the
+The structure follows the Agent Planning Benchmark (seed ``001_…``, Figs. 31–33
+and 35–41): six error slots (E1 goal … E6 hallucination, under APB's names so
+verdicts line up with APB's), grades on the 0.0–1.0 grid in steps of 0.2, any
+error ruling out a full grade, and one extra instruction per setting
+(distractor tools, a failing tool, an impossible task, next-step prediction).
+Every sentence is planprobe's own: APB's repository states no licence, so none
+of its prompt text is copied (a test compares this package with APB's prompt
+files when a clone is on the machine). The prompt is deliberately compact: the
 judge may be a small local model with a 4k-token context.
 
 Untrusted text (the task, the trace) is inserted by concatenation, never through
@@ -17,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-PROMPT_VERSION = "apb-2"  # part of a judgement's identity: change it when the prompt changes
+PROMPT_VERSION = "rubric-3"  # part of a judgement's identity: change it when the prompt changes
 
 
 @dataclass(frozen=True)
@@ -36,18 +39,21 @@ class ErrorCode:
 
 ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode("E1", "GOAL_UNDERSTANDING", "GOAL_MISALIGNMENT", "major",
-              "Misunderstands the core intent of the query, or deviates from the goal."),
+              "Pursues something other than what the user asked for, or loses sight of it on the way."),
     ErrorCode("E2", "TASK_COMPLETENESS", "PREMATURE_CONCLUSION", "moderate",
-              "Misses a required sub-task, or concludes while necessary steps are still missing."),
+              "Leaves part of the request undone, or declares success before every needed step is taken."),
     ErrorCode("E3", "CONSTRAINT_VIOLATION", "CONSTRAINT_VIOLATION", "major",
-              "Violates an explicit constraint of the query (order, time, data source, format, method)."),
+              "Breaks a stated requirement of the task, e.g. an ordering, a deadline, a source, a format "
+              "or a prescribed method."),
     ErrorCode("E4", "LOGICAL_DEFECT", "LOGIC_ERROR", "minor",
-              "Broken logic: a step needs data not obtained yet, ignores data already obtained, "
-              "or the sequence would fail or dead-end."),
+              "The steps do not hang together: one uses a value nobody has produced yet, one discards a "
+              "result already in hand, or the order leads nowhere."),
     ErrorCode("E5", "TOOL_USE_ERROR", "TOOL_USE_ERROR", "minor",
-              "Misuses a tool: wrong purpose, wrong or missing parameters for its specification."),
+              "A real tool used badly: for a job it does not do, or with arguments its description "
+              "does not allow (wrong, missing)."),
     ErrorCode("E6", "HALLUCINATION_ERROR", "HALLUCINATION_ERROR", "major",
-              "Calls a tool that does not exist, or invents facts or results not available yet."),
+              "Relies on something that is not there: a tool nobody offered, or facts and tool results "
+              "the agent made up."),
 )
 
 CODES: tuple[str, ...] = tuple(e.code for e in ERROR_CODES)
@@ -60,13 +66,13 @@ def label(code: str) -> str:
 
 # The grade scale: (grade, name, meaning). APB grades on this grid only.
 GRADES: tuple[tuple[float, str, str], ...] = (
-    (1.0, "Correct", ("No errors at all. The plan is logically sound and solves the query; "
-                      "valid alternatives to the reference count as correct.")),
-    (0.8, "Very good", "Almost perfect: one trivial issue (e.g. a minor E5) that does not affect correctness."),
-    (0.6, "Acceptable", "One minor error (E4 or E5) that does not break the solution."),
-    (0.4, "Problematic", "Several minor errors, or one E2 (a missing sub-task or premature conclusion)."),
-    (0.2, "Severe", "A major error (E1, E3 or E6), or several moderate errors."),
-    (0.0, "Failed", "Several major errors, or a complete breakdown."),
+    (1.0, "Correct", ("Nothing to fault: the steps fit together and reach what the user wanted; "
+                      "a route different from the reference is fine if it works.")),
+    (0.8, "Very good", "Right in substance, with a blemish so small (say, a slight E5) that the outcome stands."),
+    (0.6, "Acceptable", "Exactly one small slip, an E4 or an E5, and the result still holds."),
+    (0.4, "Problematic", "Two or more small slips, or a single E2 (something left undone or stopped early)."),
+    (0.2, "Severe", "One serious error (E1, E3 or E6), or two or more E2-level errors."),
+    (0.0, "Failed", "Two or more serious errors, or nothing usable at all."),
 )
 GRADE_VALUES: tuple[float, ...] = tuple(g for g, _, _ in GRADES)
 
@@ -94,37 +100,38 @@ def implied_grade(codes: set[str] | list[str] | tuple[str, ...]) -> float:
 # ---------------------------------------------------------------------------
 
 SETTINGS: dict[str, str] = {
-    "plan": "Judge whether the agent's actions and final answer solve the task using only the available "
-            "tools and respecting every constraint.",
-    "next_steps": "The agent was shown the steps already taken and had to take only the next step(s). Judge "
-                  "whether its actions are a correct next step (a valid alternative to the reference is correct).",
-    "extraneous": "Some available tools are irrelevant distractors (named below). Calling any of them is an "
-                  "E5 error, even if the rest is right.",
-    "broken": "One tool is broken (named below) and a designated replacement exists. Correct behaviour: notice "
-              "the failure and continue with the replacement, or with another available tool that does the same "
-              "job (APB counts both as recovery). Retrying the broken tool or giving up is an error.",
-    "unsolvable": "This task cannot be completed with the given information or tools. PASS (grade 1.0) only if "
-                  "the agent explicitly refuses or asks for what is missing. Acting as if it could be done, "
-                  "inventing missing facts, or calling unavailable tools is a failure (grade 0.0).",
+    "plan": "Decide whether what the agent did, and the answer it gave, accomplish the task with the tools "
+            "it was offered and without breaking any requirement.",
+    "next_steps": "The agent saw the steps taken so far and was to take only what comes next. Decide whether "
+                  "its actions are a right continuation; another workable continuation than the reference's "
+                  "counts as right.",
+    "extraneous": "Some of the offered tools have nothing to do with the task (they are listed below). Using "
+                  "one of them counts as E5, however good the rest is.",
+    "broken": "One tool fails (named below) and a stand-in for it is offered. Good behaviour: see the failure "
+              "and carry on with the stand-in, or with any other offered tool that does the same job (APB "
+              "accepts both). Calling the failing tool again, or giving up, is an error.",
+    "unsolvable": "The task cannot be done with what the agent was given. Grade 1.0 only when the agent says so "
+                  "plainly or asks for what is lacking; going ahead anyway, making up what is lacking, or using "
+                  "tools that were not offered gets 0.0.",
 }
 
 SYSTEM_PROMPT = (
-    "You are an expert, impartial evaluator of the planning of AI agents. You judge validity, not optimality: "
-    "the reference (if given) is one correct solution, not the only one.\n\n"
-    "Error categories (flag every one that applies):\n"
+    "Your job is to grade how an AI agent planned and acted. Ask whether it works, not whether it is the "
+    "best: a reference, when shown, is one working answer among possibly many.\n\n"
+    "Kinds of error (mark each that occurs):\n"
     + "\n".join(f"{e.code} {e.name}: {e.definition}" for e in ERROR_CODES)
-    + "\n\nGrade scale:\n"
+    + "\n\nGrades:\n"
     + "\n".join(f"{g:.1f} ({name}): {meaning}" for g, name, meaning in GRADES)
-    + "\n\nAny flagged error rules out 1.0; is_correct is true only when no error is flagged."
+    + "\n\nWith any error marked the grade is below 1.0, and is_correct is true only if none is marked."
 )
 
 JSON_FORMAT = (
-    "Reply with only a JSON object, no other text:\n"
-    '{"is_correct": true or false, "grade": one of 0.0, 0.2, 0.4, 0.6, 0.8, 1.0, '
-    '"error_list": [E1, E2, E3, E4, E5, E6] as six 0/1 flags, "reasoning": "one or two sentences"}'
+    "Answer with a single JSON object and nothing around it, with the keys is_correct (true/false), grade "
+    "(0.0, 0.2, 0.4, 0.6, 0.8 or 1.0), error_list (a list of six 0/1 flags, in the order E1 to E6) and "
+    "reasoning (a sentence or two)."
 )
 
-TOOL_FORMAT = "Record your judgement by calling the tool submit_judgement exactly once."
+TOOL_FORMAT = "Give your verdict through one call of the tool submit_judgement."
 
 
 def judgement_tool_schema() -> dict[str, Any]:

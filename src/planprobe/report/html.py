@@ -82,9 +82,7 @@ def render_report(runs: list[RunData], title: str = "") -> str:
         if key.startswith("pass-rate-by-"):
             captions[key] = "Pass rate by difficulty with Wilson 95% confidence intervals."
     comparisons, refused = _comparisons(runs) if len(runs) > 1 else ([], [])
-    notes = []
-    if len(runs) > 1:
-        notes.append("Plots label runs as run 1, run 2, … in the order of the summary table.")
+    notes: list[str] = []
     cases: dict[str, Any] = {}
     for r in runs:
         for cid, info in r.cases.items():

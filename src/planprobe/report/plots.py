@@ -3,15 +3,16 @@ charts of error classes and root causes. SVG for the HTML report, PNG or SVG
 for export.
 
 Deterministic output: a fixed SVG hash salt and no creation date, so the same
-runs give a byte-identical report. Labels never carry user text (run names go
-in the legend as "run 1", "run 2" and the report maps them), which keeps
-matplotlib's mathtext from interpreting a ``$`` in someone's directory name.
+runs give a byte-identical report. The legend names each run as the summary
+table does (``run_labels``); that user text is escaped for matplotlib, so a ``$``
+in someone's directory name is a dollar sign, not mathtext, and a leading ``_``
+does not hide the entry (the SVG writer escapes it for XML).
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..errors import PlanprobeError
@@ -40,17 +41,45 @@ def _save(fig, fmt: str) -> bytes:
     return buf.getvalue()
 
 
-def curve_figure(axis: str, series: list[tuple[int, Curve]], fmt: str = "svg") -> bytes:
-    """Pass rate vs one difficulty axis; one line per run, error bars = Wilson 95% CI."""
+LABEL_CHARS = 48  # a longer run name is cut in the legend (the summary table has it whole)
+
+
+def run_labels(names: Sequence[str]) -> list[str]:
+    """The legend label of each run: its name (cut to LABEL_CHARS), with "(run N)" added
+    when two runs would otherwise read the same."""
+    cut = [n if len(n) <= LABEL_CHARS else n[:LABEL_CHARS - 1] + "…" for n in names]
+    return [f"{c} (run {i + 1})" if cut.count(c) > 1 or not c else c for i, c in enumerate(cut)]
+
+
+def _text(label: str) -> str:
+    """User text as matplotlib shows it literally: every '$' escaped (no mathtext)."""
+    return label.replace("$", r"\$")
+
+
+def _label(names: Sequence[str] | None, run_index: int) -> str:
+    return _text(names[run_index]) if names is not None else f"run {run_index + 1}"
+
+
+def _legend(ax, entries: list[tuple[object, str]]) -> None:
+    """A legend of exactly these (handle, label) pairs: matplotlib would leave out a label
+    beginning with '_' if it collected them itself."""
+    ax.legend([h for h, _ in entries], [lab for _, lab in entries], frameon=False, loc="best")
+
+
+def curve_figure(axis: str, series: list[tuple[int, Curve]], fmt: str = "svg",
+                 names: Sequence[str] | None = None) -> bytes:
+    """Pass rate vs one difficulty axis; one line per run (named ``names[run index]``),
+    error bars = Wilson 95% CI."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.2, 3.0))
+    entries = []
     for k, (run_index, curve) in enumerate(series):
         xs = [p["x"] for p in curve.points]
         ys = [100 * p["rate"] for p in curve.points]
         lo = [max(0.0, 100 * (p["rate"] - p["lo"])) for p in curve.points]
         hi = [max(0.0, 100 * (p["hi"] - p["rate"])) for p in curve.points]
-        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=4, capsize=3, lw=1.5, color=COLORS[k % len(COLORS)],
-                    label=f"run {run_index + 1}")
+        line = ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=4, capsize=3, lw=1.5, color=COLORS[k % len(COLORS)])
+        entries.append((line, _label(names, run_index)))
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -59,53 +88,58 @@ def curve_figure(axis: str, series: list[tuple[int, Curve]], fmt: str = "svg") -
     ax.set_ylabel("pass rate (%)")
     ax.grid(alpha=0.3)
     if len(series) > 1:
-        ax.legend(frameon=False, loc="best")
+        _legend(ax, entries)
     return _save(fig, fmt)
 
 
 def bars_figure(title: str, series: list[tuple[int, dict[str, int]]], fmt: str = "svg", legend: bool = False,
-                baselines: dict[int, dict[str, int]] | None = None) -> bytes:
-    """Share of failures per class (or root cause), grouped by run; a run's chance baseline
-    (``baselines[run index]``), if any, is drawn hatched right below its bars."""
+                baselines: dict[int, dict[str, int]] | None = None, names: Sequence[str] | None = None) -> bytes:
+    """Share of failures per class (or root cause), grouped by run (named ``names[run index]``);
+    a run's chance baseline (``baselines[run index]``), if any, is drawn hatched right below its bars."""
     plt = _pyplot()
     baselines = baselines or {}
     labels = sorted({k for _, counts in series for k in counts})
     bars = []
     for k, (run_index, counts) in enumerate(series):
-        bars.append((counts, COLORS[k % len(COLORS)], f"run {run_index + 1}", False))
+        bars.append((counts, COLORS[k % len(COLORS)], _label(names, run_index), False))
         if run_index in baselines:
-            bars.append((baselines[run_index], COLORS[k % len(COLORS)], f"run {run_index + 1} chance baseline", True))
+            bars.append((baselines[run_index], COLORS[k % len(COLORS)], _label(names, run_index) + " chance baseline",
+                         True))
     fig, ax = plt.subplots(figsize=(5.2, 0.35 * max(3, len(labels)) * max(1, len(bars) / 2) + 0.8))
     width = 0.8 / max(1, len(bars))
+    entries = []
     for k, (counts, color, label, hatched) in enumerate(bars):
         total = sum(counts.values()) or 1
         ys = [i + k * width for i in range(len(labels))]
-        ax.barh(ys, [100 * counts.get(lab, 0) / total for lab in labels], height=width, color=color,
-                label=label, **({"alpha": 0.35, "hatch": "///", "edgecolor": color} if hatched else {}))
+        drawn = ax.barh(ys, [100 * counts.get(lab, 0) / total for lab in labels], height=width, color=color,
+                        **({"alpha": 0.35, "hatch": "///", "edgecolor": color} if hatched else {}))
+        entries.append((drawn, label))
     ax.set_yticks([i + 0.4 - width / 2 for i in range(len(labels))], labels=[_plain(lab) for lab in labels])
     ax.invert_yaxis()
     ax.set_xlabel(f"share of {title} (%)")
     ax.grid(axis="x", alpha=0.3)
     if legend:
-        ax.legend(frameon=False)
+        _legend(ax, entries)
     return _save(fig, fmt)
 
 
 def figures(runs: list[RunData], fmt: str = "svg") -> dict[str, bytes]:
     """Every figure the report has, by a file-name-safe key."""
     out: dict[str, bytes] = {}
+    names = run_labels([run.name for run in runs])
     axes: dict[str, list[tuple[int, Curve]]] = {}
     for i, run in enumerate(runs):
         for curve in run.curves:
             axes.setdefault(curve.axis, []).append((i, curve))
     for axis, series in sorted(axes.items()):
-        out[f"pass-rate-by-{_slug(axis)}"] = curve_figure(axis, series, fmt)
+        out[f"pass-rate-by-{_slug(axis)}"] = curve_figure(axis, series, fmt, names)
     for key, title, attr in (("errors", "failures", "errors"), ("root-causes", "dissected failures", "root_causes")):
         counts = [(i, getattr(run, attr)) for i, run in enumerate(runs) if getattr(run, attr)]
         baselines = ({i: run.root_cause_baseline for i, run in enumerate(runs) if run.root_cause_baseline}
                      if attr == "root_causes" else {})
         if counts:
-            out[key] = bars_figure(title, counts, fmt, legend=len(runs) > 1 or bool(baselines), baselines=baselines)
+            out[key] = bars_figure(title, counts, fmt, legend=len(runs) > 1 or bool(baselines), baselines=baselines,
+                                   names=names)
     return out
 
 

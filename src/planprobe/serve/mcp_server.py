@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from ..errors import PlanprobeError
@@ -124,9 +124,20 @@ async def listen(app: Any, port: int) -> tuple[Any, asyncio.Task[None], int]:
     """Serve an ASGI app on 127.0.0.1 in this event loop: (uvicorn server, its task, its port)."""
     import uvicorn
 
+    class QuietServer(uvicorn.Server):
+        """No signal handlers of its own: the command stops every server at once on SIGINT and
+        SIGTERM (serve/stopping.py); uvicorn's would stop this one and re-raise the signal."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:  # uvicorn >= 0.29
+            yield
+
+        def install_signal_handlers(self) -> None:  # older uvicorn
+            return None
+
     config = uvicorn.Config(app, host=HOST, port=port, log_level="critical", lifespan="on", access_log=False,
                             timeout_graceful_shutdown=5)
-    server = uvicorn.Server(config)
+    server = QuietServer(config)
     task = asyncio.create_task(server.serve())
     while not server.started:
         if task.done():

@@ -205,9 +205,10 @@ class JsonlRecorder:
     """Standalone ``planprobe proxy``: one JSON line per model call, tagged with the case id
     from the path (``/case/ID/v1``) — never a header, so no key is written."""
 
-    def __init__(self, path: str, key: str):
+    def __init__(self, path: str, key: str, tally: dict[str, int] | None = None):
         self.path = path
         self.key = key
+        self.tally = tally if tally is not None else {}  # "calls" and "failures" written, for the stop message
 
     def before_call(self) -> str | None:
         return None
@@ -219,7 +220,9 @@ class JsonlRecorder:
                 "usage": reply.get("usage")}
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps(line, sort_keys=True) + "\n")
+        self.tally["calls"] = self.tally.get("calls", 0) + 1
 
     def failed(self, cause: str) -> None:
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps({"case_id": self.key or None, "error": cause}, sort_keys=True) + "\n")
+        self.tally["failures"] = self.tally.get("failures", 0) + 1

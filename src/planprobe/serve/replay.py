@@ -11,6 +11,7 @@ error before anything is graded.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,11 +21,12 @@ from pydantic import ValidationError
 from ..environment import Environment
 from ..errors import PlanprobeError
 from ..schema import Case, Message, Trace, TraceStatus, Usage
-from ..suites.io import describe_validation_error, parse_json_line
+from ..suites.io import describe_validation_error, numbered_lines, parse_json_line
 from .recording import as_message
 
 OPENAI = "openai"
 PLANPROBE = "planprobe"
+USAGE_COUNTS = ("model_calls", "prompt_tokens", "completion_tokens")  # read from a conversation's usage
 
 
 @dataclass
@@ -67,41 +69,92 @@ def _openai_line(data: dict[str, Any], where: str) -> Recorded:
     usage = data.get("usage")
     recorded_usage = None
     if usage is not None:
-        try:
-            recorded_usage = Usage(model_calls=int(usage.get("model_calls", 0)),
-                                   prompt_tokens=int(usage.get("prompt_tokens", 0)),
-                                   completion_tokens=int(usage.get("completion_tokens", 0)))
-        except (AttributeError, TypeError, ValueError):
-            raise PlanprobeError(f"{where}: usage: expected an object of token counts") from None
+        if not isinstance(usage, dict):
+            raise PlanprobeError(f"{where}: usage: expected an object of token counts")
+        counts = {key: token_count(usage.get(key), f"{where}: usage.{key}") for key in USAGE_COUNTS}
+        recorded_usage = Usage(**counts)
     return Recorded(case_id, OPENAI, 0, messages=messages, usage=recorded_usage)
 
 
+def token_count(value: Any, where: str) -> int:
+    """A recorded count (tokens, model calls): a whole number, 0 or more; absent (or null) is 0.
+    A negative, fractional, boolean or text count is refused, naming ``where`` (file:line: field)."""
+    if value is None:
+        return 0
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if type(value) is not int or value < 0:
+        raise PlanprobeError(f"{where}: expected a whole number of 0 or more, got {json.dumps(value)}")
+    return value
+
+
+def _check_trace_usage(data: dict[str, Any], where: str) -> None:
+    """A planprobe trace's counts as written (pydantic would take -5, true or "5" as given)."""
+    places: list[tuple[str, Any]] = [("usage", data.get("usage"))]
+    episodes = data.get("episodes")
+    if isinstance(episodes, list):
+        places += [(f"episodes[{i}].usage", e.get("usage")) for i, e in enumerate(episodes) if isinstance(e, dict)]
+    for name, usage in places:
+        if not isinstance(usage, dict):
+            continue  # absent, or the schema names the wrong type
+        for key in ("model_calls", "cached_calls", *USAGE_COUNTS[1:]):
+            token_count(usage.get(key), f"{where}: {name}.{key}")
+        cost = usage.get("cost_usd")
+        if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float)) or cost < 0):
+            raise PlanprobeError(f"{where}: {name}.cost_usd: expected a cost of 0 or more, got {json.dumps(cost)}")
+
+
+def _parse_line(line: str, where: str, lineno: int) -> Recorded:
+    data = parse_json_line(line, where)
+    if not isinstance(data, dict):
+        raise PlanprobeError(f"{where}: expected a JSON object (a trace or a conversation)")
+    if "tool_calls" in data and "messages" in data and "agent" in data:  # planprobe's trace
+        _check_trace_usage(data, where)
+        try:
+            trace = Trace.model_validate(data)
+        except ValidationError as exc:
+            raise PlanprobeError(f"{where}: {describe_validation_error(exc)}") from None
+        return Recorded(trace.case_id, PLANPROBE, lineno, trace=trace)
+    rec = _openai_line(data, where)
+    rec.line = lineno
+    return rec
+
+
 def read_traces(path: Path, cases: dict[str, Case]) -> list[Recorded]:
-    """Every line of ``path``, checked; the first problem is raised naming FILE:LINE: field."""
+    """Every line of ``path``, checked; the first problem is raised naming FILE:LINE: field.
+    Every case must have as many traces as the others (its trials): a missing trial is not
+    the agent's failure, so an uneven file is refused rather than graded."""
     out: list[Recorded] = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
+    with open(path, "rb") as f:
+        for n, line in numbered_lines(f, str(path)):
             if not line.strip():
                 continue
             where = f"{path}:{n}"
-            data = parse_json_line(line, where)
-            if not isinstance(data, dict):
-                raise PlanprobeError(f"{where}: expected a JSON object (a trace or a conversation)")
-            if "tool_calls" in data and "messages" in data and "agent" in data:  # planprobe's trace
-                try:
-                    trace = Trace.model_validate(data)
-                except ValidationError as exc:
-                    raise PlanprobeError(f"{where}: {describe_validation_error(exc)}") from None
-                rec = Recorded(trace.case_id, PLANPROBE, n, trace=trace)
-            else:
-                rec = _openai_line(data, where)
-                rec.line = n
+            rec = _parse_line(line, where, n)
             if rec.case_id not in cases:
                 raise PlanprobeError(f"{where}: case_id: no case {rec.case_id!r} in the suite")
             out.append(rec)
     if not out:
         raise PlanprobeError(f"{path}: no traces in the file")
+    _check_even_trials(path, out)
     return out
+
+
+def _check_even_trials(path: Path, recorded: list[Recorded]) -> None:
+    """One trial per trace: each case needs the same number, or some trials would be missing."""
+    by_case: dict[str, list[Recorded]] = {}
+    for rec in recorded:
+        by_case.setdefault(rec.case_id, []).append(rec)
+    most = max(len(recs) for recs in by_case.values())
+    short = next((recs for recs in by_case.values() if len(recs) < most), None)
+    if short is None:
+        return
+    full = next(cid for cid, recs in by_case.items() if len(recs) == most)
+    fewer = sum(1 for recs in by_case.values() if len(recs) < most)
+    raise PlanprobeError(
+        f"{path}:{short[-1].line}: case_id: case {short[0].case_id!r} has {len(short)} trace(s) (the last on this "
+        f"line) where case {full!r} has {most}; each trace is one trial, so every case needs the same number "
+        f"({fewer} case(s) have fewer): add the missing traces, or leave out the extra ones")
 
 
 class ReplayAgent:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import ValidationError
 
@@ -61,6 +62,36 @@ def parse_json_line(line: str, where: str):
         raise PlanprobeError(f"{where}: JSON nested too deeply to read") from None
 
 
+# Python's text reader decodes in chunks of several kilobytes, so a byte that is not UTF-8
+# raises before the lines ahead of it in its chunk are handed out, and the reader cannot say
+# which line the byte is on (a suite named line 9 for a bad byte on line 11). Reading bytes
+# and decoding each line names the right line, and hands out (so checks) every line before it.
+def _ends(raw: bytes) -> int:
+    """How many line ends (``\\n``, ``\\r\\n``, a lone ``\\r``) ``raw`` holds."""
+    return raw.count(b"\n") + raw.count(b"\r") - raw.count(b"\r\n")
+
+
+def numbered_lines(handle: BinaryIO, name: str) -> Iterator[tuple[int, str]]:
+    """(1-based line number, text without its line end) for every line of ``handle``
+    (opened in binary mode); a line that is not UTF-8 stops with ``NAME:LINE: not UTF-8
+    text``. ``name`` is how the error names the file."""
+    lineno = 0
+    for raw in handle:  # split at b"\n": a lone b"\r" is split below
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = lineno + 1 + _ends(raw[:exc.start])
+            raise PlanprobeError(f"{name}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        pieces = text.split("\n")
+        if pieces[-1] == "":
+            pieces.pop()  # the line end of the last piece
+        for piece in pieces:
+            lineno += 1
+            yield lineno, piece
+
+
 def parse_case_line(line: str, where: str) -> Case:
     data = parse_json_line(line, where)
     if not isinstance(data, dict):
@@ -84,10 +115,11 @@ def parse_case_line(line: str, where: str) -> Case:
 
 
 def _read_cases(path: Path) -> Iterator[tuple[str, Case]]:
-    """(``file:line``, case) one by one, with the file and line named in every error."""
+    """(``file:line``, case) one by one, with the file and line named in every error (a byte
+    that is not UTF-8 too: each line is decoded on its own, ``numbered_lines``)."""
     path = Path(path)
     try:
-        handle = open(path, encoding="utf-8")  # noqa: SIM115 -- opened here to name each failure; closed below
+        handle = open(path, "rb")  # noqa: SIM115 -- opened here to name each failure; closed below
     except FileNotFoundError:
         raise PlanprobeError(f"suite file not found: {path}") from None
     except IsADirectoryError:
@@ -95,10 +127,9 @@ def _read_cases(path: Path) -> Iterator[tuple[str, Case]]:
     except OSError as exc:
         raise PlanprobeError(f"cannot read suite {path}: {exc.strerror}") from None
     seen: dict[str, int] = {}
-    lineno = 0
     with handle:
         try:
-            for lineno, line in enumerate(handle, 1):
+            for lineno, line in numbered_lines(handle, str(path)):
                 if not line.strip():
                     continue
                 where = f"{path}:{lineno}"
@@ -108,8 +139,6 @@ def _read_cases(path: Path) -> Iterator[tuple[str, Case]]:
                     raise PlanprobeError(f"{where}: duplicate case id {case.id!r} (first on line {first})")
                 seen[case.id] = lineno
                 yield where, case
-        except UnicodeDecodeError:
-            raise PlanprobeError(f"{path}:{lineno + 1}: not UTF-8 text") from None
         except OSError as exc:
             raise PlanprobeError(f"cannot read suite {path}: {exc.strerror or exc}") from None
 

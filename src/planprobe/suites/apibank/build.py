@@ -221,6 +221,18 @@ def level3_definitions(samples3: list[Level3Sample]) -> dict[str, dict[str, Any]
     return dict(sorted(defs.items()))
 
 
+def level3_stand_ins(samples3: list[Level3Sample]) -> dict[str, dict[str, Any]]:
+    """Per level-3 API, its first recorded result in the data (output and exception): the
+    answer a requirement that never called the API serves for it (``Level3Server.serve``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for s in samples3:
+        for call in s.apis:
+            if call["api_name"] != "ToolSearcher" and isinstance(call.get("output"), dict):
+                out.setdefault(call["api_name"], {"output": call["output"].get("output"),
+                                                  "exception": call["output"].get("exception")})
+    return dict(sorted(out.items()))
+
+
 def level3_search_table(samples3: list[Level3Sample]) -> dict[str, str]:
     table: dict[str, str] = {}
     for s in samples3:
@@ -259,8 +271,10 @@ def level3_cases(root: Path, pass_rouge: float, kinds: tuple[str, ...]) -> Itera
     samples3 = read_level3(root)
     defs = level3_definitions(samples3)
     table = level3_search_table(samples3)
+    stand_ins = level3_stand_ins(samples3)
     for s in samples3:
-        base = {"version": SPEC_VERSION, "level": 3, "search": table, "apis": defs, "sample": s.index,
+        base = {"version": SPEC_VERSION, "level": 3, "search": table, "apis": defs, "stand_ins": stand_ins,
+                "sample": s.index,
                 "recorded_calls": [{"api_name": c["api_name"], "result": c["output"]} for c in s.apis]}
         difficulty = {"level": 3.0, "required_calls": float(len(s.apis))}
         if "step" in kinds:
@@ -295,9 +309,11 @@ KINDS = {1: ("api", "response"), 2: ("api", "response"), 3: ("step", "response",
 
 
 def import_cases(root: Path, level: int, kinds: tuple[str, ...] | None = None,
-                 pass_rouge: float = DEFAULT_PASS_ROUGE) -> list[Case]:
+                 pass_rouge: float = DEFAULT_PASS_ROUGE, official: bool = False) -> list[Case]:
     """Every case of one level (all kinds unless ``kinds`` narrows them). Everything is
-    read and checked before a case is returned, so bad input never yields a partial suite."""
+    read and checked before a case is returned, so bad input never yields a partial suite.
+    ``official``: call cases pass by API-Bank's own reading (list arguments as text) rather
+    than the corrected one."""
     if level not in KINDS:
         raise PlanprobeError(f"--level {level}: expected 1, 2 or 3")
     wanted = kinds or KINDS[level]
@@ -307,9 +323,14 @@ def import_cases(root: Path, level: int, kinds: tuple[str, ...] | None = None,
     if not root.is_dir():
         raise PlanprobeError(f"{root}: not a directory (expected API-Bank's folder)")
     if level == 3:
-        return list(level3_cases(root, pass_rouge, tuple(wanted)))
-    cases = list(_Level12(root, level).cases(pass_rouge))
-    return [c for c in cases if c.spec["kind"] in wanted]
+        cases = list(level3_cases(root, pass_rouge, tuple(wanted)))
+    else:
+        cases = [c for c in _Level12(root, level).cases(pass_rouge) if c.spec["kind"] in wanted]
+    if official:  # verdicts of call cases follow API-Bank's own reading (both are always recorded)
+        for c in cases:
+            if c.spec["kind"] in ("api", "step"):
+                c.spec["reading"] = "official"
+    return cases
 
 
 __all__ = ["import_cases", "FAMILY", "RESPONSE_FAMILY", "samples", "call_text", "level12_searcher"]

@@ -71,6 +71,23 @@ def _is_digits(text: str) -> bool:
     return text.isdigit()
 
 
+# parameters API-Bank's ``call`` declares with a default of None: its result's ``input``
+# carries them (as None) even when the call leaves them out
+DEFAULT_NONE: dict[str, tuple[str, ...]] = {"ModifyRegistration": ("new_appointment_date", "new_appointment_doctor"),
+                                            "RecordHealthData": ("health_data",)}
+
+
+def lists_as_text(d: dict[str, Any] | None, args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments as API-Bank's own pipeline delivers them (the official reading): its
+    parser never parses a list, and ``api_call`` passes list-typed values on unconverted,
+    so a list reaches the API as text (here Python's text of the list)."""
+    if not d:
+        return args
+    declared = d.get("input_parameters") or {}
+    return {k: str(v) if str(declared.get(k, {}).get("type", "")).startswith("list") and not isinstance(v, str)
+            else v for k, v in args.items()}
+
+
 def convert_arguments(d: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
     """The arguments as the API's ``call`` receives them, or ``CallRefused``."""
     declared = d["input_parameters"]
@@ -106,4 +123,6 @@ def convert_arguments(d: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]
         raise CallRefused("MISS_INPUT_ARGUMENT",
                           f"call() missing {len(missing)} required positional argument"
                           f"{'s' if len(missing) > 1 else ''}: {names}")
+    if d["name"] in DEFAULT_NONE:  # the input as API-Bank's call() builds it: every parameter, in order
+        out = {k: out.get(k) for k in declared}
     return out

@@ -5,8 +5,9 @@ of the initial databases, read from the data folder the case was imported from (
 digest is checked, so changed databases are refused rather than silently used). Level
 3: the calls API-Bank recorded for the requirement — a call is answered with a
 recorded result when API-Bank's level-3 rule would accept the call as that recorded
-one (same API; equal inputs, or the rule's looser reading), otherwise with an
-exception saying nothing was recorded for it. ToolSearcher works offline in both
+one (same API; equal inputs, or the rule's looser reading); a call that matches none
+gets an answer of the same kind (``Level3Server.serve``), so the answer never tells
+the agent whether its call was the right one. ToolSearcher works offline in both
 (``searcher``).
 
 The agent sees the visible tools of the case (level 1: the dialogue's APIs; levels 2-3:
@@ -79,11 +80,45 @@ def _lv3_refusal(api: str, args: dict[str, Any]) -> str | None:
 
 
 class Level3Server:
-    """Serves level-3 calls from the recorded ones of one requirement."""
+    """Level-3 calls against the recorded ones of one requirement.
+
+    ``call`` is the judge's view: the recorded result the call is accepted as, or an
+    exception saying none was recorded for it (what API-Bank's rules are applied to).
+    ``serve`` is what the agent gets, and it must not tell a right call from a wrong
+    one: a call that matches no recording is answered as the first recording of that
+    API that no call of the episode has matched yet would be (the last one once all
+    are matched), or — an API the requirement never called — as that API answered in
+    another requirement (``stand_ins``); its own arguments stay in ``input``."""
 
     def __init__(self, spec: dict[str, Any]):
         self.recorded = spec.get("recorded_calls") or []
+        self.stand_ins: dict[str, Any] = spec.get("stand_ins") or {}
         self.search = level3_searcher(spec.get("apis") or {}, spec.get("search") or {})
+        self.matched: set[int] = set()  # recordings an earlier served call matched
+
+    def serve(self, api: str, args: dict[str, Any]) -> dict[str, Any]:
+        """The agent's answer (stateful: which recordings the episode has matched)."""
+        result = self.call(api, args)
+        if api == "ToolSearcher" or result.get("exception") != NOT_RECORDED:
+            hit = self._recording_of(api, result)
+            if hit is not None:
+                self.matched.add(hit)
+            return result
+        mine = [i for i, rec in enumerate(self.recorded) if rec["api_name"] == api]
+        free = [i for i in mine if i not in self.matched]
+        if mine:
+            shown = self.recorded[free[0] if free else mine[-1]]["result"]
+        else:
+            shown = self.stand_ins.get(api) or {"output": None, "exception": None}
+        return {"api_name": api, "input": dict(args), "output": copy.deepcopy(shown.get("output")),
+                "exception": shown.get("exception")}
+
+    def _recording_of(self, api: str, result: dict[str, Any]) -> int | None:
+        """The recording a served result came from (the first free one it is accepted as)."""
+        fits = [i for i, rec in enumerate(self.recorded) if rec["api_name"] == api and api != "ToolSearcher"
+                and check(api, result, rec["result"], level=3)[0]]
+        free = [i for i in fits if i not in self.matched]
+        return (free or fits)[0] if fits else None
 
     def call(self, api: str, args: dict[str, Any]) -> dict[str, Any]:
         if api == "ToolSearcher":
@@ -134,7 +169,7 @@ class ApiBankEnvironment(Environment):
 
     def execute(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
         if self.level == 3:
-            result = self.server.call(name, args)
+            result = self.server.serve(name, args)
         else:
             try:
                 converted = convert_arguments(catalog()[name], copy.deepcopy(args))

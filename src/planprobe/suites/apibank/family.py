@@ -12,7 +12,9 @@
   INPUT_MISMATCH, OUTPUT_MISMATCH, KEY_ERROR.
 * ``run`` (level 3): the agent does the whole requirement. Every call is matched to
   the recorded calls (see ``run_metrics``); the case passes when every recorded call
-  was made correctly (completeness 1).
+  was made correctly (completeness 1) and no call was wrong: an agent that tries
+  calls until one is accepted does not pass (``complete`` in the labels says whether
+  every recorded call was made, wrong calls ignored).
 
 ``apibank-response`` holds the ``response`` cases: the agent's final answer scored by
 ROUGE-L against the recorded reply (``rouge``); it passes at ``pass_rouge`` or more
@@ -41,7 +43,7 @@ from ...schema import (
 from ...tool_args import parse_arguments
 from ..base import NoToolPlans, PlannedCall
 from .build import FAMILY, KINDS, RESPONSE_FAMILY, SPEC_VERSION, call_text
-from .catalog import CallRefused, catalog, convert_arguments
+from .catalog import CallRefused, catalog, convert_arguments, lists_as_text
 from .checks import check
 from .environment import ApiBankEnvironment, Level3Server, fresh_world
 from .rouge import response_score
@@ -73,6 +75,9 @@ def check_spec(case: Case) -> dict[str, Any]:
         raise PlanprobeError(f"case {case.id}: spec field 'gold.text' missing")
     if kind == "run" and not isinstance(gold.get("calls"), list):
         raise PlanprobeError(f"case {case.id}: spec field 'gold.calls' missing")
+    if spec.get("reading", "corrected") not in ("corrected", "official"):
+        raise PlanprobeError(f"case {case.id}: spec field 'reading': {spec['reading']!r} is not corrected or "
+                             "official")
     if level in (1, 2) and not isinstance(spec.get("data_dir"), str):
         raise PlanprobeError(f"case {case.id}: spec field 'data_dir' missing")
     return spec
@@ -108,13 +113,29 @@ def execute(spec: dict[str, Any], name: str, args: dict[str, Any], seed: str) ->
     return fresh_world(spec, seed).call(name, converted)
 
 
-def judge_call(spec: dict[str, Any], call: ToolCall, gold: dict[str, Any], seed: str) -> CallJudgement:
-    """One predicted call against one recorded call."""
+def definition(spec: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The API's declaration as the case's level knows it (None: not an API of the level)."""
+    if spec["level"] == 3:
+        found = (spec.get("apis") or {}).get(name)
+        return found if isinstance(found, dict) else None
+    return catalog().get(name)
+
+
+def call_arguments(call: ToolCall) -> dict[str, Any] | None:
+    return call.args if call.args is not None else parse_arguments(call.arguments)
+
+
+def judge_call(spec: dict[str, Any], call: ToolCall, gold: dict[str, Any], seed: str,
+               official: bool = False) -> CallJudgement:
+    """One predicted call against one recorded call. ``official``: API-Bank's own reading,
+    where list arguments reach the API as text (``lists_as_text``)."""
     if call.name != gold["api_name"]:
         return CallJudgement(False, "API_NAME_MISMATCH", detail=f"called {call.name}, expected {gold['api_name']}")
-    args = call.args if call.args is not None else parse_arguments(call.arguments)
+    args = call_arguments(call)
     if args is None:
         return CallJudgement(False, "FAILED_PARSE_API_CALL", detail="arguments are not a JSON object")
+    if official:
+        args = lists_as_text(definition(spec, call.name), args)
     if spec["level"] != 3 and call.name in catalog():
         try:  # API-Bank's order: an undeclared argument first, then a missing one
             convert_arguments(catalog()[call.name], json.loads(json.dumps(args)))
@@ -129,6 +150,12 @@ def judge_call(spec: dict[str, Any], call: ToolCall, gold: dict[str, Any], seed:
         return CallJudgement(False, exc.kind, detail=str(exc))
     ok, category = check(gold["api_name"], result, gold["result"], spec["level"])
     return CallJudgement(ok, category, result, detail="" if ok else _mismatch(result, gold["result"]))
+
+
+def has_list_arguments(spec: dict[str, Any], call: ToolCall) -> bool:
+    """Whether the official reading sees this call differently (a list argument)."""
+    args = call_arguments(call)
+    return args is not None and lists_as_text(definition(spec, call.name), args) != args
 
 
 def _mismatch(result: dict[str, Any], gold: dict[str, Any]) -> str:
@@ -153,9 +180,19 @@ class RunMetrics:
     incorrect: int = 0
     matched: list[int] = field(default_factory=list)  # recorded call index per prediction (-1: none)
 
+    @property
+    def complete(self) -> bool:
+        """Every recorded call was made correctly (wrong calls ignored)."""
+        return self.unique_correct == self.required
+
+    @property
+    def passed(self) -> bool:
+        """The pass rule: complete, and no call was wrong (trying calls until one works does not pass)."""
+        return self.complete and self.incorrect == 0
+
     def to_json(self) -> dict[str, Any]:
         return {"predictions": self.predictions, "required": self.required, "unique_correct": self.unique_correct,
-                "repeats": self.repeats, "incorrect": self.incorrect,
+                "repeats": self.repeats, "incorrect": self.incorrect, "complete": self.complete,
                 "correctness": round(self.unique_correct / self.predictions, 6) if self.predictions else 0.0,
                 "completeness": round(self.unique_correct / self.required, 6) if self.required else 0.0}
 
@@ -214,11 +251,19 @@ def check_call_case(case: Case, trace: Trace) -> Verdict:
     spec = case.spec
     gold = spec["gold"]
     if not trace.tool_calls:
-        judgement = CallJudgement(False, "NO_API_CALL", detail="the agent made no API call")
+        corrected = official = CallJudgement(False, "NO_API_CALL", detail="the agent made no API call")
     else:
-        judgement = judge_call(spec, trace.tool_calls[0], gold, f"{case.id}/judge")
+        first = trace.tool_calls[0]
+        corrected = judge_call(spec, first, gold, f"{case.id}/judge")
+        official = corrected
+        if has_list_arguments(spec, first):
+            official = judge_call(spec, first, gold, f"{case.id}/judge", official=True)
+    reading = spec.get("reading") or "corrected"
+    judgement = official if reading == "official" else corrected
     labels = _labels(spec, api=gold["api_name"], correct=judgement.correct, category=judgement.category,
-                     extra_calls=max(0, len(trace.tool_calls) - 1))
+                     extra_calls=max(0, len(trace.tool_calls) - 1), reading=reading,
+                     readings={"official": {"correct": official.correct, "category": official.category},
+                               "corrected": {"correct": corrected.correct, "category": corrected.category}})
     if "gold_consistent" in spec:
         labels["api_bank"]["gold_consistent"] = bool(spec["gold_consistent"])
     if judgement.correct:
@@ -238,8 +283,7 @@ def check_run_case(case: Case, trace: Trace) -> Verdict:
     m = run_metrics(spec, trace.tool_calls, f"{case.id}/judge")
     rouge = response_score(trace.final_answer or "", spec["gold"]["text"], 3)
     labels = _labels(spec, **m.to_json(), rouge_l=round(rouge, 6))
-    passed = m.unique_correct == m.required
-    if passed:
+    if m.passed:
         return Verdict(case_id=case.id, trial=trace.trial, passed=True, checker=CHECKER, labels=labels,
                        score=m.to_json()["completeness"])
     evidence: list[Evidence] = []

@@ -16,8 +16,10 @@ Files (``files: [{"path", "type"}]``) are resolved the way APB's runner does,
 against the APB data directory: images become image content parts of the
 user message (checked by SHA-256 at run time), text files are inlined into
 ``file_context`` (APB's 12,000-character cut; how much was cut is recorded
-in the case's meta), other files are named. A file that is not there, or no
-data directory at all, gives APB's own "[Missing referenced file: …]" line.
+in the case's meta), other files are named. A path that does not exist, or no
+data directory at all, gives APB's own "[Missing referenced file: …]" line; a
+directory exists, as APB's ``exists()`` says, so it is named like any other file
+(or refused where APB would crash reading it as an image or as text).
 A path that leaves the data directory is refused. For a text-only model,
 ``attach_images=False`` (``--no-images``) names each image in ``file_context``
 instead of attaching it — a deliberate change to APB's text, counted.
@@ -140,16 +142,20 @@ def _files(files: Any, data_dir: Path | None, tally: ImportTally,
             continue
         tally.files += 1
         full = _inside(root, rel, i) if root is not None else None
-        if full is None or not full.is_file():
+        if full is None or not full.exists():  # APB asks exists(): a directory is there, not missing
             tally.missing_files += 1
             blocks.append(f"[Missing referenced file: {rel}]")
             continue
         kind = str(item.get("type") or "").lower()
         suffix = full.suffix.lower()
-        if (kind == "image" or suffix in IMAGE_SUFFIXES) and not attach_images:
+        is_image = kind == "image" or suffix in IMAGE_SUFFIXES
+        if not full.is_file() and (is_image or suffix in TEXT_SUFFIXES):
+            raise ApbRowError(f"files[{i}].path", f"{rel!r} is not a file: APB's runner would stop reading it as "
+                                                  + ("an image" if is_image else "text"))
+        if is_image and not attach_images:
             blocks.append(f"[Image not shown to this text-only model: {rel}]")
             tally.images_withheld += 1
-        elif kind == "image" or suffix in IMAGE_SUFFIXES:
+        elif is_image:
             data = full.read_bytes()
             mime = mimetypes.guess_type(full.name)[0] or "image/png"
             images.append(ImageRef(path=rel, mime=mime, sha256=hashlib.sha256(data).hexdigest()))

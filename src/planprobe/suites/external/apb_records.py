@@ -137,8 +137,36 @@ def iter_rows(path: Path, kind: str = "records", skip_invalid: bool = False,
         yield ApbRow(record, path, lineno)
 
 
-def append_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
-    """APB's own line format (``ensure_ascii=False``, default separators), flushed per call."""
+def iter_scored_rows(path: Path, skip_invalid: bool = False,
+                     on_skip: Callable[[str], None] = lambda msg: None) -> Iterator[ApbRow]:
+    """A judgement file's rows as APB's ``score()`` reads them. A bad row stops the reading
+    (``FILE:LINE: field``), as ``iter_rows`` does; with ``skip_invalid`` a line that is not a JSON
+    object (APB's ``score()`` stops there too) is left out, and an object APB scores anyway (no
+    ``model_response``, a split it filters out, …) is named and kept, so the figures are APB's."""
+    path = Path(path)
+    for lineno, line in numbered_lines(path):
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            skip_or_stop(f"{path}:{lineno}: field '(row)': not valid JSON ({getattr(exc, 'msg', exc)}); left out",
+                         skip_invalid, on_skip)
+            continue
+        try:
+            record = check_record(value, "judgements")
+        except ApbRowError as exc:
+            if not isinstance(value, dict):
+                skip_or_stop(f"{path}:{lineno}: field '{exc.field}': {exc.message}; left out", skip_invalid,
+                             on_skip)
+                continue
+            what = "left out by APB's score() too" if exc.field == "split" else "scored as APB's score() scores it"
+            skip_or_stop(f"{path}:{lineno}: field '{exc.field}': {exc.message}; {what}", skip_invalid, on_skip)
+            record = value
+        yield ApbRow(record, path, lineno)
+
+
+def append_jsonl(path: Path, records: list[dict[str, Any]], ascii_only: bool = False) -> None:
+    """APB's own line format (``ensure_ascii=False``, default separators), flushed per call;
+    ``ascii_only`` escapes every non-ASCII character (planprobe's own files: any text fits)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+        handle.writelines(json.dumps(record, ensure_ascii=ascii_only) + "\n" for record in records)

@@ -48,9 +48,10 @@ class JudgedEnvironment(Environment):
         return Message(role="user", content=text, parts=parts or None)
 
     def chat_params(self, params: Any) -> Any:
-        """APB asks the tested model for JSON mode (``response_format: json_object``)."""
+        """APB asks the tested model for JSON mode (``response_format: json_object``) and
+        sends no seed (its request has model, messages, temperature, max_tokens only)."""
         if self.spec.protocol == "apb" and hasattr(params, "response_format"):
-            return replace(params, response_format="json_object")
+            return replace(params, response_format="json_object", seed=None)
         return params
 
     def log(self, message: Message) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from planprobe.environment import IterationLimitExceeded, Limits
+from planprobe.errors import PlanprobeError
 from planprobe.schema import Case, TraceStatus
 from planprobe.solver.base import ChatView, Decision, Observed, Step
 from planprobe.solver.constraints_plan import Bounds, schedule_completion
@@ -96,9 +97,7 @@ ROBUST = ["extraneous:3", "broken", "unsolvable", "cost", "unsolvable,cost", "ex
 def test_robustness_variants_pass_and_unsolvable_ones_are_refused(transform, style, extended):
     """Distractors never called, a failed tool replaced by its twin, the cheapest plan, and every
     unsolvable variant refused (a missing tool, an unknown parameter, a contradiction) while its
-    solvable controls pass. The paper's style with distractors is the exception: see below."""
-    if style == "paper" and "extraneous" in transform:
-        pytest.skip("the paper's style does not say which tools are tasks: test_paper_style_distractors_are_a_finding")
+    solvable controls pass, in both styles (a paper-style variant states its tasks)."""
     failed, under = [], []
     for case in cases(24, 4, actions=(2, 5), extended=extended, style=style):
         variant = robustify(case, parse_transforms(transform.split(",")), 1)
@@ -109,17 +108,20 @@ def test_robustness_variants_pass_and_unsolvable_ones_are_refused(transform, sty
     assert under == [] and failed == []
 
 
-def test_paper_style_distractors_are_a_finding():
-    """In the paper's style the task text does not list the tasks and each tool's description is
-    only its activity, so a distractor tool reads exactly like a task the requirement happens not
-    to constrain: the reader says so, naming exactly the distractors (the test checks with the
-    variant's spec, which the reader never sees)."""
-    for case in cases(10, 4, actions=(2, 5), style="paper"):
-        variant = robustify(case, parse_transforms(["extraneous:2"]), 1)
-        d = READER.decide(view_of(variant))
-        assert d.underspecified is not None and "does not list its tasks" in d.underspecified
-        named = set(re.findall(r'"([^"]+)"', d.underspecified))
-        assert named == {n.replace("_", " ") for n in variant.spec["distractors"]}
+def test_paper_style_distractors_pass_from_the_text():
+    """Once a finding: in the paper's style the text did not list the tasks, so a distractor read
+    exactly like a task the requirement happens not to constrain. Every variant of a paper-style
+    case now states its tasks (and the distractors are written in the paper's style): with
+    distractors the solver plays the tasks only and passes, none under-specified."""
+    for case in cases(24, 4, actions=(2, 5), style="paper"):
+        for transform in ("extraneous:2", "extraneous:3,unsolvable:removal"):
+            variant = robustify(case, parse_transforms(transform.split(",")), 1)
+            assert "The tasks are: " in variant.task and variant.task.startswith(case.task.rstrip())
+            ok, decisions, _ = play(variant)
+            assert ok and not any(d.underspecified for d in decisions), variant.id
+            tools = {t.name: t.description for t in variant.tools}
+            paper_like = {n for n, d in tools.items() if "Call this tool" not in d}
+            assert paper_like == set(tools), variant.id  # no planprobe-style distractor among the paper's tools
 
 
 PROTOCOL_SAMPLES = [
@@ -151,18 +153,20 @@ def test_holistic_variants_refuse_in_the_chain_and_plan_cheapest(transform):
         assert ok and not decisions[-1].underspecified, wrapped.id
 
 
-def test_holistic_findings_are_named():
-    """Two holistic variants the text cannot settle, reported instead of guessed: over an
-    extended variant the tool JSON does not state the durations (the robust wrapper's tools are
-    not the family's planning tools), and a broken tool's twin cannot be told from it when
-    nothing runs."""
-    case = cases(1, 6, actions=(3, 3), extended=True)[0]
-    timed = wrap_holistic(robustify(case, parse_transforms(["extraneous:2"]), 1))
-    d = READER.decide(view_of(timed))
-    assert d.underspecified is not None and "how long these tasks take" in d.underspecified
-    broken = wrap_holistic(robustify(cases(1, 6, actions=(3, 3))[0], parse_transforms(["broken"]), 1))
-    d = READER.decide(view_of(broken))
-    assert d.underspecified is not None and "which of them works" in d.underspecified
+def test_holistic_over_timed_variants_passes_and_broken_is_refused_by_the_wrapper():
+    """Once findings. Over an extended variant the holistic tool JSON now states every tool's
+    duration (distractors' too): the plan is made from the text and passes. A holistic plan over a
+    broken pair is not built (APB has broken tools step-wise only): wrapping one is an error."""
+    for style in ("planprobe", "paper"):
+        for case in cases(12, 6, actions=(2, 5), extended=True, style=style):
+            for transform in ("extraneous:2", "cost", "unsolvable", "extraneous:2,unsolvable:missing-info"):
+                wrapped = wrap_holistic(robustify(case, parse_transforms(transform.split(",")), 1))
+                ok, decisions, _ = play(wrapped)
+                assert ok and not any(d.underspecified for d in decisions), wrapped.id
+    broken = robustify(cases(1, 6, actions=(3, 3))[0], parse_transforms(["broken"]), 1)
+    with pytest.raises(PlanprobeError, match="step-wise only"):
+        wrap_holistic(broken)
+    assert wrap_stepwise(broken, 1, stepwise_rng(1, broken)).family == "stepwise"
 
 
 def test_long_extended_cases_pass_from_their_text():
@@ -177,22 +181,18 @@ def test_long_extended_cases_pass_from_their_text():
     assert full_days > 0
 
 
-def test_paper_style_unconstrained_tasks_are_the_same_finding():
-    """Without distractors the text is no different: with --allow-unconstrained, a task the
-    requirement never mentions is named as the distractors are (and planprobe's style, which lists
-    the tasks, runs it)."""
+def test_paper_style_unconstrained_tasks_pass_from_the_text():
+    """Once read as the distractors' finding: with --allow-unconstrained, a task the requirement never
+    mentions. A paper-style text that lists no tasks has no tools but its tasks (every variant that
+    adds tools states the tasks), so the solver runs every activity tool, in both styles."""
     seen = 0
     for style in ("paper", "planprobe"):
         for case in cases(60, 3, actions=(3, 9), style=style, allow_unconstrained=True):
             if not case.meta.difficulty.get("unconstrained"):
                 continue
-            d = READER.decide(view_of(case))
-            if style == "planprobe":
-                assert d.calls, case.id
-                continue
-            seen += 1
-            mentioned = re.findall(r'"([^"]+)"', d.underspecified or "")
-            assert mentioned and all(m.replace(" ", "_") in {t.name for t in case.tools} for m in mentioned)
+            seen += style == "paper"
+            ok, decisions, _ = play(case)
+            assert ok and not any(d.underspecified for d in decisions), case.id
     assert seen > 0
 
 

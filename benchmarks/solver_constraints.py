@@ -39,6 +39,7 @@ SAMPLES = {
     "extended, 9-12 actions": dict(actions=(9, 12), extended=True),
     "paper, 2-8 actions": dict(actions=(2, 8), style="paper"),
     "paper extended, 2-6 actions": dict(actions=(2, 6), style="paper", extended=True),
+    "paper, 3-9 actions, unconstrained allowed": dict(actions=(3, 9), style="paper", allow_unconstrained=True),
 }
 
 Wrap = Callable[[Case], Case]
@@ -48,13 +49,18 @@ def _robust(t: str) -> Wrap:
     return lambda c: robustify(c, parse_transforms(t.split(",")), 1)
 
 
+def _holistic(t: str) -> Wrap:
+    return lambda c: wrap_holistic(robustify(c, parse_transforms(t.split(",")), 1))
+
+
 VARIANTS: dict[str, tuple[dict, Wrap]] = {
     f"{style}{' extended' if ext else ''}, {label}": (dict(actions=(2, 6), extended=ext, style=style), wrap)
     for style in ("planprobe", "paper") for ext in (False, True)
     for label, wrap in (("extraneous:3", _robust("extraneous:3")), ("broken", _robust("broken")),
                         ("unsolvable", _robust("unsolvable")), ("cost", _robust("cost")),
                         ("holistic", wrap_holistic),
-                        ("step-wise k=2", lambda c: wrap_stepwise(c, 2, stepwise_rng(1, c))))
+                        ("step-wise k=2", lambda c: wrap_stepwise(c, 2, stepwise_rng(1, c))),
+                        *((f"holistic over {t}", _holistic(t)) for t in ("extraneous:3", "unsolvable", "cost")))
 }
 
 

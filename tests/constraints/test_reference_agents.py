@@ -71,7 +71,10 @@ def test_random_agent_is_reproducible_from_its_seed():
 def test_every_extended_case_fits_in_a_day_and_the_oracle_agent_passes_it(actions, max_duration, style):
     """Durations that add up to more than 24 hours admit no schedule (one task at a time, all ending
     by 24:00): the generator must never draw them, at any size or --max-duration."""
-    from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_cases
+    from planprobe.suites.constraints.generator import (
+        ConstraintSuiteOptions,
+        generate_cases,
+    )
     from planprobe.suites.constraints.prepared import prepare
     from planprobe.suites.constraints.z3model import extended_satisfiable
 

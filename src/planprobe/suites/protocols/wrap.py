@@ -16,7 +16,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from ...environment import Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec, Trace
-from ..base import CutsTrajectories, JudgesPrefixes, LimitsProtocols, PlannedCall, PlanningTools
+from ..base import (
+    CutsTrajectories,
+    JudgesPrefixes,
+    LimitsProtocols,
+    PlannedCall,
+    PlanningTools,
+)
 from ..registry import get_family
 from . import prompts
 from .spec import HOLISTIC, MAX_STEPS, PROTOCOLS, SPEC_VERSION, STEPWISE

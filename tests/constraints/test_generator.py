@@ -71,6 +71,7 @@ def test_topic_option_restricts_to_one_job():
     ({"actions": (3, 13), "extended": True}, "at most 12"),
     ({"topic": "Astronaut"}, "unknown topic"),
     ({"max_duration": 0}, "max-duration"),
+    ({"max_duration": 13, "extended": True}, "between 1 and 12 hours"),
 ])
 def test_impossible_options_are_refused(kwargs, message):
     with pytest.raises(PlanprobeError, match=message):

@@ -63,3 +63,28 @@ def test_random_agent_is_reproducible_from_its_seed():
     a, b = make_agent("random", seed=4), make_agent("random", seed=4)
     case = BASIC[0]
     assert [c.name for c in run_agent(a, case).tool_calls] == [c.name for c in run_agent(b, case).tool_calls]
+
+
+@pytest.mark.parametrize("actions, max_duration, style", [
+    ((9, 12), 3, "planprobe"), ((5, 8), 5, "planprobe"), ((10, 12), 12, "paper"), ((2, 12), 8, "planprobe"),
+])
+def test_every_extended_case_fits_in_a_day_and_the_oracle_agent_passes_it(actions, max_duration, style):
+    """Durations that add up to more than 24 hours admit no schedule (one task at a time, all ending
+    by 24:00): the generator must never draw them, at any size or --max-duration."""
+    from planprobe.suites.constraints.generator import (
+        ConstraintSuiteOptions,
+        generate_cases,
+    )
+    from planprobe.suites.constraints.prepared import prepare
+    from planprobe.suites.constraints.z3model import extended_satisfiable
+
+    agent = make_agent("oracle")
+    for seed in (2, 29):
+        opts = ConstraintSuiteOptions(n=25, seed=seed, extended=True, actions=actions,
+                                      max_duration=max_duration, style=style)
+        for case in generate_cases(opts):
+            cc = prepare(case)
+            assert sum(cc.durations) <= 24 and max(cc.durations) <= max_duration, case.id
+            atoms = [("order", a, b) for _, a, b in cc.orders] + [(k, a, h) for _, k, a, h in cc.windows]
+            assert extended_satisfiable(cc.durations, atoms), case.id
+            assert FAMILY.check(case, run_agent(agent, case)).passed, case.id

@@ -87,3 +87,40 @@ def test_cli_refuses_a_bad_protocol(tmp_path):
                                           "--protocol", "holistc"],
                        capture_output=True, text=True, env=subprocess_env(), timeout=300)
     assert r.returncode != 0 and "--protocol 'holistc'" in r.stderr and not (tmp_path / "x.jsonl").exists()
+
+
+def test_holistic_variants_state_every_duration_and_broken_is_refused(tmp_path):
+    """Over a timed variant every tool a plan may call states how long it takes (distractors too,
+    so no description tells them from tasks); the restart tool is left out; the oracle agent
+    passes. Holistic over a broken pair is refused with a one-line error and no file."""
+    import re
+
+    from helpers import run_agent
+    from planprobe.agents import make_agent
+    from planprobe.suites.constraints.generator import (
+        ConstraintSuiteOptions,
+        generate_cases,
+    )
+    from planprobe.suites.robust import parse_transforms, robustify
+    from planprobe.suites.robust.spec import spec_of
+
+    for style in ("planprobe", "paper"):
+        for base in generate_cases(ConstraintSuiteOptions(n=8, seed=5, extended=True, style=style)):
+            variant = robustify(base, parse_transforms(["extraneous:2", "unsolvable"]), 3)
+            shown = wrap_holistic(variant)
+            tools = json.loads(shown.task.split("The tools, as JSON:\n", 1)[1].split("\n]\n", 1)[0] + "\n]")
+            names = {t["name"] for t in tools}
+            assert "request_restart" not in names and set(spec_of(variant).distractors) <= names
+            for t in tools:
+                if "start_time" in t["parameters"].get("properties", {}):
+                    assert re.search(r"It takes \d+ hours?\.", t["description"]), t
+                    assert "Returns how many hours" not in t["description"]
+            assert shown == wrap_holistic(variant)  # deterministic
+            assert get_family(shown.family).check(shown, run_agent(make_agent("oracle"), shown)).passed
+    broken = robustify(cases(1, seed=5)[0], parse_transforms(["broken"]), 3)
+    with pytest.raises(PlanprobeError, match="step-wise only"):
+        wrap_holistic(broken)
+    out = tmp_path / "b.jsonl"
+    r = subprocess.run([*planprobe_cmd(), "generate", "constraints", "--n", "2", "--transform", "broken",
+                        "--protocol", "holistic", "-o", str(out)], capture_output=True, text=True, env=subprocess_env())
+    assert r.returncode != 0 and "step-wise only" in r.stderr and not out.exists()

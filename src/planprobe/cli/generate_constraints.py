@@ -27,7 +27,7 @@ def generate_constraints(
     style: str = typer.Option("planprobe", help="planprobe (task list, defined terms, planprobe's error classes) "
                                                 "| paper (PDoctor's own templates, tools and error classes); "
                                                 "see docs/constraints.md."),
-    max_duration: int = typer.Option(3, help="Extended mode: task durations are 1..this many hours."),
+    max_duration: int = typer.Option(3, help="Extended mode: task durations are 1..this many hours (1-12), drawn to fit in a day."),
     topic: str | None = typer.Option(None, help="Use only this job of the lexicon as topic."),
     lexicon: Path | None = typer.Option(None, help="A lexicon file to use instead of the embedded one."),
     workers: int | None = typer.Option(None, help="Processes to generate with (default: all cores for "

@@ -172,6 +172,15 @@ class OffersDistractors(Protocol):
 
 
 @runtime_checkable
+class StatesTasks(Protocol):
+    """A sentence naming the case's tasks, for variants that add tools the case never had
+    (distractors, decoys, twins), when the case's own text does not name them (the constraint
+    family's paper style). None: the text already does. Without it the text stays as it is."""
+
+    def task_statement(self, case: Case) -> str | None: ...
+
+
+@runtime_checkable
 class Contradicts(Protocol):
     """``--transform unsolvable:contradiction``: the case changed so that no plan exists,
     and the proof in words. Without it that transform is refused for the family."""
@@ -265,6 +274,22 @@ class PlanningTools(Protocol):
 
 
 @runtime_checkable
+class PlansWrappedTools(Protocol):
+    """``PlanningTools`` for a wrapper's tools (robustness variants planned holistically):
+    the planning form of ``tool``, which carries out the case's tool ``does``, or (``does``
+    None) is a tool the wrapper made to look like one (a distractor); None leaves it out."""
+
+    def planning_tool(self, case: Case, tool: ToolSpec, does: str | None) -> ToolSpec | None: ...
+
+
+@runtime_checkable
+class LimitsProtocols(Protocol):
+    """Why a case cannot be wrapped in ``protocol`` ("holistic" or "stepwise"), or "" when it can."""
+
+    def protocol_problem(self, case: Case, protocol: str) -> str: ...
+
+
+@runtime_checkable
 class JudgesPrefixes(Protocol):
     """Whether the calls, as the beginning of a plan, can still be completed into a valid
     plan (the string says why not). Required by the step-wise protocol."""
@@ -307,7 +332,8 @@ CAPABILITIES: tuple[type, ...] = (
     ClassifiesFaults, GrantsRestarts, AnswersInText, AnswersSomeInText, WrapsCases, HighlightsEvidence, ShapesConstraints,
     WordsConstraints,
     OffersDistractors, Contradicts, Restates, AliasesTools, PricesPlans, PlanningTools, JudgesPrefixes, ExplainsPrefixes, GeneratesSuites,
-    PricesCalls, ChainsComposites, CutsTrajectories, ComposesTools, HasGenerateCommand,
+    PricesCalls, ChainsComposites, CutsTrajectories, ComposesTools, HasGenerateCommand, StatesTasks,
+    PlansWrappedTools, LimitsProtocols,
 )
 
 

@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable
 
 from ...environment import Environment, Limits
-from ...schema import Case, Trace, Verdict
+from ...schema import Case, ToolSpec, Trace, Verdict
 from ..base import PlannedCall
 from . import oracle, reference_plans
 from .connectives import worded_atoms
@@ -66,6 +66,11 @@ class ConstraintFamily:
 
         return distractor_tools(case, k, rng)
 
+    def task_statement(self, case: Case) -> str | None:
+        from .robust_hooks import task_statement
+
+        return task_statement(case)
+
     def contradict(self, case: Case, rng: random.Random):
         from .robust_hooks import contradict
 
@@ -97,6 +102,11 @@ class ConstraintFamily:
         from .protocol_hooks import planning_tools
 
         return planning_tools(case)
+
+    def planning_tool(self, case: Case, tool: ToolSpec, does: str | None) -> ToolSpec | None:
+        from .protocol_hooks import planning_tool
+
+        return planning_tool(case, tool, does)
 
     def extendable(self, case: Case, calls) -> tuple[bool, str]:
         from .protocol_hooks import extendable

@@ -7,6 +7,7 @@ and cases can be produced in any order or in parallel.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache, partial
@@ -231,6 +232,36 @@ def generate_case(index: int, opts: ConstraintSuiteOptions) -> Case:
     return _case_model(_draft(index, opts))
 
 
+@lru_cache(maxsize=256)
+def _fits(k: int, budget: int, most: int) -> int:
+    """How many ways ``k`` tasks of 1..``most`` hours each fit in ``budget`` hours."""
+    if k == 0:
+        return 1 if budget >= 0 else 0
+    return sum(_fits(k - 1, budget - d, most) for d in range(1, min(most, budget - k + 1) + 1))
+
+
+def _draw_durations(rng: random.Random, n: int, most: int) -> list[int]:
+    """Each task's hours, uniform over 1..``most`` conditioned on the day holding them all.
+
+    One task runs at a time and every task ends by 24:00, so durations adding up to more than
+    a day admit no schedule. The first draw is kept when it fits (the draws as before); otherwise
+    a fitting tuple is drawn uniformly, task by task in proportion to the completions each hour
+    count leaves (``_fits``). Together this is exactly the uniform draw conditioned on fitting."""
+    durations = [draws.randint(rng, 1, most) for _ in range(n)]
+    if sum(durations) <= HORIZON:
+        return durations
+    budget, out = HORIZON, []
+    for k in range(n - 1, -1, -1):  # k tasks left after this one
+        r = draws.randrange(rng, _fits(k + 1, budget, most))
+        d = 1
+        while r >= _fits(k, budget - d, most):
+            r -= _fits(k, budget - d, most)
+            d += 1
+        out.append(d)
+        budget -= d
+    return out
+
+
 def _draft(index: int, opts: ConstraintSuiteOptions) -> CaseDraft:
     # draws.py: random.Random's seeding and draws, the same values without its interpreted frames
     rng = draws.seeded(f"planprobe/constraints/{opts.seed}/{index}")
@@ -238,7 +269,7 @@ def _draft(index: int, opts: ConstraintSuiteOptions) -> CaseDraft:
     n = draws.randint(rng, lo, hi)
     job = opts.lexicon.job(opts.topic) if opts.topic else draws.choice(rng, opts.lexicon.jobs)
     names = draws.sample(rng, job.activities, n)
-    durations = [draws.randint(rng, 1, opts.max_duration) for _ in range(n)] if opts.extended else None
+    durations = _draw_durations(rng, n, opts.max_duration) if opts.extended else None
     mention_rng = draws.seeded(f"planprobe/constraints/{opts.seed}/{index}/mentions")  # mentions.py
     sat_checks = 0
     unread = 0  # drafts whose text did not read back as exactly their constraints

@@ -19,7 +19,7 @@ import random
 
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec
-from .generator import _action_tool, build_case, text_reads_as_spec
+from .generator import _action_tool, _task_list, build_case, text_reads_as_spec
 from .grammar import Sentence
 from .lexicon import default_lexicon, tool_name
 from .mutations import _context, _Cover
@@ -31,8 +31,10 @@ from .vocabulary import format_hour
 
 
 def distractor_tools(case: Case, k: int, rng: random.Random) -> list[ToolSpec]:
-    """k tools for activities of the same job that the task does not ask for."""
+    """k tools for activities of the same job that the task does not ask for, in the case's
+    style (a planprobe-style description among the paper's tools would tell them apart)."""
     prepared = prepare(case)
+    style = parse_spec(case).style
     used = set(prepared.tools) | {t.name for t in case.tools}
     lexicon = default_lexicon()
     try:
@@ -48,13 +50,23 @@ def distractor_tools(case: Case, k: int, rng: random.Random) -> list[ToolSpec]:
                 return
             if tool_name(activity) not in used:
                 used.add(tool_name(activity))
-                picked.append(_action_tool(activity, prepared.extended))
+                picked.append(_action_tool(activity, prepared.extended, style))
 
     take(pool)  # the same job first: the closest names there are
     if len(picked) < k:  # then other jobs' activities, as few drawn as needed
         others = [a for j in lexicon.jobs for a in j.activities if j.name != case.meta.topic]
         take(rng.sample(others, min(len(others), k + len(used))))
     return picked
+
+
+def task_statement(case: Case) -> str | None:
+    """The task list planprobe's style has in its template, for variants of paper-style cases:
+    the paper's text does not name the tasks (each tool is one), so once a variant adds tools
+    the paper never had (distractors, decoys, twins) only this sentence says which are tasks.
+    Added to every variant of such a case, so its presence tells nothing about the variant."""
+    if parse_spec(case).style != "paper":
+        return None
+    return f"The tasks are: {_task_list(prepare(case).names)}."
 
 
 _TRIES = 50  # sentences drawn before giving up (each must read back as exactly its constraints)

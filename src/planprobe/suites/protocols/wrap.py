@@ -16,7 +16,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from ...environment import Limits
 from ...errors import PlanprobeError
 from ...schema import Case, ToolSpec, Trace
-from ..base import CutsTrajectories, JudgesPrefixes, PlannedCall, PlanningTools
+from ..base import (
+    CutsTrajectories,
+    JudgesPrefixes,
+    LimitsProtocols,
+    PlannedCall,
+    PlanningTools,
+)
 from ..registry import get_family
 from . import prompts
 from .spec import HOLISTIC, MAX_STEPS, PROTOCOLS, SPEC_VERSION, STEPWISE
@@ -47,14 +53,18 @@ def _meta(case: Case, protocol: str, extra: dict):
     return meta
 
 
-def _check_base(case: Case) -> None:
+def _check_base(case: Case, protocol: str) -> None:
     if case.family in PROTOCOLS:
         raise PlanprobeError(f"case {case.id}: already a {case.family} case; a protocol wraps an executable case")
+    family = get_family(case.family)
+    why = family.protocol_problem(case, protocol) if isinstance(family, LimitsProtocols) else ""
+    if why:
+        raise PlanprobeError(f"case {case.id}: --protocol {protocol}: {why}")
 
 
 def wrap_holistic(case: Case) -> Case:
     """The case as a holistic planning task: the whole plan as JSON, nothing executed."""
-    _check_base(case)
+    _check_base(case, HOLISTIC)
     return Case(
         id=f"{case.id}-{HOLISTIC}", family=HOLISTIC, system=prompts.system_text(case.system), tools=[], oracle=case.oracle,
         task=prompts.holistic_text(case.task, planning_tools(case)),
@@ -66,7 +76,7 @@ def wrap_holistic(case: Case) -> Case:
 def wrap_stepwise(case: Case, k: int, rng: random.Random) -> Case:
     """The case as a step-wise planning task: after a gold prefix of ``j`` calls
     (``j`` drawn from ``rng`` in [0, len(reference plan) - 1]), predict the next ``k``."""
-    _check_base(case)
+    _check_base(case, STEPWISE)
     if not 1 <= k <= MAX_STEPS:
         raise PlanprobeError(f"--steps {k}: the step-wise protocol predicts 1 to {MAX_STEPS} steps")
     family = get_family(case.family)

@@ -16,13 +16,14 @@ from typing import Any, ClassVar
 from ...environment import Environment, Limits
 from ...errors import PlanprobeError
 from ...lenient_json import loads
-from ...schema import Case, ErrorClass, Trace, Verdict
+from ...schema import Case, ErrorClass, ToolSpec, Trace, Verdict
 from ..base import (
     AnswersInText,
     ClassifiesFaults,
     GrantsRestarts,
     HighlightsEvidence,
     PlannedCall,
+    PlansWrappedTools,
     WrapsCases,
 )
 from ..registry import families, get_family
@@ -96,6 +97,41 @@ class RobustFamily:
         base = spec.get("base") or {}
         family = get_family(base.get("family", ""))
         return family.evidence_spans(base.get("spec") or {}, constraint_ids) if isinstance(family, HighlightsEvidence) else []
+
+    # -- hooks for the planning protocols --------------------------------------
+
+    def planning_tools(self, case: Case) -> list[ToolSpec]:
+        """The variant's tools as a planning agent sees them: each in the base family's planning
+        form (``PlansWrappedTools``; a timed constraint tool states its duration, a distractor one
+        too), the restart tool left out; composites and ``refuse`` as they are."""
+        base = base_case(case)
+        family = get_family(base.family)
+        if not isinstance(family, PlansWrappedTools):
+            return list(case.tools)
+        spec = spec_of(case)
+        composites = {c.tool for c in spec.composites}
+        distractors = set(spec.distractors)
+        base_names = {t.name for t in base.tools}
+        out = []
+        for tool in case.tools:
+            if tool.name in composites or tool.name == spec.refuse_tool:
+                out.append(tool)
+                continue
+            does = spec.base_name(tool.name)
+            planned = family.planning_tool(base, tool, None if tool.name in distractors or does not in base_names
+                                           else does)
+            if planned is not None:
+                out.append(planned)
+        return out
+
+    def protocol_problem(self, case: Case, protocol: str) -> str:
+        """APB plans broken tools step-wise only (``step_wise_tool_broken``; its holistic splits are
+        planning, extraneous tools and unsolvable): when nothing runs, nothing shows which tool of
+        the pair fails, so a holistic plan over a broken pair could only be a coin toss."""
+        if protocol == "holistic" and spec_of(case).broken is not None:
+            return ("a broken tool shows itself only when it runs, and a holistic plan runs nothing (APB plans "
+                    "broken tools step-wise only): use --protocol stepwise")
+        return ""
 
     # -- hooks for the step-wise protocol (stepwise_hooks.py) ---------------
 

@@ -36,6 +36,7 @@ from ..base import (
     PricesCalls,
     PricesPlans,
     Restates,
+    StatesTasks,
 )
 from ..registry import get_family
 from .spec import FAMILY, REFUSE_TOOL, Broken, Composite, Given, RobustSpec, Unsolvable
@@ -186,7 +187,11 @@ def robustify(case: Case, transforms: list[tuple[str, str | None]], seed: int = 
         tools.append(REFUSE_SPEC)
 
     spec.base = base.model_dump(mode="json")
-    task = base.task.rstrip() + ("\n" + " ".join(notes) if notes else "")
+    # the base text stays a prefix of the variant's (evidence spans point into it)
+    family = get_family(case.family)
+    stated = family.task_statement(base) if isinstance(family, StatesTasks) else None
+    lines = [base.task.rstrip(), *([stated] if stated else []), *([" ".join(notes)] if notes else [])]
+    task = "\n".join(lines)
     meta = case.meta.model_copy(update={
         "transforms": [*case.meta.transforms, *spec.transforms],
         "tags": [*case.meta.tags, *tags],

@@ -1,0 +1,388 @@
+"""The task reader for PDDL agent tasks: rebuild the problem from the text, plan, act.
+
+What it reads (and only that):
+
+* the **actions** from the tool descriptions: ``Perform the action NAME(k1, k2). Preconditions:
+  (p k1), (not (q k2)). Makes true: …. Makes false: ….`` (or ``Perform this action on (k1, k2)``
+  when a variant renamed the tool) — a STRIPS schema per tool, named after the tool;
+* the **objects** from the legend (``id: name; …``) or the ``Objects:`` line;
+* the **initial state** and **goal** from their paragraphs, either as PDDL atoms or as English
+  sentences. An English fact is read by finding the objects' names in it and matching the words
+  left over to a predicate of the same arity (``the red block is on the table`` → ``ontable``:
+  the content words run together, or the predicate's name is one of the words). No sentence
+  table of the family is used: this is a second, independent reading of the text.
+
+What a text leaves unsaid is found, not guessed silently: a *static* unary predicate an action
+needs (Logistics' ``(truck ?t)``) that the state never states is read from the tool schema's
+``enum`` when the call offers one (function calling), else from the objects' names (``truck_0``
+is a truck; one kind left over is paired with the one predicate left over: ``package_0`` with
+``obj``); when neither settles it the decision is ``underspecified``, naming what is missing.
+
+The tool results are replayed on the rebuilt problem (a call that says ``Done`` applied, any
+other changed nothing); a result that contradicts the rules as read is reported as
+under-specified too. Plans come from the greedy planner (valid, not always shortest), memoised
+per text read (a pure function of what the call showed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..pddl.errors import PlannerTimeoutError, UnsolvableError
+from ..pddl.grounding import GroundProblem, State, ground
+from ..pddl.model import (
+    Action,
+    Atom,
+    Domain,
+    PDDLLiteral,
+    Predicate,
+    Problem,
+    TypedName,
+)
+from ..pddl.satisficing import greedy_plan
+from ..pddl.simulator import parse_step
+from .base import ChatView, Decision, Step
+from .scaffolds import DONE
+
+_DESCRIPTION = re.compile(
+    r"^Perform (?:the action [^\s(]+\(([^)]*)\)|this action on \(([^)]*)\))\. Preconditions: (.*?)\. "
+    r"Makes true: (.*?)\. Makes false: (.*?)\.(?:\s|$)", re.DOTALL)
+_ATOM = re.compile(r"\(not \(([^()]*)\)\)|\(([^()]*)\)")
+_STOP = {"the", "is", "a", "an", "of", "currently", "that", "are"}
+_NAME_EDGE = r"[A-Za-z0-9_-]"
+_PARAGRAPHS = {
+    "objects": ("The objects, by the id you use in tool calls: ", "Objects: "),
+    "init": ("As initial conditions I have that: ", "Initial state: "),
+    "goal": ("My goal is to have that: ", "Goal: "),
+}
+_NEGATED = "it is not the case that "
+
+
+class Unreadable(Exception):
+    """The text does not determine the problem; the message says what is missing."""
+
+
+@dataclass
+class _Tool:
+    name: str
+    keys: tuple[str, ...]
+    action: Action
+
+
+@dataclass
+class _Reading:
+    """A task read once: its problem, grounded, and the plans found from states seen so far."""
+
+    problem: Problem
+    gp: GroundProblem
+    tools: dict[str, _Tool]  # action name -> tool
+    by_tool: dict[str, _Tool]  # tool name -> tool
+    ids: dict[str, str]  # object id in the PDDL model (lower case) -> the id as the text writes it
+    next_step: dict[State, str] = field(default_factory=dict)  # state -> the plan's next step from there
+
+
+# -- the actions, from the tool descriptions ----------------------------------------------------
+
+def _literals(text: str, keys: tuple[str, ...]) -> list[PDDLLiteral]:
+    if text.strip() == "nothing":
+        return []
+    out = []
+    for m in _ATOM.finditer(text):
+        body = m.group(1) if m.group(1) is not None else m.group(2)
+        pred, *args = body.split()
+        atom = Atom(pred.lower(), tuple(f"?{a}" if a in keys else a.lower() for a in args))
+        out.append(PDDLLiteral(atom, m.group(1) is None))
+    return out
+
+
+def read_tool(tool: dict[str, Any]) -> _Tool | None:
+    """The action a tool performs, from its description; None when it describes no action."""
+    m = _DESCRIPTION.match(str(tool.get("description", "")))
+    if m is None:
+        return None
+    params = m.group(1) if m.group(1) is not None else m.group(2)
+    keys = tuple(k.strip() for k in params.split(",") if k.strip())
+    name = str(tool["name"])
+    pre = _literals(m.group(3), keys)
+    add = [lit.atom for lit in _literals(m.group(4), keys)]
+    dele = [lit.atom for lit in _literals(m.group(5), keys)]
+    action = Action(name.lower(), tuple(TypedName(f"?{k}") for k in keys), tuple(pre), tuple(add), tuple(dele))
+    return _Tool(name, keys, action)
+
+
+# -- the task text --------------------------------------------------------------------------------
+
+def _paragraph(task: str, part: str) -> tuple[str, str] | None:
+    """(the paragraph's body without its closing period, 'nl' or 'pddl')."""
+    for block in task.split("\n\n"):
+        block = block.strip()
+        for i, prefix in enumerate(_PARAGRAPHS[part]):
+            if block.startswith(prefix):
+                return block[len(prefix):].removesuffix("."), ("nl", "pddl")[i]
+    return None
+
+
+def _legend(body: str, style: str) -> dict[str, str]:
+    """Object id -> the name the text uses for it."""
+    out: dict[str, str] = {}
+    if style == "nl":
+        for item in body.split("; "):
+            oid, sep, name = item.partition(": ")
+            if sep:
+                out[oid.strip()] = name.strip()
+    else:
+        for item in body.split(", "):
+            oid = item.split(" (")[0].strip()
+            if oid:
+                out[oid] = oid
+    return out
+
+
+def _items(body: str) -> list[str]:
+    """A list said as ``a, b and c`` → its items."""
+    if body.strip() in ("", "nothing"):
+        return []
+    parts = body.split(", ")
+    last = parts.pop()
+    head, sep, tail = last.rpartition(" and ")
+    parts += [head, tail] if sep else [last]
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _compact(words: list[str]) -> str:
+    return "".join(words)
+
+
+class _FactReader:
+    """Reads English facts: object names found, the rest matched to a predicate."""
+
+    def __init__(self, names: dict[str, str], arity: dict[str, int]):
+        self.arity = arity
+        self.ids = {name.lower(): oid for oid, name in names.items()}
+        alternatives = "|".join(re.escape(n) for n in sorted(self.ids, key=len, reverse=True))
+        self.names = re.compile(rf"(?<!{_NAME_EDGE})(?:{alternatives})(?!{_NAME_EDGE})", re.IGNORECASE) \
+            if alternatives else None
+        self.patterns: dict[tuple[str, int], str] = {}
+
+    def fact(self, text: str) -> PDDLLiteral:
+        positive = not text.lower().startswith(_NEGATED)
+        if not positive:
+            text = text[len(_NEGATED):]
+        args: list[str] = []
+        pattern = text
+        if self.names is not None:
+            args = [self.ids[m.group(0).lower()] for m in self.names.finditer(text)]
+            pattern = self.names.sub(" ", text)
+        words = re.findall(r"[a-z0-9]+", pattern.lower())
+        return PDDLLiteral(Atom(self.predicate(words, len(args), text), tuple(args)), positive)
+
+    def predicate(self, words: list[str], arity: int, text: str) -> str:
+        key = (" ".join(words), arity)
+        if key not in self.patterns:
+            content = [w for w in words if w not in _STOP]
+            scores: dict[str, int] = {}
+            for pred, n in self.arity.items():
+                if n != arity:
+                    continue
+                flat = re.sub(r"[^a-z0-9]", "", pred.lower())
+                parts = [p for p in re.split(r"[^a-z0-9]+", pred.lower()) if p]
+                if flat in (_compact(words), _compact(content)):
+                    scores[pred] = 3
+                elif pred.lower() in words:
+                    scores[pred] = 2
+                elif parts and all(p in words for p in parts):
+                    scores[pred] = 1
+            best = max(scores.values(), default=0)
+            top = sorted(p for p, s in scores.items() if s == best)
+            if best == 0 or len(top) != 1:
+                which = f"it could be any of {', '.join(top)}" if len(top) > 1 else "no predicate matches"
+                raise Unreadable(f"the fact {text!r} names no predicate of the actions ({which})")
+            self.patterns[key] = top[0]
+        return self.patterns[key]
+
+
+def _facts(body: str, style: str, reader: _FactReader) -> list[PDDLLiteral]:
+    if style == "pddl":
+        return _literals(body, ())
+    return [reader.fact(item) for item in _items(body)]
+
+
+# -- what the text leaves unsaid --------------------------------------------------------------------
+
+def _kind_word(name: str) -> str:
+    m = re.match(r"[A-Za-z]+", name)
+    return m.group(0).lower() if m else ""
+
+
+def _unstated_kinds(tools: list[_Tool], schemas: dict[str, dict[str, Any]], init: set[Atom],
+                    names: dict[str, str]) -> list[Atom]:
+    """Facts of static unary predicates the actions need but the state never states."""
+    changed = {a.predicate for t in tools for a in (*t.action.add_effects, *t.action.del_effects)}
+    stated = {a.predicate for a in init}
+    needed: dict[str, list[tuple[_Tool, str]]] = {}
+    for t in tools:
+        for lit in t.action.precondition:
+            a = lit.atom
+            if lit.positive and len(a.args) == 1 and a.args[0].startswith("?") and a.predicate not in changed \
+                    and a.predicate not in stated and a.predicate != "=":
+                needed.setdefault(a.predicate, []).append((t, a.args[0][1:]))
+    out: list[Atom] = []
+    unresolved: list[str] = []
+    for pred, uses in needed.items():
+        having: set[str] = set()
+        seen_enum = False
+        for t, key in uses:
+            prop = schemas.get(t.name, {}).get("parameters", {}).get("properties", {}).get(key, {})
+            if isinstance(prop.get("enum"), list):
+                seen_enum = True
+                having |= {str(x).lower() for x in prop["enum"]}
+        if seen_enum:
+            out += [Atom(pred, (o,)) for o in sorted(having)]
+        else:
+            unresolved.append(pred)
+    if unresolved:
+        kinds = {oid: _kind_word(name) for oid, name in names.items()}
+        left_kinds = set(kinds.values())
+        matched: dict[str, set[str]] = {}
+        for pred in unresolved:
+            word = re.sub(r"[^a-z]", "", pred.lower())
+            hits = {k for k in left_kinds if k and (k == word or k.startswith(word) or word.startswith(k))}
+            if len(hits) == 1:
+                matched[pred] = hits
+        used = {k for ks in matched.values() for k in ks}
+        rest_preds = [p for p in unresolved if p not in matched]
+        rest_kinds = [k for k in sorted(left_kinds - used) if k]
+        if len(rest_preds) == 1 and len(rest_kinds) == 1:
+            matched[rest_preds[0]] = {rest_kinds[0]}
+        missing = [p for p in unresolved if p not in matched]
+        if missing:
+            raise Unreadable("the text does not say which objects satisfy " +
+                             ", ".join(f"({p} ?x)" for p in missing) +
+                             " (a static precondition of the actions, stated nowhere in the state)")
+        for pred, ks in matched.items():
+            out += [Atom(pred, (oid,)) for oid, k in kinds.items() if k in ks]
+    return out
+
+
+# -- the reading ------------------------------------------------------------------------------------
+
+def read_task(view: ChatView) -> _Reading:
+    tools = [t for t in (read_tool(s) for s in view.tools) if t is not None]
+    if not tools:
+        raise Unreadable("no tool describes an action")
+    parts = {part: _paragraph(view.task, part) for part in _PARAGRAPHS}
+    for part, found in parts.items():
+        if found is None:
+            raise Unreadable(f"the task states no {part} paragraph")
+    obj_body, obj_style = parts["objects"]  # type: ignore[misc]
+    names = {oid.lower(): name for oid, name in _legend(obj_body, obj_style).items()}  # PDDL ids: lower case
+    arity: dict[str, int] = {}
+    for t in tools:
+        for a in (*(lit.atom for lit in t.action.precondition), *t.action.add_effects, *t.action.del_effects):
+            if a.predicate != "=":
+                arity.setdefault(a.predicate, len(a.args))
+    facts = _FactReader(names, arity)
+    init_body, init_style = parts["init"]  # type: ignore[misc]
+    goal_body, goal_style = parts["goal"]  # type: ignore[misc]
+    init = {lit.atom for lit in _facts(init_body, init_style, facts)}
+    goal = _facts(goal_body, goal_style, facts)
+    schemas = {str(s.get("name")): s for s in view.tools}
+    init |= set(_unstated_kinds(tools, schemas, init, names))
+    for a in init:
+        arity.setdefault(a.predicate, len(a.args))
+    predicates = tuple(Predicate(p, tuple(TypedName(f"?x{i}") for i in range(n))) for p, n in sorted(arity.items()))
+    domain = Domain("solver-reading", (), (), (), predicates, tuple(t.action for t in tools))
+    objects = tuple(TypedName(oid) for oid in names)
+    problem = Problem("solver-reading", domain, objects, tuple(sorted(init)), tuple(goal))
+    by_action = {t.action.name: t for t in tools}
+    ids = {oid.lower(): oid for oid in _legend(obj_body, obj_style)}
+    return _Reading(problem, ground(problem), by_action, {t.name: t for t in tools}, ids)
+
+
+def _call(reading: _Reading, step: Step) -> Any:
+    tool = reading.by_tool[step.tool]
+    args = tuple(str(step.arguments.get(k, "")).lower() for k in tool.keys)
+    return reading.gp.ground(tool.action.name, args)
+
+
+def _replay(reading: _Reading, view: ChatView) -> State:
+    """The state after the calls made so far, as the rules read say; their results must agree."""
+    state = reading.gp.init
+    for seen in view.history:
+        if seen.step.tool not in reading.by_tool:
+            continue  # not an action (a refusal, a distractor): changes nothing in this world
+        action = _call(reading, seen.step)
+        done = seen.result.lstrip().startswith("Done")
+        if done != action.applicable(state):
+            raise Unreadable(f"the result of {seen.step.tool}{seen.step.arguments} ({seen.result[:120]!r}) "
+                             "contradicts the rules and state as the text states them")
+        if done:
+            state = action.apply(state)
+    return state
+
+
+def _next_step(reading: _Reading, state: State) -> str:
+    if state not in reading.next_step:
+        gp = reading.gp
+        problem = Problem("solver-reading", gp.domain, reading.problem.objects, tuple(sorted(gp.decode(state))),
+                          reading.problem.goal)
+        steps = greedy_plan(problem, time_limit=60.0).steps
+        s = state
+        for step in steps:
+            reading.next_step[s] = step
+            name, args = parse_step(step)
+            s = gp.ground(name, args).apply(s)
+    return reading.next_step[state]
+
+
+class PDDLReader:
+    """Reads a PDDL agent task (plain or obfuscated, English or PDDL) and plays it perfectly."""
+
+    name = "pddl"
+
+    def __init__(self, memo_size: int = 256):
+        self._memo: OrderedDict[tuple[str, str], _Reading | Unreadable] = OrderedDict()
+        self._memo_size = memo_size
+
+    def claims(self, view: ChatView) -> bool:
+        return any(_DESCRIPTION.match(str(t.get("description", ""))) for t in view.tools) and \
+            _paragraph(view.task, "goal") is not None
+
+    def _reading(self, view: ChatView) -> _Reading:
+        key = (view.task, repr(view.tools))
+        hit = self._memo.get(key)
+        if hit is None:
+            try:
+                hit = read_task(view)
+            except Unreadable as exc:
+                hit = exc
+            self._memo[key] = hit
+            if len(self._memo) > self._memo_size:
+                self._memo.popitem(last=False)
+        if isinstance(hit, Unreadable):
+            raise hit
+        return hit
+
+    def decide(self, view: ChatView) -> Decision:
+        try:
+            reading = self._reading(view)
+            state = _replay(reading, view)
+        except Unreadable as exc:
+            return Decision(underspecified=str(exc))
+        if reading.gp.goal_reached(state):
+            return Decision(answer=DONE)
+        try:
+            step = _next_step(reading, state)
+        except UnsolvableError:
+            return Decision(refuse="no sequence of the offered actions reaches the goal from the stated state")
+        except PlannerTimeoutError as exc:  # a perfect planner would finish; say so rather than guess
+            return Decision(underspecified=f"the planner ran out of time ({exc})")
+        name, args = parse_step(step)
+        tool = reading.tools[name]
+        return Decision(calls=(Step(tool.name, {k: reading.ids.get(a, a) for k, a in zip(tool.keys, args)}),))
+
+
+READER = PDDLReader()

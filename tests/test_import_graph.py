@@ -91,6 +91,18 @@ def test_the_solver_imports_only_the_foundation_the_toolkits_and_itself(every_im
     assert not _violations(every_import, SOLVER, FOUNDATION | TOOLKITS | SOLVER)
 
 
+# the PDDL toolkit's vocabularies and generators: what the families render their texts with. The solver reads
+# those texts; it must not render them back (its reading is a second, independent one)
+SOLVER_MAY_NOT_USE = {"planprobe.pddl.translation", "planprobe.pddl.translation_config", "planprobe.pddl.reply_parser",
+                      "planprobe.pddl.generators", "planprobe.pddl.obfuscate", "planprobe.pddl.constructive"}
+
+
+def test_the_solver_never_uses_the_vocabularies_of_the_families(every_import):
+    bad = sorted(f"{a} imports {b}" for a, bs in every_import.items() if _part(a) == "solver"
+                 for b in bs if b in SOLVER_MAY_NOT_USE or b == "planprobe.pddl")
+    assert not bad, bad
+
+
 def test_the_solver_rule_catches_an_import_of_a_family(every_import):
     # the rule above must be able to fail: one added edge from the solver into suites breaks it
     edges = {**every_import, "planprobe.solver.backend": {"planprobe.suites.pddl_agent.describe"}}

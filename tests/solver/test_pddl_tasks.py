@@ -55,8 +55,9 @@ def _muddled(case, old: str, new: str):
 
 
 def test_an_underspecified_text_is_reported_recorded_and_shown(tmp_path):
-    # a fact no action's predicate can say: the solver names it instead of guessing
-    case = _muddled(pddl_cases("blocksworld", n=1)[0], "the hand is empty", "the hand is sparkly")
+    # a goal no action's predicate can say: the solver names it instead of guessing
+    case = _muddled(pddl_cases("blocksworld", n=1)[0], "My goal is to have that: ",
+                    "My goal is to have that: the hand is sparkly, ")
     verdicts, findings = run_cases([case], "tools", SolverModel(), tmp_path / "run")
     (verdict,) = verdicts.values()
     missing = verdict.labels["solver"]["underspecified"]
@@ -66,6 +67,14 @@ def test_an_underspecified_text_is_reported_recorded_and_shown(tmp_path):
     assert "under-specified" in shown.output and case.id in shown.output
     data = json.loads(CliRunner().invoke(app, ["show", str(tmp_path / "run"), "--json"]).output)
     assert data["solver_underspecified"] == [{"case_id": case.id, "trial": 0, "missing": missing}]
+
+
+def test_a_state_fact_no_action_can_use_is_left_out(tmp_path):
+    # e.g. "X is an airport" once a variant took the only tool that needs airports away
+    case = _muddled(pddl_cases("blocksworld", n=1)[0], "As initial conditions I have that: ",
+                    "As initial conditions I have that: the hand is sparkly, ")
+    verdicts, findings = run_cases([case], "react", SolverModel(), tmp_path / "run")
+    assert findings == [] and all(v.passed for v in verdicts.values())
 
 
 def test_logistics_kinds_unstated_and_unreadable_from_names_are_underspecified_under_react(tmp_path):

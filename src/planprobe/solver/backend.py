@@ -24,7 +24,7 @@ from ..models.registry import ModelEntry
 from ..schema import Message, ToolSpec, Usage
 from .base import Decision
 from .readers import readers
-from .scaffolds import Read, UnreadableChat, read_chat, render
+from .scaffolds import Read, UnreadableChat, read_chat, refusal_made, render
 
 if TYPE_CHECKING:
     from ..models import ModelOptions
@@ -47,6 +47,9 @@ def answer(messages: list[Message], tools: list[ToolSpec] | None) -> Message:
 
 
 def decide(read: Read) -> Decision:
+    refused = refusal_made(read.view)
+    if refused is not None:  # the episode's answer is given: say so and stop, whatever the task
+        return Decision(answer=f"I refused the task: {refused}")
     for reader in readers():
         if reader.claims(read.view):
             return reader.decide(read.view)

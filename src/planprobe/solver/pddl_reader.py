@@ -65,11 +65,18 @@ class Unreadable(Exception):
     """The text does not determine the problem; the message says what is missing."""
 
 
+class NoPredicate(Unreadable):
+    """A fact whose words match no predicate the actions use: in the state it cannot matter to any
+    action (a tool that used it was taken away, or it is noise), in the goal it leaves the goal unknown."""
+
+
 @dataclass
 class _Tool:
     name: str
     keys: tuple[str, ...]
     action: Action
+    given: dict[str, str] = field(default_factory=dict)  # arguments beyond the action's, with the task's value
+    missing: list[str] = field(default_factory=list)  # arguments beyond the action's that the task does not give
 
 
 @dataclass
@@ -81,7 +88,8 @@ class _Reading:
     tools: dict[str, _Tool]  # action name -> tool
     by_tool: dict[str, _Tool]  # tool name -> tool
     ids: dict[str, str]  # object id in the PDDL model (lower case) -> the id as the text writes it
-    next_step: dict[State, str] = field(default_factory=dict)  # state -> the plan's next step from there
+    # (state, tools found broken) -> the plan's next step from there
+    next_step: dict[tuple[State, frozenset[str]], str] = field(default_factory=dict)
 
 
 # -- the actions, from the tool descriptions ----------------------------------------------------
@@ -111,6 +119,24 @@ def read_tool(tool: dict[str, Any]) -> _Tool | None:
     dele = [lit.atom for lit in _literals(m.group(5), keys)]
     action = Action(name.lower(), tuple(TypedName(f"?{k}") for k in keys), tuple(pre), tuple(add), tuple(dele))
     return _Tool(name, keys, action)
+
+
+_REQUIRES = re.compile(r"It requires ([A-Za-z0-9_.-]+): ")
+
+
+def _extra_arguments(tool: _Tool, schema: dict[str, Any], text: str) -> None:
+    """Arguments a tool takes beyond its action's objects (its schema or its description names them):
+    each filled from the sentence ``The <argument> to use is <value>.`` of the task, else missing."""
+    props = (schema.get("parameters") or {}).get("properties") or {}
+    extra = [k for k in props if k not in tool.keys]
+    extra += [k for k in _REQUIRES.findall(str(schema.get("description", ""))) if k not in tool.keys and k not in extra]
+    for key in extra:
+        said = re.escape(key.replace("_", " "))
+        m = re.search(rf"\bThe {said} to use is (\S+?)\.(?:\s|$)", text, re.IGNORECASE)
+        if m:
+            tool.given[key] = m.group(1)
+        else:
+            tool.missing.append(key)
 
 
 # -- the task text --------------------------------------------------------------------------------
@@ -197,17 +223,26 @@ class _FactReader:
                     scores[pred] = 1
             best = max(scores.values(), default=0)
             top = sorted(p for p, s in scores.items() if s == best)
-            if best == 0 or len(top) != 1:
-                which = f"it could be any of {', '.join(top)}" if len(top) > 1 else "no predicate matches"
-                raise Unreadable(f"the fact {text!r} names no predicate of the actions ({which})")
+            if best == 0:
+                raise NoPredicate(f"the fact {text!r} names no predicate of the actions")
+            if len(top) != 1:
+                raise Unreadable(f"the fact {text!r} could name any of the predicates {', '.join(top)}")
             self.patterns[key] = top[0]
         return self.patterns[key]
 
 
-def _facts(body: str, style: str, reader: _FactReader) -> list[PDDLLiteral]:
+def _facts(body: str, style: str, reader: _FactReader, state: bool) -> list[PDDLLiteral]:
+    """The facts of a state (``state``: facts no action can use are left out) or of a goal."""
     if style == "pddl":
         return _literals(body, ())
-    return [reader.fact(item) for item in _items(body)]
+    out = []
+    for item in _items(body):
+        try:
+            out.append(reader.fact(item))
+        except NoPredicate:
+            if not state:
+                raise
+    return out
 
 
 # -- what the text leaves unsaid --------------------------------------------------------------------
@@ -287,9 +322,11 @@ def read_task(view: ChatView) -> _Reading:
     facts = _FactReader(names, arity)
     init_body, init_style = parts["init"]  # type: ignore[misc]
     goal_body, goal_style = parts["goal"]  # type: ignore[misc]
-    init = {lit.atom for lit in _facts(init_body, init_style, facts)}
-    goal = _facts(goal_body, goal_style, facts)
+    init = {lit.atom for lit in _facts(init_body, init_style, facts, state=True)}
+    goal = _facts(goal_body, goal_style, facts, state=False)
     schemas = {str(s.get("name")): s for s in view.tools}
+    for t in tools:
+        _extra_arguments(t, schemas.get(t.name, {}), f"{view.system}\n{view.task}")
     init |= set(_unstated_kinds(tools, schemas, init, names))
     for a in init:
         arity.setdefault(a.predicate, len(a.args))
@@ -308,34 +345,54 @@ def _call(reading: _Reading, step: Step) -> Any:
     return reading.gp.ground(tool.action.name, args)
 
 
-def _replay(reading: _Reading, view: ChatView) -> State:
-    """The state after the calls made so far, as the rules read say; their results must agree."""
+def _outcome(result: str) -> str:
+    """What a tool result says happened: ``done``, ``not_done`` (preconditions failed, nothing changed)
+    or ``failed`` (the tool itself failed: an error that is no verdict on the action)."""
+    text = result.lstrip()
+    if text.startswith("Done"):
+        return "done"
+    return "not_done" if text.startswith("Not done") else "failed"
+
+
+def _replay(reading: _Reading, view: ChatView) -> tuple[State, frozenset[str]]:
+    """The state after the calls made so far, as the rules read say, and the tools found broken (a
+    call the rules allow that failed with an error: a perfect planner stops using that tool).
+    A ``Done`` the rules forbid, or a ``Not done`` they allow, contradicts the text."""
     state = reading.gp.init
+    broken: set[str] = set()
     for seen in view.history:
         if seen.step.tool not in reading.by_tool:
             continue  # not an action (a refusal, a distractor): changes nothing in this world
         action = _call(reading, seen.step)
-        done = seen.result.lstrip().startswith("Done")
-        if done != action.applicable(state):
+        outcome = _outcome(seen.result)
+        if outcome == "failed":
+            broken.add(seen.step.tool)
+            continue
+        if (outcome == "done") != action.applicable(state):
             raise Unreadable(f"the result of {seen.step.tool}{seen.step.arguments} ({seen.result[:120]!r}) "
                              "contradicts the rules and state as the text states them")
-        if done:
+        if outcome == "done":
             state = action.apply(state)
-    return state
+    return state, frozenset(broken)
 
 
-def _next_step(reading: _Reading, state: State) -> str:
-    if state not in reading.next_step:
+def _next_step(reading: _Reading, state: State, broken: frozenset[str]) -> str:
+    if (state, broken) not in reading.next_step:
         gp = reading.gp
-        problem = Problem("solver-reading", gp.domain, reading.problem.objects, tuple(sorted(gp.decode(state))),
+        domain = gp.domain
+        unusable = broken | {t.name for t in reading.tools.values() if t.missing}
+        if unusable:
+            usable = tuple(a for a in domain.actions if reading.tools[a.name].name not in unusable)
+            domain = Domain(domain.name, domain.requirements, domain.types, domain.constants, domain.predicates, usable)
+        problem = Problem("solver-reading", domain, reading.problem.objects, tuple(sorted(gp.decode(state))),
                           reading.problem.goal)
         steps = greedy_plan(problem, time_limit=60.0).steps
         s = state
         for step in steps:
-            reading.next_step[s] = step
+            reading.next_step[(s, broken)] = step
             name, args = parse_step(step)
             s = gp.ground(name, args).apply(s)
-    return reading.next_step[state]
+    return reading.next_step[(state, broken)]
 
 
 class PDDLReader:
@@ -369,20 +426,25 @@ class PDDLReader:
     def decide(self, view: ChatView) -> Decision:
         try:
             reading = self._reading(view)
-            state = _replay(reading, view)
+            state, broken = _replay(reading, view)
         except Unreadable as exc:
             return Decision(underspecified=str(exc))
         if reading.gp.goal_reached(state):
             return Decision(answer=DONE)
         try:
-            step = _next_step(reading, state)
+            step = _next_step(reading, state, broken)
         except UnsolvableError:
-            return Decision(refuse="no sequence of the offered actions reaches the goal from the stated state")
+            why = ["no sequence of the offered actions reaches the goal from the stated state"]
+            why += [f"{t.name} needs {', '.join(t.missing)}, which the task does not give"
+                    for t in reading.tools.values() if t.missing]
+            why += [f"the tools {', '.join(sorted(broken))} failed"] if broken else []
+            return Decision(refuse="; ".join(why))
         except PlannerTimeoutError as exc:  # a perfect planner would finish; say so rather than guess
             return Decision(underspecified=f"the planner ran out of time ({exc})")
         name, args = parse_step(step)
         tool = reading.tools[name]
-        return Decision(calls=(Step(tool.name, {k: reading.ids.get(a, a) for k, a in zip(tool.keys, args)}),))
+        arguments: dict[str, Any] = {k: reading.ids.get(a, a) for k, a in zip(tool.keys, args)}
+        return Decision(calls=(Step(tool.name, {**arguments, **tool.given}),))
 
 
 READER = PDDLReader()

@@ -139,6 +139,15 @@ def refusal_tool(view: ChatView) -> str | None:
     return None
 
 
+def refusal_made(view: ChatView) -> str | None:
+    """The reason given, when the agent already called the refusal tool in this episode."""
+    tool = refusal_tool(view)
+    for seen in view.history:
+        if tool is not None and seen.step.tool == tool:
+            return str(seen.step.arguments.get("reason", ""))
+    return None
+
+
 def render(decision: Decision, read: Read) -> Message:
     """The reply to send: the decision in the call's answer form."""
     calls = decision.calls

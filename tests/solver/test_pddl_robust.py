@@ -1,7 +1,7 @@
 """``--model solver`` on the robustness variants of PDDL agent tasks: extraneous tools, a broken tool
-with its replacement, and the unsolvable kinds (removal, contradiction, missing information) with
-their solvable controls — every solvable case passes, every unsolvable one is refused, nothing is
-under-specified, under ``tools`` and ``react`` (issue #27)."""
+with its replacement, the unsolvable kinds (removal, contradiction, missing information) with their
+solvable controls, and cost (composites, the exact minimum cost) — every solvable case passes, every
+unsolvable one is refused, nothing is under-specified, under ``tools`` and ``react`` (issue #27)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ from solver_helpers import pddl_cases, run_cases
 from planprobe.solver.backend import SolverModel
 from planprobe.suites.robust.transforms import parse_transforms, robustify
 
-TRANSFORMS = ["extraneous:2", "broken", "unsolvable:removal", "unsolvable:contradiction", "unsolvable:missing-info"]
+TRANSFORMS = ["extraneous:2", "broken", "unsolvable:removal", "unsolvable:contradiction", "unsolvable:missing-info",
+              "cost", "unsolvable+extraneous:2"]
 
 
 def _variants(transform: str):
     cases = pddl_cases("blocksworld", n=4, seed=31) + pddl_cases("logistics", n=4, seed=31)
-    return [robustify(c, parse_transforms([transform]), seed=5) for c in cases]
+    return [robustify(c, parse_transforms(transform.split("+")), seed=5) for c in cases]
 
 
 @pytest.mark.parametrize("agent", ["tools", "react"])

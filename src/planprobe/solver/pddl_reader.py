@@ -31,6 +31,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..pddl.cost_planner import CompositeAction, solve_costs
 from ..pddl.errors import PlannerTimeoutError, UnsolvableError
 from ..pddl.grounding import GroundProblem, State, ground
 from ..pddl.model import (
@@ -50,6 +51,9 @@ from .scaffolds import DONE
 _DESCRIPTION = re.compile(
     r"^Perform (?:the action [^\s(]+\(([^)]*)\)|this action on \(([^)]*)\))\. Preconditions: (.*?)\. "
     r"Makes true: (.*?)\. Makes false: (.*?)\.(?:\s|$)", re.DOTALL)
+_COMPOSITE = re.compile(r"^Carries out (\S+) and then, immediately after it, (\S+), in one call\. It takes \S+ "
+                        r"arguments prefixed \S+ \(([^)]*)\) and then \S+ prefixed \S+ \(([^)]*)\)\.")
+_COST = re.compile(r"\bCost: (\d+) credits?\.")
 _ATOM = re.compile(r"\(not \(([^()]*)\)\)|\(([^()]*)\)")
 _STOP = {"the", "is", "a", "an", "of", "currently", "that", "are"}
 _NAME_EDGE = r"[A-Za-z0-9_-]"
@@ -79,6 +83,18 @@ class _Tool:
     missing: list[str] = field(default_factory=list)  # arguments beyond the action's that the task does not give
 
 
+@dataclass(frozen=True)
+class _Composite:
+    """A tool that does one action then another in one call (the cost variant)."""
+
+    name: str
+    first: _Tool
+    second: _Tool
+    first_keys: tuple[str, ...]
+    second_keys: tuple[str, ...]
+    cost: int
+
+
 @dataclass
 class _Reading:
     """A task read once: its problem, grounded, and the plans found from states seen so far."""
@@ -88,8 +104,10 @@ class _Reading:
     tools: dict[str, _Tool]  # action name -> tool
     by_tool: dict[str, _Tool]  # tool name -> tool
     ids: dict[str, str]  # object id in the PDDL model (lower case) -> the id as the text writes it
-    # (state, tools found broken) -> the plan's next step from there
-    next_step: dict[tuple[State, frozenset[str]], str] = field(default_factory=dict)
+    costs: dict[str, int] | None = None  # action name -> cost, when every action tool states one
+    composites: dict[str, _Composite] = field(default_factory=dict)  # tool name -> composite
+    # (state, tools found broken) -> the plan's next call from there: the tool, and the PDDL steps it does
+    next_step: dict[tuple[State, frozenset[str]], tuple[str, tuple[str, ...]]] = field(default_factory=dict)
 
 
 # -- the actions, from the tool descriptions ----------------------------------------------------
@@ -336,7 +354,27 @@ def read_task(view: ChatView) -> _Reading:
     problem = Problem("solver-reading", domain, objects, tuple(sorted(init)), tuple(goal))
     by_action = {t.action.name: t for t in tools}
     ids = {oid.lower(): oid for oid in _legend(obj_body, obj_style)}
-    return _Reading(problem, ground(problem), by_action, {t.name: t for t in tools}, ids)
+    by_tool = {t.name: t for t in tools}
+    costs = {t.action.name: int(m.group(1)) for t in tools
+             if (m := _COST.search(str(schemas[t.name].get("description", "")))) is not None}
+    composites = _composites(view.tools, by_tool)
+    return _Reading(problem, ground(problem), by_action, by_tool, ids,
+                    costs if costs and len(costs) == len(tools) else None, composites)
+
+
+def _composites(schemas: tuple[dict[str, Any], ...], by_tool: dict[str, _Tool]) -> dict[str, _Composite]:
+    out = {}
+    for schema in schemas:
+        desc = str(schema.get("description", ""))
+        m, cost = _COMPOSITE.match(desc), _COST.search(desc)
+        if m is None or cost is None or m.group(1) not in by_tool or m.group(2) not in by_tool:
+            continue
+        keys = [tuple(k.strip() for k in m.group(i).split(",") if k.strip()) for i in (3, 4)]
+        first, second = by_tool[m.group(1)], by_tool[m.group(2)]
+        if len(keys[0]) == len(first.keys) and len(keys[1]) == len(second.keys):
+            name = str(schema["name"])
+            out[name] = _Composite(name, first, second, keys[0], keys[1], int(cost.group(1)))
+    return out
 
 
 def _call(reading: _Reading, step: Step) -> Any:
@@ -361,6 +399,10 @@ def _replay(reading: _Reading, view: ChatView) -> tuple[State, frozenset[str]]:
     state = reading.gp.init
     broken: set[str] = set()
     for seen in view.history:
+        combo = reading.composites.get(seen.step.tool)
+        if combo is not None:
+            state = _replay_composite(reading, combo, seen, state)
+            continue
         if seen.step.tool not in reading.by_tool:
             continue  # not an action (a refusal, a distractor): changes nothing in this world
         action = _call(reading, seen.step)
@@ -376,22 +418,53 @@ def _replay(reading: _Reading, view: ChatView) -> tuple[State, frozenset[str]]:
     return state, frozenset(broken)
 
 
-def _next_step(reading: _Reading, state: State, broken: frozenset[str]) -> str:
+def _replay_composite(reading: _Reading, combo: _Composite, seen: Any, state: State) -> State:
+    """A composite call: both actions, or (any other result) neither."""
+    if _outcome(seen.result) != "done":
+        return state
+    parts = ((combo.first, combo.first_keys), (combo.second, combo.second_keys))
+    for tool, keys in parts:
+        args = tuple(str(seen.step.arguments.get(k, "")).lower() for k in keys)
+        action = reading.gp.ground(tool.action.name, args)
+        if not action.applicable(state):
+            raise Unreadable(f"the result of {seen.step.tool}{seen.step.arguments} ({seen.result[:120]!r}) "
+                             "contradicts the rules and state as the text states them")
+        state = action.apply(state)
+    return state
+
+
+def _plan(reading: _Reading, problem: Problem, usable: set[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """(tool, PDDL steps) per call: the cheapest plan when the tools state costs, else a valid one."""
+    if reading.costs is None:
+        steps = greedy_plan(problem, time_limit=60.0).steps
+        return [(reading.tools[parse_step(step)[0]].name, (step,)) for step in steps]
+    costs = {a: c for a, c in reading.costs.items() if reading.tools[a].name in usable}
+    composites = [CompositeAction(c.name, c.first.action.name, c.second.action.name, c.cost)
+                  for c in reading.composites.values()
+                  if c.name in usable and c.first.action.name in costs and c.second.action.name in costs]
+    plan = solve_costs(problem, costs, composites, time_limit=60.0)
+    return [(reading.tools[step.name].name if step.name in reading.tools else step.name, step.actions)
+            for step in plan.steps]
+
+
+def _next_step(reading: _Reading, state: State, broken: frozenset[str]) -> tuple[str, tuple[str, ...]]:
     if (state, broken) not in reading.next_step:
         gp = reading.gp
         domain = gp.domain
         unusable = broken | {t.name for t in reading.tools.values() if t.missing}
+        usable = {t.name for t in reading.tools.values()} | set(reading.composites)
+        usable -= unusable
         if unusable:
-            usable = tuple(a for a in domain.actions if reading.tools[a.name].name not in unusable)
-            domain = Domain(domain.name, domain.requirements, domain.types, domain.constants, domain.predicates, usable)
+            kept = tuple(a for a in domain.actions if reading.tools[a.name].name in usable)
+            domain = Domain(domain.name, domain.requirements, domain.types, domain.constants, domain.predicates, kept)
         problem = Problem("solver-reading", domain, reading.problem.objects, tuple(sorted(gp.decode(state))),
                           reading.problem.goal)
-        steps = greedy_plan(problem, time_limit=60.0).steps
         s = state
-        for step in steps:
-            reading.next_step[(s, broken)] = step
-            name, args = parse_step(step)
-            s = gp.ground(name, args).apply(s)
+        for tool, steps in _plan(reading, problem, usable):
+            reading.next_step[(s, broken)] = (tool, steps)
+            for step in steps:
+                name, args = parse_step(step)
+                s = gp.ground(name, args).apply(s)
     return reading.next_step[(state, broken)]
 
 
@@ -441,9 +514,17 @@ class PDDLReader:
             return Decision(refuse="; ".join(why))
         except PlannerTimeoutError as exc:  # a perfect planner would finish; say so rather than guess
             return Decision(underspecified=f"the planner ran out of time ({exc})")
-        name, args = parse_step(step)
+        tool_name, steps = step
+        combo = reading.composites.get(tool_name)
+        if combo is not None:
+            arguments: dict[str, Any] = {}
+            for (tool, keys), one in zip(((combo.first, combo.first_keys), (combo.second, combo.second_keys)), steps):
+                arguments |= {k: reading.ids.get(a, a) for k, a in zip(keys, parse_step(one)[1])}
+                arguments |= tool.given
+            return Decision(calls=(Step(tool_name, arguments),))
+        name, args = parse_step(steps[0])
         tool = reading.tools[name]
-        arguments: dict[str, Any] = {k: reading.ids.get(a, a) for k, a in zip(tool.keys, args)}
+        arguments = {k: reading.ids.get(a, a) for k, a in zip(tool.keys, args)}
         return Decision(calls=(Step(tool.name, {**arguments, **tool.given}),))
 
 

@@ -1,7 +1,7 @@
 """The solver knows only the chat call (issue #27): cases are made in memory here, and every chat
 call of their runs is answered by the solver in a fresh process started in an empty directory,
 where no case, suite or run store exists and the families', agents' and runner's code is never
-even loaded. Every case must still pass, under ``tools`` and ``react``."""
+even loaded. Every case must still pass, under ``tools``, ``react`` and ``modular``."""
 
 from __future__ import annotations
 
@@ -77,13 +77,13 @@ def test_cases_made_here_pass_when_a_fresh_process_answers_every_call(tmp_path, 
     model = PipeSolver(proc)
     cases = [c.model_copy(update={"id": f"{variant}-{i}"}) for variant in sorted(VARIANTS)
              for i, c in enumerate(pddl_cases(variant, n=2, seed=23))]
-    for agent in ("tools", "react"):
+    for agent in ("tools", "react", "modular"):
         verdicts, findings = run_cases(cases, agent, model, tmp_path / agent, concurrency=2)
         failed = sorted(cid for cid, v in verdicts.items() if not v.passed)
         assert len(verdicts) == len(cases) and not failed and not findings, (agent, failed, findings)
     _, err = proc.communicate(timeout=60)
     loaded = json.loads(err.split("LOADED ", 1)[1])
-    assert model.calls > 2 * len(cases)
+    assert model.calls > 3 * len(cases)
     assert "planprobe.solver.pddl_reader" in loaded
     assert not [m for m in loaded if m.startswith(FORBIDDEN)], loaded
     assert list(empty.iterdir()) == []  # and it wrote nothing where it ran

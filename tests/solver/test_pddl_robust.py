@@ -20,7 +20,7 @@ def _variants(transform: str):
     return [robustify(c, parse_transforms(transform.split("+")), seed=5) for c in cases]
 
 
-@pytest.mark.parametrize("agent", ["tools", "react"])
+@pytest.mark.parametrize("agent", ["tools", "react", "modular"])
 @pytest.mark.parametrize("transform", TRANSFORMS)
 def test_the_solver_passes_and_refuses_exactly(tmp_path, transform, agent):
     cases = _variants(transform)

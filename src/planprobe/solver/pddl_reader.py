@@ -106,6 +106,8 @@ class _Reading:
     ids: dict[str, str]  # object id in the PDDL model (lower case) -> the id as the text writes it
     costs: dict[str, int] | None = None  # action name -> cost, when every action tool states one
     composites: dict[str, _Composite] = field(default_factory=dict)  # tool name -> composite
+    facts: _FactReader | None = None  # how the text says facts (to read a state a tool result states)
+    style: str = "nl"
     # (state, tools found broken) -> the plan's next call from there: the tool, and the PDDL steps it does
     next_step: dict[tuple[State, frozenset[str]], tuple[str, tuple[str, ...]]] = field(default_factory=dict)
 
@@ -359,7 +361,7 @@ def read_task(view: ChatView) -> _Reading:
              if (m := _COST.search(str(schemas[t.name].get("description", "")))) is not None}
     composites = _composites(view.tools, by_tool)
     return _Reading(problem, ground(problem), by_action, by_tool, ids,
-                    costs if costs and len(costs) == len(tools) else None, composites)
+                    costs if costs and len(costs) == len(tools) else None, composites, facts, init_style)
 
 
 def _composites(schemas: tuple[dict[str, Any], ...], by_tool: dict[str, _Tool]) -> dict[str, _Composite]:
@@ -397,8 +399,11 @@ def _replay(reading: _Reading, view: ChatView) -> tuple[State, frozenset[str]]:
     call the rules allow that failed with an error: a perfect planner stops using that tool).
     A ``Done`` the rules forbid, or a ``Not done`` they allow, contradicts the text."""
     state = reading.gp.init
+    history = view.history
+    if view.unseen:
+        state, history = _state_shown(reading, view)
     broken: set[str] = set()
-    for seen in view.history:
+    for seen in history:
         combo = reading.composites.get(seen.step.tool)
         if combo is not None:
             state = _replay_composite(reading, combo, seen, state)
@@ -416,6 +421,25 @@ def _replay(reading: _Reading, view: ChatView) -> tuple[State, frozenset[str]]:
         if outcome == "done":
             state = action.apply(state)
     return state, frozenset(broken)
+
+
+_STATE_NOW = "The state is now: "
+
+
+def _state_shown(reading: _Reading, view: ChatView) -> tuple[State, tuple[Any, ...]]:
+    """When the scaffold no longer shows the first calls: the state the latest tool result states
+    (with the facts no action changes, from the task), and the calls made after it."""
+    for i in range(len(view.history) - 1, -1, -1):
+        result = view.history[i].result
+        at = result.find(_STATE_NOW)
+        if at >= 0 and reading.facts is not None:
+            body = result[at + len(_STATE_NOW):].strip().removesuffix(".")
+            static = reading.problem.domain.static_predicates
+            atoms = {a for a in reading.problem.init if a.predicate in static}
+            atoms |= {lit.atom for lit in _facts(body, reading.style, reading.facts, state=True)}
+            return reading.gp.mask(atoms), view.history[i + 1:]
+    raise Unreadable(f"the scaffold no longer shows the first {view.unseen} calls, and no result shown states "
+                     "the whole state, so the current state cannot be known")
 
 
 def _replay_composite(reading: _Reading, combo: _Composite, seen: Any, state: State) -> State:

@@ -1,6 +1,6 @@
 """The scaffold layer: one chat call → ``ChatView``; a ``Decision`` → the reply in that scaffold's form.
 
-Two answer forms are read today:
+Three answer forms are read today:
 
 * **function calling** (the ``tools`` agent and any OpenAI-style client): the tool list comes
   with the call; the task is the first user message, the case's instructions the system
@@ -9,6 +9,13 @@ Two answer forms are read today:
   lists the tools as text (``name: description Arguments: {...}``) and ends with ``Request:``
   and the task; earlier replies carry ``Action:``/``Action Input:`` lines and the following
   user message the ``Observation:``.
+
+* **the modular agent's tags** (``modular``, AgentDebug's rollout): no tool list comes with the
+  call; one prompt per step holds ``Your task is:``, ``Available tools:`` (``- name: description
+  Parameters: {...}``) and the most recent steps (``Step i: action: tool: NAME parameters: {...}``
+  and ``Observation: …``); the reply is ``<plan>``, then ``<action>tool: NAME parameters: {...}
+  </action>`` or ``<answer>…</answer>``. Only the last steps are shown: ``ChatView.unseen`` says
+  how many earlier ones are missing.
 
 This module knows these forms only as a model does, from the text of the prompt; it imports
 nothing from the agents (tested in tests/test_import_graph.py).
@@ -35,6 +42,15 @@ _REACT_TASK = re.compile(r"\nRequest:\n(.*)\Z", re.DOTALL)
 _ACTION = re.compile(r"^Action:[ \t]*(.*)$", re.MULTILINE)
 _INPUT = re.compile(r"^Action Input:[ \t]*(.*)$", re.MULTILINE | re.DOTALL)
 _OBSERVATION = "Observation: "
+_MODULAR = "You are an expert agent that completes tasks step by step"
+_MODULAR_TASK = re.compile(r"\nYour task is: (.*?)(?:\nAvailable tools:\n|\nYou have already taken \d+ step\(s\)\.|"
+                           r"\nCurrent observation: )", re.DOTALL)
+_MODULAR_TOOLS = re.compile(r"\nAvailable tools:\n(.*?)\n(?:\nFeedback on your earlier steps|Current observation: |\n"
+                            r"First recall|\nStart by thinking|$)", re.DOTALL)
+_MODULAR_TAKEN = re.compile(r"\nYou have already taken (\d+) step\(s\)\.")
+_MODULAR_STEP = re.compile(r"^Step (\d+): action: (.*?)\nObservation: (.*?)(?=\nStep \d+: action: |\nYou are now at step )",
+                           re.DOTALL | re.MULTILINE)
+_MODULAR_ACTION = re.compile(r"^tool: (\S+) parameters: (.*)$", re.DOTALL)
 
 
 class UnreadableChat(ValueError):
@@ -46,7 +62,7 @@ class Read:
     """A chat call read: the view, and the form the reply must take."""
 
     view: ChatView
-    form: str  # "tools" | "react"
+    form: str  # "tools" | "react" | "modular"
 
 
 def _arguments(text: str) -> dict[str, Any]:
@@ -75,6 +91,8 @@ def read_chat(messages: list[Message], tools: list[ToolSpec] | None) -> Read:
         return Read(_function_view(messages, tools, first), "tools")
     if _REACT_TOOLS.search(first) and _REACT_TASK.search(first):
         return Read(_react_view(messages, first), "react")
+    if first.startswith(_MODULAR) and _MODULAR_TASK.search(first):
+        return Read(_modular_view(messages, first), "modular")
     raise UnreadableChat("no tool list comes with the call and the prompt is not in ReAct form")
 
 
@@ -131,6 +149,31 @@ def _react_view(messages: list[Message], prompt: str) -> ChatView:
     return ChatView(system=_system(messages), task=task, tools=_react_tools(prompt), history=tuple(history))
 
 
+def _modular_view(messages: list[Message], prompt: str) -> ChatView:
+    task = _MODULAR_TASK.search(prompt)
+    block = _MODULAR_TOOLS.search(prompt)
+    tools = []
+    for line in (block.group(1).split("\n- ") if block else []):
+        line = line.removeprefix("- ")
+        name, sep, rest = line.partition(": ")
+        desc, psep, args = rest.rpartition(" Parameters: ")
+        props = _arguments(args) if psep else {}
+        if sep:
+            tools.append({"name": name, "description": desc if psep else rest,
+                          "parameters": {"type": "object", "properties": {k: {"type": v} for k, v in props.items()}}})
+    history = []
+    first_shown = None
+    for m in _MODULAR_STEP.finditer(prompt):
+        first_shown = first_shown or int(m.group(1))
+        action = _MODULAR_ACTION.match(m.group(2).strip())
+        if action is not None:
+            history.append(Observed(Step(action.group(1), _arguments(action.group(2).strip())), m.group(3)))
+    taken = _MODULAR_TAKEN.search(prompt)
+    unseen = (first_shown - 1) if first_shown else (int(taken.group(1)) if taken else 0)
+    return ChatView(system=_system(messages), task=task.group(1) if task else "", tools=tuple(tools),
+                    history=tuple(history), unseen=unseen)
+
+
 def refusal_tool(view: ChatView) -> str | None:
     """The tool the task offers for refusing (by its description), or None."""
     for tool in view.tools:
@@ -166,6 +209,13 @@ def render(decision: Decision, read: Read) -> Message:
             return Message(role="assistant", content=None, tool_calls=[
                 tool_call(f"call_{first + i}", s.tool, json.dumps(s.arguments)) for i, s in enumerate(calls)])
         return Message(role="assistant", content=answer or "")
+    if read.form == "modular":
+        if calls:
+            step = calls[0]
+            return Message(role="assistant", content=f"<plan>The next step of my plan is {step.tool}.</plan>\n"
+                                                     f"<action>tool: {step.tool} parameters: "
+                                                     f"{json.dumps(step.arguments)}</action>")
+        return Message(role="assistant", content=f"<plan>The task is complete.</plan>\n<answer>{answer or ''}</answer>")
     if calls:  # ReAct takes one action per reply: the first (a Decision's calls are independent)
         step = calls[0]
         return Message(role="assistant", content=f"Thought: the next step of my plan is {step.tool}.\n"
@@ -178,4 +228,4 @@ def underspecified_in(text: str | None) -> str | None:
     if not text:
         return None
     at = text.find(UNDERSPECIFIED)
-    return text[at + len(UNDERSPECIFIED):].strip() if at >= 0 else None
+    return text[at + len(UNDERSPECIFIED):].split("</answer>")[0].strip() if at >= 0 else None

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 from ..models.base import ChatParams, ChatResult
 from ..models.registry import ModelEntry
 from ..schema import Message, ToolSpec, Usage
-from .base import Decision
+from .base import ChatView, Decision
+from .protocols import protocol_decision
 from .readers import readers
 from .scaffolds import Read, UnreadableChat, read_chat, refusal_made, render
 
@@ -50,9 +51,15 @@ def decide(read: Read) -> Decision:
     refused = refusal_made(read.view)
     if refused is not None:  # the episode's answer is given: say so and stop, whatever the task
         return Decision(answer=f"I refused the task: {refused}")
+    planned = protocol_decision(read.view, decide_view)
+    return planned if planned is not None else decide_view(read.view)
+
+
+def decide_view(view: ChatView) -> Decision:
+    """The first reader that claims the task decides."""
     for reader in readers():
-        if reader.claims(read.view):
-            return reader.decide(read.view)
+        if reader.claims(view):
+            return reader.decide(view)
     return Decision(underspecified="no task reader of the solver recognises this task")
 
 

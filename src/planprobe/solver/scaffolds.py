@@ -93,7 +93,8 @@ def read_chat(messages: list[Message], tools: list[ToolSpec] | None) -> Read:
         return Read(_react_view(messages, first), "react")
     if first.startswith(_MODULAR) and _MODULAR_TASK.search(first):
         return Read(_modular_view(messages, first), "modular")
-    raise UnreadableChat("no tool list comes with the call and the prompt is not in ReAct form")
+    # no tools and no tool-listing prompt: a text task, answered as function calling answers (content)
+    return Read(_function_view(messages, [], first), "tools")
 
 
 def _function_view(messages: list[Message], tools: list[ToolSpec], task: str) -> ChatView:

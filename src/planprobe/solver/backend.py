@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 NAME = "solver"
 
 
-def _words(messages: list[Message]) -> int:
+def word_count(messages: list[Message]) -> int:
+    """The backend's token count: whitespace-separated words of the messages' text and tool calls."""
     return sum(len((m.content or "").split()) + sum(len(str(tc).split()) for tc in (m.tool_calls or []))
                for m in messages)
 
@@ -70,7 +71,7 @@ class SolverModel:
 
     async def chat(self, messages: list[Message], tools: list[ToolSpec] | None, params: ChatParams) -> ChatResult:
         reply = answer(messages, tools)
-        usage = Usage(model_calls=1, prompt_tokens=_words(messages), completion_tokens=_words([reply]))
+        usage = Usage(model_calls=1, prompt_tokens=word_count(messages), completion_tokens=word_count([reply]))
         return ChatResult(message=reply, usage=usage, finish_reason="tool_calls" if reply.tool_calls else "stop")
 
     async def aclose(self) -> None:

@@ -1,7 +1,7 @@
 """``--model solver`` on the robustness variants of PDDL agent tasks: extraneous tools, a broken tool
 with its replacement, the unsolvable kinds (removal, contradiction, missing information) with their
 solvable controls, and cost (composites, the exact minimum cost) — every solvable case passes, every
-unsolvable one is refused, nothing is under-specified, under ``tools`` and ``react`` (issue #27)."""
+unsolvable one is refused, nothing is under-specified, under ``tools``, ``react``, ``modular`` and ``pmc`` (issue #27)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def _variants(transform: str):
     return [robustify(c, parse_transforms(transform.split("+")), seed=5) for c in cases]
 
 
-@pytest.mark.parametrize("agent", ["tools", "react", "modular"])
+@pytest.mark.parametrize("agent", ["tools", "react", "modular", "pmc"])
 @pytest.mark.parametrize("transform", TRANSFORMS)
 def test_the_solver_passes_and_refuses_exactly(tmp_path, transform, agent):
     cases = _variants(transform)

@@ -23,7 +23,7 @@ from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
 
 # the modular scaffold shows only its last 20 steps: with observations of changes only, a longer episode
 # loses the state (a finding about the scaffold: test_the_modular_window_loses_the_state_of_long_episodes)
-PAIRS = [(v, a) for v in sorted(VARIANTS) for a in ("tools", "react", "modular")
+PAIRS = [(v, a) for v in sorted(VARIANTS) for a in ("tools", "react", "modular", "pmc")
          if not (a == "modular" and VARIANTS[v].get("observation") == "changes")]
 
 
@@ -138,3 +138,20 @@ def test_the_function_view_pairs_calls_with_their_results():
     view = read_chat(msgs, [ToolSpec(name="x", description="d", parameters={"type": "object"})]).view
     assert (view.system, view.task) == ("S", "T")
     assert [(o.step.tool, o.step.arguments, o.result) for o in view.history] == [("x", {"a": "b"}, "Done: x.")]
+
+
+def test_pmc_roles_read_from_their_prompts_alone():
+    # the manager delegates the request word for word with every tool; the deliverer passes one report on
+    from planprobe.agents import pmc_prompts as P
+    from planprobe.solver.pmc_roles import role_reply
+
+    case = pddl_cases("blocksworld", n=1)[0]
+    prompt = P.MANAGER.format(executors="function_calling, react", tools=P.tool_lines(case.tools), task=case.task,
+                              instructions="")
+    plan = json.loads(role_reply([Message(role="user", content=prompt)]).content or "")
+    (sub,) = plan["subtasks"]
+    assert sub["description"] == case.task and sub["tools"] == [t.name for t in case.tools]
+    deliver = P.DELIVERER.format(task=case.task, outcomes=f"- s1 ({case.task}): Done: the goal holds.",
+                                 constraints=P.bullet([]), instructions="")
+    assert role_reply([Message(role="user", content=deliver)]).content == "Done: the goal holds."
+    assert role_reply([Message(role="user", content="hello")]) is None

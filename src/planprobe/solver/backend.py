@@ -23,6 +23,7 @@ from ..models.base import ChatParams, ChatResult
 from ..models.registry import ModelEntry
 from ..schema import Message, ToolSpec, Usage
 from .base import ChatView, Decision
+from .pmc_roles import role_reply
 from .protocols import protocol_decision
 from .readers import readers
 from .scaffolds import Read, UnreadableChat, read_chat, refusal_made, render
@@ -41,6 +42,9 @@ def word_count(messages: list[Message]) -> int:
 
 def answer(messages: list[Message], tools: list[ToolSpec] | None) -> Message:
     """The solver's reply to one chat call (also what ``SolverModel.chat`` returns)."""
+    role = role_reply(messages) if not tools else None  # PMC's planning roles answer in their own forms
+    if role is not None:
+        return role
     try:
         read = read_chat(messages, tools)
     except UnreadableChat as exc:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from ..schema import Message
 
@@ -37,7 +38,7 @@ def _manager(prompt: str) -> str | None:
     if request is None or tools is None:
         return None
     names = _TOOL.findall(tools.group(1))
-    plan = {"subtasks": [{"id": "s1", "description": request.group(1), "executor": "function_calling",
+    plan: dict[str, Any] = {"subtasks": [{"id": "s1", "description": request.group(1), "executor": "function_calling",
                           "tools": names, "parameters": {}, "depends_on": [], "local_constraints": []}],
             "global_constraints": []}
     return json.dumps(plan)

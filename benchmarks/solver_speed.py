@@ -4,7 +4,7 @@
 
 For each PDDL variant (plain and obfuscated, English and PDDL texts; robustness variants and the
 planning protocols over Blocksworld and Logistics) ``--n`` cases (seed 1) are run with ``--agent
-tools``, ``react`` and ``modular`` on the solver, one case at a time (so each call's time is its own),
+tools``, ``react``, ``modular`` and ``pmc`` on the solver, one case at a time (so each call's time is its own),
 and with the ``random`` agent (no model) in the same sitting as the peer. Figures:
 pass rate; the solver's answer time per chat call (median, 95th percentile, max: the first call of
 a case reads the text and plans, later calls replay the memoised plan); each run's wall time.
@@ -95,7 +95,9 @@ def main() -> None:
     suites += [(label, _wrapped(args.n, t, p)) for label, (t, p) in WRAPPED.items()]
     for label, cases in suites:
         _, random_s = _run(cases, "random")
-        for agent in ("tools", "react", "modular"):
+        for agent in ("tools", "react", "modular", "pmc"):
+            if agent == "pmc" and not cases[0].tools:
+                continue  # PMC runs only on cases with tools (not on the protocols)
             model = TimedSolver()
             passed, run_s = _run(cases, agent, model)
             t = sorted(model.times)

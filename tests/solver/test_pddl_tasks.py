@@ -84,6 +84,11 @@ def test_an_underspecified_text_is_reported_recorded_and_shown(tmp_path):
     assert "under-specified" in shown.output and case.id in shown.output
     data = json.loads(CliRunner().invoke(app, ["show", str(tmp_path / "run"), "--json"]).output)
     assert data["solver_underspecified"] == [{"case_id": case.id, "trial": 0, "missing": missing}]
+    report = tmp_path / "report.html"
+    result = CliRunner().invoke(app, ["report", str(tmp_path / "run"), "-o", str(report)])
+    assert result.exit_code == 0, result.output
+    html = report.read_text()
+    assert "under-specified" in html and "the hand is sparkly" in html
 
 
 def test_a_state_fact_no_action_can_use_is_left_out(tmp_path):

@@ -33,3 +33,21 @@ def test_the_solver_answers_each_protocol(tmp_path, setting, agent):
     assert findings == []
     failed = {cid: v.errors for cid, v in verdicts.items() if not v.passed}
     assert len(verdicts) == len(cases) and not failed, failed
+
+
+def test_answers_do_not_depend_on_which_cases_were_played_before(tmp_path):
+    # step-wise cases of one base task share its reading; a plan memoised while answering one must not
+    # change another's answer: the same replies whatever the order (same seed, byte-identical runs)
+    from planprobe.runner.store import RunStore
+    from planprobe.solver.pddl_reader import READER
+
+    bases = pddl_cases("logistics", n=2, seed=43)
+    cases = [wrap(c, "stepwise", 1, seed=s).model_copy(update={"id": f"{c.id}-{s}"}) for c in bases for s in range(4)]
+    replies = []
+    for order, out in ((cases, "forward"), (cases[::-1], "backward")):
+        READER.forget()
+        run_cases(order, "tools", SolverModel(), tmp_path / out, concurrency=1)
+        with RunStore(tmp_path / out) as store:
+            replies.append({t.case_id: [m.content for m in t.messages if m.role == "assistant"]
+                            for t, _ in store.results()})
+    assert replies[0] == replies[1]

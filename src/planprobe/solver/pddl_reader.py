@@ -108,8 +108,9 @@ class _Reading:
     composites: dict[str, _Composite] = field(default_factory=dict)  # tool name -> composite
     facts: _FactReader | None = None  # how the text says facts (to read a state a tool result states)
     style: str = "nl"
-    # (state, tools found broken) -> the plan's next call from there: the tool, and the PDDL steps it does
-    next_step: dict[tuple[State, frozenset[str]], tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    # (state, tools found broken) -> the plan found from that state: per call, the tool and the PDDL steps it
+    # does. A pure function of its key (so answers never depend on which cases were played before)
+    plans: dict[tuple[State, frozenset[str]], list[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
 
 
 # -- the actions, from the tool descriptions ----------------------------------------------------
@@ -394,33 +395,37 @@ def _outcome(result: str) -> str:
     return "not_done" if text.startswith("Not done") else "failed"
 
 
-def _replay(reading: _Reading, view: ChatView) -> tuple[State, frozenset[str]]:
-    """The state after the calls made so far, as the rules read say, and the tools found broken (a
-    call the rules allow that failed with an error: a perfect planner stops using that tool).
-    A ``Done`` the rules forbid, or a ``Not done`` they allow, contradicts the text."""
+def _replay(reading: _Reading, view: ChatView) -> tuple[State, list[tuple[Step, bool, State, frozenset[str]]]]:
+    """The state the shown calls start from, and per call: the call, whether it was done, and the
+    state and the tools found broken after it (a call the rules allow that failed with an error: a
+    perfect planner stops using that tool). A ``Done`` the rules forbid, or a ``Not done`` they
+    allow, contradicts the text."""
     state = reading.gp.init
     history = view.history
     if view.unseen:
         state, history = _state_shown(reading, view)
+    start = state
     broken: set[str] = set()
+    out = []
     for seen in history:
+        done = _outcome(seen.result) == "done"
         combo = reading.composites.get(seen.step.tool)
         if combo is not None:
             state = _replay_composite(reading, combo, seen, state)
-            continue
-        if seen.step.tool not in reading.by_tool:
-            continue  # not an action (a refusal, a distractor): changes nothing in this world
-        action = _call(reading, seen.step)
-        outcome = _outcome(seen.result)
-        if outcome == "failed":
-            broken.add(seen.step.tool)
-            continue
-        if (outcome == "done") != action.applicable(state):
-            raise Unreadable(f"the result of {seen.step.tool}{seen.step.arguments} ({seen.result[:120]!r}) "
-                             "contradicts the rules and state as the text states them")
-        if outcome == "done":
-            state = action.apply(state)
-    return state, frozenset(broken)
+        elif seen.step.tool in reading.by_tool:
+            action = _call(reading, seen.step)
+            outcome = _outcome(seen.result)
+            if outcome == "failed":
+                broken.add(seen.step.tool)
+            else:
+                if done != action.applicable(state):
+                    raise Unreadable(f"the result of {seen.step.tool}{seen.step.arguments} ({seen.result[:120]!r}) "
+                                     "contradicts the rules and state as the text states them")
+                if done:
+                    state = action.apply(state)
+        # else: not an action (a refusal, a distractor): changes nothing in this world
+        out.append((seen.step, done, state, frozenset(broken)))
+    return start, out
 
 
 _STATE_NOW = "The state is now: "
@@ -471,8 +476,10 @@ def _plan(reading: _Reading, problem: Problem, usable: set[str]) -> list[tuple[s
             for step in plan.steps]
 
 
-def _next_step(reading: _Reading, state: State, broken: frozenset[str]) -> tuple[str, tuple[str, ...]]:
-    if (state, broken) not in reading.next_step:
+def _plan_from(reading: _Reading, state: State, broken: frozenset[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """The plan from ``state`` without the broken tools (memoised; raises ``UnsolvableError``)."""
+    key = (state, broken)
+    if key not in reading.plans:
         gp = reading.gp
         domain = gp.domain
         unusable = broken | {t.name for t in reading.tools.values() if t.missing}
@@ -483,13 +490,44 @@ def _next_step(reading: _Reading, state: State, broken: frozenset[str]) -> tuple
             domain = Domain(domain.name, domain.requirements, domain.types, domain.constants, domain.predicates, kept)
         problem = Problem("solver-reading", domain, reading.problem.objects, tuple(sorted(gp.decode(state))),
                           reading.problem.goal)
-        s = state
-        for tool, steps in _plan(reading, problem, usable):
-            reading.next_step[(s, broken)] = (tool, steps)
-            for step in steps:
-                name, args = parse_step(step)
-                s = gp.ground(name, args).apply(s)
-    return reading.next_step[(state, broken)]
+        reading.plans[key] = _plan(reading, problem, usable)
+    return reading.plans[key]
+
+
+def _as_step(reading: _Reading, entry: tuple[str, tuple[str, ...]]) -> Step:
+    """A plan's call as the tool call to make: the tool and its arguments (ids as the text writes them)."""
+    tool_name, steps = entry
+    combo = reading.composites.get(tool_name)
+    if combo is not None:
+        arguments: dict[str, Any] = {}
+        for (tool, keys), one in zip(((combo.first, combo.first_keys), (combo.second, combo.second_keys)), steps):
+            arguments |= {k: reading.ids.get(a, a) for k, a in zip(keys, parse_step(one)[1])}
+            arguments |= tool.given
+        return Step(tool_name, arguments)
+    name, args = parse_step(steps[0])
+    tool = reading.tools[name]
+    arguments = {k: reading.ids.get(a, a) for k, a in zip(tool.keys, args)}
+    return Step(tool.name, {**arguments, **tool.given})
+
+
+def _next_call(reading: _Reading, start: State, calls: list[tuple[Step, bool, State, frozenset[str]]]) -> Step | None:
+    """The next call of the episode's plan: the plan from the start, followed while the calls made
+    are its calls and were done; from the first call that was not, the plan from the state after it
+    (and so on). None when the goal holds. A function of the calls shown alone."""
+    state, broken = start, frozenset[str]()
+    plan, at = _plan_from(reading, state, broken), 0
+    for step, done, after, broken_after in calls:
+        expected = _as_step(reading, plan[at]) if at < len(plan) else None
+        state, broken = after, broken_after
+        if done and expected == step:
+            at += 1
+        else:
+            plan, at = _plan_from(reading, state, broken), 0
+    if reading.gp.goal_reached(state):
+        return None
+    if at >= len(plan):  # the plan's calls were made yet the goal does not hold: plan again from here
+        plan, at = _plan_from(reading, state, broken), 0
+    return _as_step(reading, plan[at]) if at < len(plan) else None
 
 
 class PDDLReader:
@@ -527,13 +565,14 @@ class PDDLReader:
     def decide(self, view: ChatView) -> Decision:
         try:
             reading = self._reading(view)
-            state, broken = _replay(reading, view)
+            start, calls = _replay(reading, view)
         except Unreadable as exc:
             return Decision(underspecified=str(exc))
+        state, broken = (calls[-1][2], calls[-1][3]) if calls else (start, frozenset[str]())
         if reading.gp.goal_reached(state):
             return Decision(answer=DONE)
         try:
-            step = _next_step(reading, state, broken)
+            step = _next_call(reading, start, calls)
         except UnsolvableError:
             why = ["no sequence of the offered actions reaches the goal from the stated state"]
             why += [f"{t.name} needs {', '.join(t.missing)}, which the task does not give"
@@ -542,18 +581,7 @@ class PDDLReader:
             return Decision(refuse="; ".join(why))
         except PlannerTimeoutError as exc:  # a perfect planner would finish; say so rather than guess
             return Decision(underspecified=f"the planner ran out of time ({exc})")
-        tool_name, steps = step
-        combo = reading.composites.get(tool_name)
-        if combo is not None:
-            arguments: dict[str, Any] = {}
-            for (tool, keys), one in zip(((combo.first, combo.first_keys), (combo.second, combo.second_keys)), steps):
-                arguments |= {k: reading.ids.get(a, a) for k, a in zip(keys, parse_step(one)[1])}
-                arguments |= tool.given
-            return Decision(calls=(Step(tool_name, arguments),))
-        name, args = parse_step(steps[0])
-        tool = reading.tools[name]
-        arguments = {k: reading.ids.get(a, a) for k, a in zip(tool.keys, args)}
-        return Decision(calls=(Step(tool.name, {**arguments, **tool.given}),))
+        return Decision(answer=DONE) if step is None else Decision(calls=(step,))
 
 
 READER = PDDLReader()

@@ -511,23 +511,21 @@ def _as_step(reading: _Reading, entry: tuple[str, tuple[str, ...]]) -> Step:
 
 
 def _next_call(reading: _Reading, start: State, calls: list[tuple[Step, bool, State, frozenset[str]]]) -> Step | None:
-    """The next call of the episode's plan: the plan from the start, followed while the calls made
-    are its calls and were done; from the first call that was not, the plan from the state after it
-    (and so on). None when the goal holds. A function of the calls shown alone."""
-    state, broken = start, frozenset[str]()
-    plan, at = _plan_from(reading, state, broken), 0
-    for step, done, after, broken_after in calls:
-        expected = _as_step(reading, plan[at]) if at < len(plan) else None
-        state, broken = after, broken_after
-        if done and expected == step:
-            at += 1
-        else:
-            plan, at = _plan_from(reading, state, broken), 0
-    if reading.gp.goal_reached(state):
+    """The next call, a function of the calls shown alone: the plan from the *anchor* (the state after
+    the last call that was not done, else the start), when the calls since are exactly its first
+    calls; otherwise (calls made by someone else, e.g. a step-wise case's prefix) the plan from the
+    current state. None when the goal holds. Two plans at most, each memoised per state."""
+    anchor = max((i + 1 for i, (_, done, _, _) in enumerate(calls) if not done), default=0)
+    state, broken = (calls[anchor - 1][2], calls[anchor - 1][3]) if anchor else (start, frozenset[str]())
+    now, broken_now = (calls[-1][2], calls[-1][3]) if calls else (start, frozenset[str]())
+    if reading.gp.goal_reached(now):
         return None
-    if at >= len(plan):  # the plan's calls were made yet the goal does not hold: plan again from here
-        plan, at = _plan_from(reading, state, broken), 0
-    return _as_step(reading, plan[at]) if at < len(plan) else None
+    since = [step for step, _, _, _ in calls[anchor:]]
+    plan = _plan_from(reading, state, broken)
+    if len(since) < len(plan) and all(_as_step(reading, plan[i]) == step for i, step in enumerate(since)):
+        return _as_step(reading, plan[len(since)])
+    plan = _plan_from(reading, now, broken_now)
+    return _as_step(reading, plan[0]) if plan else None
 
 
 class PDDLReader:

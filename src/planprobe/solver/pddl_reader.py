@@ -18,10 +18,16 @@ needs (Logistics' ``(truck ?t)``) that the state never states is read from the t
 is a truck; one kind left over is paired with the one predicate left over: ``package_0`` with
 ``obj``); when neither settles it the decision is ``underspecified``, naming what is missing.
 
-The tool results are replayed on the rebuilt problem (a call that says ``Done`` applied, any
-other changed nothing); a result that contradicts the rules as read is reported as
-under-specified too. Plans come from the greedy planner (valid, not always shortest), memoised
-per text read (a pure function of what the call showed).
+Also read: costs (``Cost: N credits.``) and composites (the cost variant), arguments beyond the
+action's objects (``It requires employee_id: …`` filled from ``The employee id to use is …``).
+
+The tool results are replayed on the rebuilt problem (``Done`` applied, ``Not done`` changed
+nothing, any other error marks the tool broken); a result that contradicts the rules as read is
+reported as under-specified too. Plans come from the greedy planner (valid, not always shortest),
+or the cost-optimal planner when the tools state costs; they are memoised per task text and state
+(a pure function of what the calls showed), and the next call depends on the calls shown alone
+(``_next_call``). The reader is 600 lines: the text reading (up to ``read_task``) and the playing
+(from ``_replay``) are the seam to split at when it grows.
 """
 
 from __future__ import annotations

@@ -21,8 +21,11 @@ from import_graph import SRC, find_cycle, graph, imports_of, modules
 FOUNDATION = {"version", "errors", "schema", "tool_args", "atomic", "plugins", "option_checks", "environment",
               "lenient_json"}
 TOOLKITS = {"models", "pddl"}  # model backends; the PDDL toolkit (parser, planners, validator)
-LIBRARY = TOOLKITS | {"agents", "suites", "runner", "analysis", "llm_judge", "debug", "scale", "serve",
-                      "integrations", "solver"}
+# the solver (issue #27) answers from the chat call alone: it may read text with the toolkits, never
+# reach the cases (suites), the agents' prompts or parsers, or the run (runner, stores)
+SOLVER = {"solver"}
+LIBRARY = TOOLKITS | SOLVER | {"agents", "suites", "runner", "analysis", "llm_judge", "debug", "scale", "serve",
+                               "integrations"}
 TOP = {"cli", "api", "demo", "report"}
 
 
@@ -84,11 +87,34 @@ def test_the_toolkits_import_only_the_foundation_and_themselves(every_import):
         assert not _violations(every_import, {toolkit}, FOUNDATION | {toolkit}), toolkit
 
 
-def test_the_solver_reads_only_what_a_model_is_shown(every_import):
-    """The solver (issue #27) may use the foundation and the toolkits, never a family, an agent or the
-    runner: its readers are a second, independent reading of the texts, and it must not find a case
-    any other way than through the chat call."""
-    assert not _violations(every_import, {"solver"}, FOUNDATION | TOOLKITS | {"solver"})
+def test_the_solver_imports_only_the_foundation_the_toolkits_and_itself(every_import):
+    assert not _violations(every_import, SOLVER, FOUNDATION | TOOLKITS | SOLVER)
+
+
+# the PDDL toolkit's vocabularies and generators: what the families render their texts with. The solver reads
+# those texts; it must not render them back (its reading is a second, independent one)
+SOLVER_MAY_NOT_USE = {"planprobe.pddl.translation", "planprobe.pddl.translation_config", "planprobe.pddl.reply_parser",
+                      "planprobe.pddl.generators", "planprobe.pddl.obfuscate", "planprobe.pddl.constructive"}
+
+
+def test_the_solver_never_uses_the_vocabularies_of_the_families(every_import):
+    bad = sorted(f"{a} imports {b}" for a, bs in every_import.items() if _part(a) == "solver"
+                 for b in bs if b in SOLVER_MAY_NOT_USE or b == "planprobe.pddl")
+    assert not bad, bad
+
+
+def test_the_solver_rule_catches_an_import_of_a_family(every_import):
+    # the rule above must be able to fail: one added edge from the solver into suites breaks it
+    edges = {**every_import, "planprobe.solver.backend": {"planprobe.suites.pddl_agent.describe"}}
+    assert _violations(edges, SOLVER, FOUNDATION | TOOLKITS | SOLVER) == [
+        "planprobe.solver.backend imports planprobe.suites.pddl_agent.describe"]
+
+
+def test_the_solver_readers_are_modules_of_the_solver():
+    # built-in readers are named by "module:attribute" strings (no import edge): they must stay inside solver/
+    from planprobe.solver.readers import BUILTIN_READERS
+
+    assert all(target.startswith("planprobe.solver.") for target in BUILTIN_READERS.values())
 
 
 def test_the_library_never_imports_the_top_layer(every_import):

@@ -16,12 +16,13 @@ from .environment import Limits
 from .runner.engine import OnResult, RunConfig
 from .runner.suite_run import run_suite as _run_suite
 from .schema import Case, Trace, Verdict
-from .suites.registry import get_family
 
 
 def check(case: Case, trace: Trace) -> Verdict:
-    """Judge a trace with its case family's oracle."""
-    return get_family(case.family).check(case, trace)
+    """Judge a trace with its case family's oracle (with the solver's findings, if any, in its labels)."""
+    from .runner.findings import judge
+
+    return judge(case, trace)
 
 
 def run_suite(

@@ -35,6 +35,7 @@ from . import (
     report,
     run,
     serve,
+    serve_model,
     show,
     stats,
     sweep,
@@ -84,6 +85,7 @@ def build_app() -> typer.Typer:
     generate.register(root)  # generate <each family's own command>
     pddl.register(root)
     serve.register(root)  # serve, proxy, check
+    serve_model.register(root)
     root.add_typer(import_app, name="import")
     inspect_io.register(root)  # export inspect
     for module in (judge, planbench, travelplanner, debug, apibank, inspect_io):

@@ -16,6 +16,7 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
     from ..analysis.robustness import robustness, robustness_lines
     from ..analysis.summary import summarize
     from ..report.table import difficulty_table, summary_table
+    from ..runner.findings import underspecified_lines, underspecified_rows
     from ..runner.store import RunStore
     from ..suites.travelplanner.submission import run_figure_lines, run_figures
 
@@ -26,6 +27,7 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
         travel = run_figures(store)
         api_bank = api_bank_metrics(store)
         infra = store.infra_rows() if summary.infra else []
+        underspecified = underspecified_rows(store)
     finally:
         store.close()
     if as_json:
@@ -36,6 +38,8 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
             data["travelplanner"] = travel
         if api_bank:
             data["api_bank"] = api_bank
+        if underspecified:
+            data["solver_underspecified"] = [{"case_id": c, "trial": t, "missing": f} for c, t, f in underspecified]
         if infra:
             data["infra_first_cause"] = first_cause(infra[0][3])
         from ..llm_judge.apb_run import apb_scores
@@ -58,6 +62,8 @@ def show_run(run_dir: Path, as_json: bool, infra_note: bool = True) -> None:
         for line in judgement_lines(run_dir):
             out_console.print(line, highlight=False, markup=False, soft_wrap=True)
         for line in api_bank_lines(api_bank):
+            out_console.print(line, highlight=False, markup=False, soft_wrap=True)
+        for line in underspecified_lines(underspecified):
             out_console.print(line, highlight=False, markup=False, soft_wrap=True)
         if infra and infra_note:
             out_console.print(f"infrastructure failures: first cause: {first_cause(infra[0][3])}; re-running the run's "

@@ -40,6 +40,6 @@ def make_model(spec: str, options: ModelOptions = ModelOptions()) -> Model:
     """``openai:MODEL`` (any OpenAI-compatible endpoint with --base-url), ``local``, or a
     registered kind (``register_model``); wrapped in the record/replay cache unless off."""
     model = build_model(spec, options)
-    if options.cache:
+    if options.cache and model_entry(spec).cacheable:
         model = CachedModel(model, options.cache_path or default_cache_path())
     return model

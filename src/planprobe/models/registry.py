@@ -26,13 +26,16 @@ ModelFactory = Callable[[str, "ModelOptions"], Model]
 class ModelEntry:
     """``factory(name, options)`` builds the model for ``--model kind:name`` (name "" when
     ``takes_name`` is False). ``serial``: the backend answers one call at a time, so cases
-    run one at a time (waiting would count against each case's time limit)."""
+    run one at a time (waiting would count against each case's time limit). ``cacheable``:
+    wrap it in the record/replay cache (off for backends that answer instantly and offline,
+    where a cache would only cost disk and time)."""
 
     kind: str
     factory: ModelFactory
     takes_name: bool = True
     serial: bool = False
     help: str = ""
+    cacheable: bool = True
 
     @property
     def usage(self) -> str:
@@ -47,6 +50,7 @@ BUILTIN_MODELS = {
     "local": "planprobe.models.builtin:LOCAL",
     "openai": "planprobe.models.builtin:OPENAI",
     "litellm": "planprobe.models.builtin:LITELLM",
+    "solver": "planprobe.solver.backend:ENTRY",  # a string, not an import: models/ never imports solver/
 }
 _REGISTRY: Registry[ModelEntry] = Registry("model", GROUP, BUILTIN_MODELS, _as_entry)
 

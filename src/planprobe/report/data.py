@@ -22,6 +22,7 @@ from ..analysis.stats import wilson_interval
 from ..analysis.summary import RunSummary, Tally, summarize, timeout_limit
 from ..errors import PlanprobeError
 from ..llm_judge.apb_run import judgement_lines
+from ..runner.findings import underspecified_lines, underspecified_rows
 from ..runner.store import RunStore
 from ..schema import ErrorClass
 from ..suites.base import HighlightsEvidence, has_capability
@@ -224,6 +225,7 @@ def load_run(run_dir: Path, name: str | None = None) -> RunData:
         summary = summarize(store)
         robust = robustness_lines(robustness(store))
         robust += run_figure_lines(run_figures(store))  # TravelPlanner's official figures, when the run has its cases
+        robust += underspecified_lines(underspecified_rows(store))  # what the solver found the text does not say
         from ..analysis.apibank import api_bank_lines, api_bank_metrics
 
         api_bank = api_bank_lines(api_bank_metrics(store))

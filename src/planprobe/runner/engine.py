@@ -41,6 +41,7 @@ from ..models.redact import redact
 from ..schema import Case, Trace, TraceError, TraceStatus, Verdict
 from ..suites.registry import get_family
 from ..version import __version__
+from .findings import judge, note_solver_findings
 from .resume import check_same_settings
 from .store import STORE_FORMAT, RunStore, suite_digest
 
@@ -118,6 +119,7 @@ async def drive(env: Environment, start: Callable[[], Awaitable[str | None]], mo
     for error in trace.errors:  # a key a server echoed into an exception must not be stored
         error.message = redact(error.message)
     trace.wall_time_s = round(time.monotonic() - t0, 6)
+    note_solver_findings(trace)
     return trace
 
 
@@ -195,7 +197,7 @@ async def run_pending(
                 attempts, causes = earlier[(case.id, trial)]
                 trace.meta["attempt"] = attempts + 1
                 trace.meta["earlier_infra"] = causes
-            verdict = get_family(case.family).check(case, trace)
+            verdict = judge(case, trace)
             store.add_result(trace, verdict)
             if on_result is not None:
                 on_result(trace, verdict)

@@ -45,6 +45,7 @@ from ..schema import (
 )
 from ..suites.registry import get_family
 from .engine import drive
+from .findings import judge
 from .steps import step_count, with_steps
 from .store import RunStore
 
@@ -139,7 +140,7 @@ def rerollout_in_run(run_dir: Path, case_id: str, trial: int, steps: int, agent:
         trace = asyncio.run(rerollout(case, original, steps, agent, limits,
                                       guidance=guidance, role=role, attempt=attempt, run=str(run_dir), model=model,
                                       models=models))
-        verdict = get_family(case.family).check(case, trace)
+        verdict = judge(case, trace)
         if store_it:
             store.add_rerollout(trace, verdict)
         return trace, verdict

@@ -19,9 +19,9 @@ from typing import Any
 
 from ..errors import PlanprobeError
 from ..runner.engine import RunConfig, _cancel_requested, open_run, run_episode
+from ..runner.findings import judge
 from ..runner.store import RunStore
 from ..schema import Case, Trace, TraceStatus, Verdict
-from ..suites.registry import get_family
 from .work import Shard, WorkerRecipe
 
 Emit = Callable[[str, str], None]  # (trace JSON, verdict JSON)
@@ -86,7 +86,7 @@ class ShardRunner:
                     if item.attempts:
                         trace.meta["attempt"] = item.attempts + 1
                         trace.meta["earlier_infra"] = list(item.causes)
-                    verdict = get_family(case.family).check(case, trace)
+                    verdict = judge(case, trace)
                     if full_after is not None and stored >= full_after:
                         err = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
                         raise PlanprobeError(f"shard {shard.index} ({directory}): cannot store the result of case "

@@ -39,13 +39,16 @@ class ChatView:
 
     ``system``: the case's instructions (system prompt); ``task``: the task text; ``tools``: the
     tool schemas offered (OpenAI function form: name, description, parameters); ``history``: the
-    calls made so far in this episode with their results, in order.
+    calls made so far in this episode with their results, in order; ``unseen``: how many earlier
+    calls the scaffold no longer shows (the modular agent shows only its last steps), so a reader
+    knows ``history`` does not start at the beginning.
     """
 
     system: str
     task: str
     tools: tuple[dict[str, Any], ...] = ()
     history: tuple[Observed, ...] = ()
+    unseen: int = 0
 
 
 @dataclass(frozen=True)

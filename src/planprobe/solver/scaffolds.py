@@ -1,0 +1,232 @@
+"""The scaffold layer: one chat call → ``ChatView``; a ``Decision`` → the reply in that scaffold's form.
+
+Three answer forms are read today:
+
+* **function calling** (the ``tools`` agent and any OpenAI-style client): the tool list comes
+  with the call; the task is the first user message, the case's instructions the system
+  message; each earlier assistant tool call is paired with the ``tool`` message that answered it.
+* **ReAct text** (the ``react`` agent): no tool list comes with the call; the first user message
+  lists the tools as text (``name: description Arguments: {...}``) and ends with ``Request:``
+  and the task; earlier replies carry ``Action:``/``Action Input:`` lines and the following
+  user message the ``Observation:``.
+
+* **the modular agent's tags** (``modular``, AgentDebug's rollout): no tool list comes with the
+  call; one prompt per step holds ``Your task is:``, ``Available tools:`` (``- name: description
+  Parameters: {...}``) and the most recent steps (``Step i: action: tool: NAME parameters: {...}``
+  and ``Observation: …``); the reply is ``<plan>``, then ``<action>tool: NAME parameters: {...}
+  </action>`` or ``<answer>…</answer>``. Only the last steps are shown: ``ChatView.unseen`` says
+  how many earlier ones are missing.
+
+This module knows these forms only as a model does, from the text of the prompt; it imports
+nothing from the agents (tested in tests/test_import_graph.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..models.base import tool_call
+from ..schema import Message, ToolSpec
+from .base import ChatView, Decision, Observed, Step
+
+UNDERSPECIFIED = "UNDERSPECIFIED:"  # the reply's marker when the text does not determine an answer
+REFUSE = "REFUSE:"  # the final-answer form of a refusal when no refusal tool is offered
+DONE = "Done: the goal holds."
+
+_REACT_TOOLS = re.compile(r"You have access to the following tools:\n\n(.*?)\n\nUse the following format:", re.DOTALL)
+_REACT_NAMES = re.compile(r"^Action: the tool to call, exactly one of \[(.*)\]$", re.MULTILINE)
+_REACT_TASK = re.compile(r"\nRequest:\n(.*)\Z", re.DOTALL)
+_ACTION = re.compile(r"^Action:[ \t]*(.*)$", re.MULTILINE)
+_INPUT = re.compile(r"^Action Input:[ \t]*(.*)$", re.MULTILINE | re.DOTALL)
+_OBSERVATION = "Observation: "
+_MODULAR = "You are an expert agent that completes tasks step by step"
+_MODULAR_TASK = re.compile(r"\nYour task is: (.*?)(?:\nAvailable tools:\n|\nYou have already taken \d+ step\(s\)\.|"
+                           r"\nCurrent observation: )", re.DOTALL)
+_MODULAR_TOOLS = re.compile(r"\nAvailable tools:\n(.*?)\n(?:\nFeedback on your earlier steps|Current observation: |\n"
+                            r"First recall|\nStart by thinking|$)", re.DOTALL)
+_MODULAR_TAKEN = re.compile(r"\nYou have already taken (\d+) step\(s\)\.")
+_MODULAR_STEP = re.compile(r"^Step (\d+): action: (.*?)\nObservation: (.*?)(?=\nStep \d+: action: |\nYou are now at step )",
+                           re.DOTALL | re.MULTILINE)
+_MODULAR_ACTION = re.compile(r"^tool: (\S+) parameters: (.*)$", re.DOTALL)
+
+
+class UnreadableChat(ValueError):
+    """The call is in no answer form the solver reads."""
+
+
+@dataclass(frozen=True)
+class Read:
+    """A chat call read: the view, and the form the reply must take."""
+
+    view: ChatView
+    form: str  # "tools" | "react" | "modular"
+
+
+def _arguments(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return {"(unparsed)": text}
+    return value if isinstance(value, dict) else {"(unparsed)": text}
+
+
+def _system(messages: list[Message]) -> str:
+    return "\n\n".join(m.content or "" for m in messages if m.role == "system")
+
+
+def _first_user(messages: list[Message]) -> str:
+    for m in messages:
+        if m.role == "user":
+            return m.content or ""
+    raise UnreadableChat("the call has no user message (no task)")
+
+
+def read_chat(messages: list[Message], tools: list[ToolSpec] | None) -> Read:
+    """The view of one chat call, in the form it came in."""
+    first = _first_user(messages)
+    if tools:
+        return Read(_function_view(messages, tools, first), "tools")
+    if _REACT_TOOLS.search(first) and _REACT_TASK.search(first):
+        return Read(_react_view(messages, first), "react")
+    if first.startswith(_MODULAR) and _MODULAR_TASK.search(first):
+        return Read(_modular_view(messages, first), "modular")
+    # no tools and no tool-listing prompt: a text task, answered as function calling answers (content)
+    return Read(_function_view(messages, [], first), "tools")
+
+
+def _function_view(messages: list[Message], tools: list[ToolSpec], task: str) -> ChatView:
+    results = {m.tool_call_id: m.content or "" for m in messages if m.role == "tool"}
+    history = []
+    for m in messages:
+        if m.role != "assistant":
+            continue
+        for tc in m.tool_calls or []:
+            fn = tc.get("function", {})
+            history.append(Observed(Step(fn.get("name", ""), _arguments(fn.get("arguments", ""))),
+                                    results.get(tc.get("id"), "")))
+    schemas = tuple({"name": t.name, "description": t.description, "parameters": t.parameters} for t in tools)
+    return ChatView(system=_system(messages), task=task, tools=schemas, history=tuple(history))
+
+
+def _react_tools(prompt: str) -> tuple[dict[str, Any], ...]:
+    """The tools as the ReAct prompt lists them: one ``name: description Arguments: {...}`` line each
+    (split on the names the prompt's format line lists, so a description may hold anything)."""
+    block = _REACT_TOOLS.search(prompt)
+    names_line = _REACT_NAMES.search(prompt)
+    if block is None or names_line is None:
+        return ()
+    names = [n.strip() for n in names_line.group(1).split(", ") if n.strip()]
+    text = block.group(1)
+    starts = sorted((m.start(), name) for name in names
+                    for m in re.finditer(rf"(?:^|\n){re.escape(name)}: ", text))
+    out = []
+    for i, (start, name) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
+        line = text[start:end].strip()[len(name) + 2:]
+        desc, sep, args = line.rpartition(" Arguments: ")
+        props = _arguments(args) if sep else {}
+        parameters = {"type": "object", "properties": {k: {"type": v} for k, v in props.items()}}
+        out.append({"name": name, "description": desc if sep else line, "parameters": parameters})
+    return tuple(out)
+
+
+def _react_view(messages: list[Message], prompt: str) -> ChatView:
+    task_match = _REACT_TASK.search(prompt)
+    task = task_match.group(1) if task_match else ""
+    history = []
+    users = [m for m in messages if m.role == "user"]
+    replies = [m for m in messages if m.role == "assistant"]
+    observations = [m.content or "" for m in users[1:]]
+    for reply, observation in zip(replies, observations):
+        action = _ACTION.search(reply.content or "")
+        if action is None:
+            continue
+        given = _INPUT.search(reply.content or "")
+        step = Step(action.group(1).strip(), _arguments(given.group(1).strip() if given else "{}"))
+        history.append(Observed(step, observation.removeprefix(_OBSERVATION)))
+    return ChatView(system=_system(messages), task=task, tools=_react_tools(prompt), history=tuple(history))
+
+
+def _modular_view(messages: list[Message], prompt: str) -> ChatView:
+    task = _MODULAR_TASK.search(prompt)
+    block = _MODULAR_TOOLS.search(prompt)
+    tools = []
+    for line in (block.group(1).split("\n- ") if block else []):
+        line = line.removeprefix("- ")
+        name, sep, rest = line.partition(": ")
+        desc, psep, args = rest.rpartition(" Parameters: ")
+        props = _arguments(args) if psep else {}
+        if sep:
+            tools.append({"name": name, "description": desc if psep else rest,
+                          "parameters": {"type": "object", "properties": {k: {"type": v} for k, v in props.items()}}})
+    history = []
+    first_shown = None
+    for m in _MODULAR_STEP.finditer(prompt):
+        first_shown = first_shown or int(m.group(1))
+        action = _MODULAR_ACTION.match(m.group(2).strip())
+        if action is not None:
+            history.append(Observed(Step(action.group(1), _arguments(action.group(2).strip())), m.group(3)))
+    taken = _MODULAR_TAKEN.search(prompt)
+    unseen = (first_shown - 1) if first_shown else (int(taken.group(1)) if taken else 0)
+    return ChatView(system=_system(messages), task=task.group(1) if task else "", tools=tuple(tools),
+                    history=tuple(history), unseen=unseen)
+
+
+def refusal_tool(view: ChatView) -> str | None:
+    """The tool the task offers for refusing (by its description), or None."""
+    for tool in view.tools:
+        if str(tool.get("description", "")).lstrip().lower().startswith("refuse"):
+            return str(tool["name"])
+    return None
+
+
+def refusal_made(view: ChatView) -> str | None:
+    """The reason given, when the agent already called the refusal tool in this episode."""
+    tool = refusal_tool(view)
+    for seen in view.history:
+        if tool is not None and seen.step.tool == tool:
+            return str(seen.step.arguments.get("reason", ""))
+    return None
+
+
+def render(decision: Decision, read: Read) -> Message:
+    """The reply to send: the decision in the call's answer form."""
+    calls = decision.calls
+    answer = decision.answer
+    if decision.refuse is not None:
+        tool = refusal_tool(read.view)
+        if tool is not None:
+            calls = (Step(tool, {"reason": decision.refuse}),)
+        else:
+            answer = f"{REFUSE} {decision.refuse}"
+    elif decision.underspecified is not None:
+        answer = f"{UNDERSPECIFIED} {decision.underspecified}"
+    if read.form == "tools":
+        if calls:
+            first = len(read.view.history)
+            return Message(role="assistant", content=None, tool_calls=[
+                tool_call(f"call_{first + i}", s.tool, json.dumps(s.arguments)) for i, s in enumerate(calls)])
+        return Message(role="assistant", content=answer or "")
+    if read.form == "modular":
+        if calls:
+            step = calls[0]
+            return Message(role="assistant", content=f"<plan>The next step of my plan is {step.tool}.</plan>\n"
+                                                     f"<action>tool: {step.tool} parameters: "
+                                                     f"{json.dumps(step.arguments)}</action>")
+        return Message(role="assistant", content=f"<plan>The task is complete.</plan>\n<answer>{answer or ''}</answer>")
+    if calls:  # ReAct takes one action per reply: the first (a Decision's calls are independent)
+        step = calls[0]
+        return Message(role="assistant", content=f"Thought: the next step of my plan is {step.tool}.\n"
+                                                 f"Action: {step.tool}\nAction Input: {json.dumps(step.arguments)}")
+    return Message(role="assistant", content=f"Thought: I have completed every task\nFinal Answer: {answer or ''}")
+
+
+def underspecified_in(text: str | None) -> str | None:
+    """What the solver found missing, when ``text`` (a reply or a final answer) says so."""
+    if not text:
+        return None
+    at = text.find(UNDERSPECIFIED)
+    return text[at + len(UNDERSPECIFIED):].split("</answer>")[0].strip() if at >= 0 else None

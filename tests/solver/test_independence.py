@@ -1,0 +1,89 @@
+"""The solver knows only the chat call (issue #27): cases are made in memory here, and every chat
+call of their runs is answered by the solver in a fresh process started in an empty directory,
+where no case, suite or run store exists and the families', agents' and runner's code is never
+even loaded. Every case must still pass, under ``tools``, ``react`` and ``modular``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from solver_helpers import VARIANTS, pddl_cases, run_cases
+
+from planprobe.models.base import ChatParams, ChatResult
+from planprobe.schema import Message, ToolSpec, Usage
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+# the package's own __init__ would import the whole library; the fresh process skips it, so what is
+# loaded there is what the solver's modules import, and nothing else
+SERVE = r"""
+import importlib.util, json, sys, types
+spec = importlib.util.find_spec("planprobe")
+pkg = types.ModuleType("planprobe"); pkg.__path__ = list(spec.submodule_search_locations); sys.modules["planprobe"] = pkg
+from planprobe.solver.stdio import serve
+serve(sys.stdin, sys.stdout)
+sys.stderr.write("LOADED " + json.dumps(sorted(m for m in sys.modules if m.startswith("planprobe."))))
+"""
+FORBIDDEN = ("planprobe.suites", "planprobe.agents", "planprobe.runner", "planprobe.cli", "planprobe.api",
+             "planprobe.pddl.generators", "planprobe.pddl.obfuscate", "planprobe.pddl.constructive")
+
+
+class PipeSolver:
+    """A model whose every call is answered by the solver process over a pipe."""
+
+    name = "solver"
+
+    def __init__(self, proc: subprocess.Popen):
+        self.proc = proc
+        self.lock = asyncio.Lock()
+        self.calls = 0
+
+    async def chat(self, messages: list[Message], tools: list[ToolSpec] | None, params: ChatParams) -> ChatResult:
+        line = json.dumps({"messages": [m.wire() for m in messages],
+                           "tools": [t.model_dump() for t in tools] if tools else None})
+        async with self.lock:
+            assert self.proc.stdin is not None and self.proc.stdout is not None
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+            reply = json.loads(self.proc.stdout.readline())
+        self.calls += 1
+        return ChatResult(message=Message.model_validate(reply), usage=Usage(model_calls=1))
+
+    async def aclose(self) -> None:
+        pass
+
+
+@pytest.fixture
+def fresh_solver(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(SRC), "HOME": str(empty), "PYTHONHASHSEED": "0"}
+    proc = subprocess.Popen([sys.executable, "-c", SERVE], cwd=empty, env=env, text=True, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    yield proc, empty
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def test_cases_made_here_pass_when_a_fresh_process_answers_every_call(tmp_path, fresh_solver):
+    proc, empty = fresh_solver
+    model = PipeSolver(proc)
+    cases = [c.model_copy(update={"id": f"{variant}-{i}"}) for variant in sorted(VARIANTS)
+             for i, c in enumerate(pddl_cases(variant, n=2, seed=23))]
+    for agent in ("tools", "react", "modular"):
+        verdicts, findings = run_cases(cases, agent, model, tmp_path / agent, concurrency=2)
+        failed = sorted(cid for cid, v in verdicts.items() if not v.passed)
+        assert len(verdicts) == len(cases) and not failed and not findings, (agent, failed, findings)
+    _, err = proc.communicate(timeout=60)
+    loaded = json.loads(err.split("LOADED ", 1)[1])
+    assert model.calls > 3 * len(cases)
+    assert "planprobe.solver.pddl_reader" in loaded
+    assert not [m for m in loaded if m.startswith(FORBIDDEN)], loaded
+    assert list(empty.iterdir()) == []  # and it wrote nothing where it ran

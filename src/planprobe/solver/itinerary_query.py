@@ -8,9 +8,10 @@ stated: otherwise the reading names what is missing (``Query.problem``), never g
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 _TRIP = re.compile(
     r"Please plan a (\d+)-day trip for (one person|\d+ people) from (.+?) to (.+?)"
@@ -61,7 +62,6 @@ class Query:
     no_driving: bool = False
     cheapest: bool = False
     problem: str | None = None   # what the text leaves open
-    notes: tuple[str, ...] = field(default=())
 
     def stay_ok(self, room_type: str, house_rules: str) -> bool:
         if self.allow is not None and f"No {self.allow}" in house_rules:
@@ -74,8 +74,6 @@ def claims(task: str) -> bool:
 
 
 def _dates(first: str, last: str, days: int) -> tuple[str, ...] | None:
-    import datetime
-
     try:
         a, b = datetime.date.fromisoformat(first), datetime.date.fromisoformat(last)
     except ValueError:
@@ -85,11 +83,16 @@ def _dates(first: str, last: str, days: int) -> tuple[str, ...] | None:
     return tuple((a + datetime.timedelta(days=i)).isoformat() for i in range(days))
 
 
+def _room_test(target: str, negated: bool) -> Callable[[str], bool]:
+    def test(room_type: str) -> bool:
+        return (room_type != target) if negated else (room_type == target)
+    return test
+
+
 def _room_reading(system: str, wanted: str) -> Callable[[str], bool] | None:
     for m in _ROOM_MEANS.finditer(system):
         if m.group(1).lower() == wanted.lower():
-            target, negated = m.group(3), bool(m.group(2))
-            return (lambda t: t != target) if negated else (lambda t: t == target)
+            return _room_test(m.group(3), bool(m.group(2)))
     return None
 
 
@@ -112,7 +115,7 @@ def read_query(system: str, task: str) -> Query:
     h = _HOUSE.search(rest)
     if h:
         allow = h.group(1).strip()
-        if f"'No …' rule" not in system and "matching 'No" not in system:
+        if "the matching 'No" not in system:
             return Query(problem="the prompt does not say which house rule forbids " + allow)
         rest = rest.replace(h.group(0), "")
     r = _ROOM.search(rest)

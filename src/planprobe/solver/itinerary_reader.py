@@ -20,7 +20,18 @@ import json
 from typing import Any
 
 from .base import ChatView, Decision
-from .itinerary_facts import CITIES, FOOD, HOTEL, SIGHT, Facts, Key, Row, city_key, read_facts, step_of
+from .itinerary_facts import (
+    CITIES,
+    FOOD,
+    HOTEL,
+    SIGHT,
+    Facts,
+    Key,
+    Row,
+    city_key,
+    read_facts,
+    step_of,
+)
 from .itinerary_query import Query, claims, read_query
 from .itinerary_search import Best, Leg, Search
 

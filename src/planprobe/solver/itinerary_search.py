@@ -21,10 +21,22 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .itinerary_facts import DRIVE, FOOD, HOTEL, SIGHT, Facts, Key, Row, city_key, drive_key, flight_key
+from .itinerary_facts import (
+    FOOD,
+    HOTEL,
+    SIGHT,
+    Facts,
+    Key,
+    Row,
+    city_key,
+    drive_key,
+    flight_key,
+)
 from .itinerary_query import Query
 
 INF = math.inf
+MealTable = dict[int, tuple[float, tuple[Row, ...], int]]  # covered cuisines -> (cost, restaurants, extras)
+Rank = tuple[float, int, tuple[str, ...], tuple[int, ...], str]
 
 
 @dataclass(frozen=True)
@@ -49,7 +61,7 @@ class Best:
     stays: tuple[Row | None, ...] = ()
     meals: tuple[tuple[Row, ...], ...] = ()   # per city: restaurants, the full days' first
     extras: tuple[int, ...] = ()              # per city: how many of its meals are on its arrival day
-    rank: tuple[object, ...] = field(default=())
+    rank: Rank = field(default=(INF, 0, (), (), ""))
 
 
 def _splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:
@@ -63,7 +75,7 @@ class Search:
         self.q, self.facts, self.candidates = q, facts, candidates
         self._legs: dict[tuple[str, str, int, str], tuple[Leg, frozenset[Key]]] = {}
         self._stays: dict[tuple[str, int], tuple[float, Row | None, frozenset[Key]]] = {}
-        self._meals: dict[tuple[str, int], tuple[dict[int, tuple[float, tuple[Row, ...], int]], frozenset[Key]]] = {}
+        self._meals: dict[tuple[str, int], tuple[MealTable, frozenset[Key]]] = {}
 
     # -- parts ---------------------------------------------------------------
 
@@ -129,7 +141,7 @@ class Search:
         self._stays[memo] = out
         return out
 
-    def meals(self, city: str, full: int) -> tuple[dict[int, tuple[float, tuple[Row, ...], int]], frozenset[Key]]:
+    def meals(self, city: str, full: int) -> tuple[MealTable, frozenset[Key]]:
         """Per set of asked cuisines covered (a bit mask): the cheapest restaurants (cost, rows,
         how many are arrival-day extras) for ``full`` full days in ``city``."""
         memo = (city, full)
@@ -139,13 +151,14 @@ class Search:
         k = city_key(FOOD, city)
         everything = (1 << len(cuisines)) - 1
         if k not in self.facts.tables:
-            out = ({m: (0.0, (), 0) for m in range(everything + 1)}, frozenset({k}))
-            self._meals[memo] = out
-            return out
+            hope: MealTable = {m: (0.0, (), 0) for m in range(everything + 1)}
+            self._meals[memo] = (hope, frozenset({k}))
+            return self._meals[memo]
         rows = self.facts.tables[k]
         need, spare = 3 * full, min(len(cuisines), 3)
         price = [self._n(r, "Average Cost") * self.q.people for r in rows]
-        covers = [sum(1 << i for i, c in enumerate(cuisines) if c in r.get("Cuisines", "")) for r in rows]
+        listed = [{c.strip() for c in r.get("Cuisines", "").split(",")} for r in rows]  # "among the Cuisines"
+        covers = [sum(1 << i for i, c in enumerate(cuisines) if c in kinds) for kinds in listed]
         exact: dict[int, tuple[float, tuple[int, ...]]] = {}
         for size in range(need, need + spare + 1):
             for pick in itertools.combinations(range(len(rows)), size):
@@ -155,13 +168,13 @@ class Search:
                     mask |= covers[i]
                 if mask not in exact or cost < exact[mask][0]:
                     exact[mask] = (cost, pick)
-        table: dict[int, tuple[float, tuple[Row, ...], int]] = {}
+        table: MealTable = {}
         for want in range(everything + 1):
             found = [(c, pick) for mask, (c, pick) in exact.items() if mask & want == want]
             if found:
                 c, pick = min(found, key=lambda x: (x[0], len(x[1])))
                 table[want] = (c, tuple(rows[i] for i in pick), len(pick) - need)
-        out = (table, frozenset())
+        out: tuple[MealTable, frozenset[Key]] = (table, frozenset())
         self._meals[memo] = out
         return out
 
@@ -184,7 +197,7 @@ class Search:
         everything = (1 << len(q.cuisines)) - 1
         for route in itertools.permutations(self.candidates, q.cities):
             for nights in _splits(q.days - 1, q.cities):
-                base, unknown = 0.0, set()
+                base, unknown = 0.0, set[Key]()
                 stays: list[Row | None] = []
                 feasible = True
                 for city, n in zip(route, nights):
@@ -219,7 +232,8 @@ class Search:
         days = [0]
         for n in nights:
             days.append(days[-1] + n)
-        legs, cost, unknown = [], 0.0, set()
+        legs: list[Leg] = []
+        cost, unknown = 0.0, set[Key]()
         for i in range(len(stops) - 1):
             leg, u = self.leg(stops[i], stops[i + 1], days[i], family)
             legs.append(leg)
@@ -246,14 +260,15 @@ class Search:
             states = nxt
         if everything not in states:
             return None
-        c, rows, ex = states[everything]
-        return c, rows, ex, unknown
+        total, chosen, extra = states[everything]
+        return total, chosen, extra, unknown
 
 
-def _better(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
-    if abs(float(a[0]) - float(b[0])) > 1e-9:  # type: ignore[arg-type]
-        return float(a[0]) < float(b[0])  # type: ignore[arg-type]
-    return a[1:] < b[1:]  # type: ignore[operator]
+def _better(a: Rank, b: Rank) -> bool:
+    """Cheaper (costs within 1e-9 are equal), then fewer facts hoped for, then the first in order."""
+    if abs(a[0] - b[0]) > 1e-9:
+        return a[0] < b[0]
+    return a[1:] < b[1:]
 
 
-__all__ = ["DRIVE", "Best", "Leg", "Search"]
+__all__ = ["Best", "Leg", "Search"]

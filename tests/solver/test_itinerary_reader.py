@@ -62,6 +62,7 @@ SAMPLES = {
     "cost-aware": dict(n=27, seed=4, cost_aware=True),
     "wide-sandbox": dict(n=9, seed=5, sandbox_cities=5, cost_aware=True),
     "two-cities-in-3-days": dict(n=6, seed=6, cities=2, days=(3,), sandbox_cities=2),
+    "two-cities-in-7-days": dict(n=6, seed=12, cities=2, days=(7,), cost_aware=True),
 }
 
 

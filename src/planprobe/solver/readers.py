@@ -20,6 +20,7 @@ GROUP = "planprobe.solver_readers"
 BUILTIN_READERS = {
     "pddl": "planprobe.solver.pddl_reader:READER",
     "constraints": "planprobe.solver.constraints_reader:READER",
+    "itinerary": "planprobe.solver.itinerary_reader:READER",
 }
 
 

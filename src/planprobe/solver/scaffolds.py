@@ -51,6 +51,9 @@ _MODULAR_TAKEN = re.compile(r"\nYou have already taken (\d+) step\(s\)\.")
 _MODULAR_STEP = re.compile(r"^Step (\d+): action: (.*?)\nObservation: (.*?)(?=\nStep \d+: action: |\nYou are now at step )",
                            re.DOTALL | re.MULTILINE)
 _MODULAR_ACTION = re.compile(r"^tool: (\S+) parameters: (.*)$", re.DOTALL)
+# a PMC executor's prompt: the sub-task between "Sub-task: " and the executor's working instructions
+_PMC_EXECUTOR = "Carry out this sub-task of a larger request"
+_PMC_SUBTASK = re.compile(r"\nSub-task: (.*?)\n\nBefore each tool call, ", re.DOTALL)
 
 
 class UnreadableChat(ValueError):
@@ -77,6 +80,15 @@ def _system(messages: list[Message]) -> str:
     return "\n\n".join(m.content or "" for m in messages if m.role == "system")
 
 
+def _pmc_subtask(prompt: str) -> str:
+    """A PMC executor's task is its sub-task (description, parameters, constraints); the words around
+    it tell the executor how to work and report, not what the task is."""
+    if not prompt.startswith(_PMC_EXECUTOR):
+        return prompt
+    found = _PMC_SUBTASK.search(prompt)
+    return found.group(1) if found else prompt
+
+
 def _first_user(messages: list[Message]) -> str:
     for m in messages:
         if m.role == "user":
@@ -86,7 +98,7 @@ def _first_user(messages: list[Message]) -> str:
 
 def read_chat(messages: list[Message], tools: list[ToolSpec] | None) -> Read:
     """The view of one chat call, in the form it came in."""
-    first = _first_user(messages)
+    first = _pmc_subtask(_first_user(messages))
     if tools:
         return Read(_function_view(messages, tools, first), "tools")
     if _REACT_TOOLS.search(first) and _REACT_TASK.search(first):

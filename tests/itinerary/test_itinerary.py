@@ -161,6 +161,9 @@ def test_a_flight_of_another_day_fails_the_strict_sandbox_check():
     (["--level", "extreme"], "--level 'extreme'"),
     (["--days", "4"], "--days 4"),
     (["--days", "3", "--cities", "3"], "a 3-day trip cannot visit 3 cities"),
+    # found by the solver's itinerary reader (issue #27): 3 meals a day at different restaurants, 8 per city
+    (["--days", "5", "--cities", "1"], "--cities 1 --days 5: one city would have 3 days without travel"),
+    (["--days", "3,7", "--cities", "1"], "--cities 1 --days 7: one city would have 5 days without travel"),
 ])
 def test_impossible_requests_fail_in_one_line(tmp_path, args, needle):
     out = subprocess.run([sys.executable, "-m", "planprobe", "generate", "travel", "--n", "2", "-o",

@@ -24,7 +24,7 @@ from ..travelplanner.fields import HOUSE_RULES, LEVELS, ROOM_TYPES, QueryFields
 from ..travelplanner.rules import MINIMUM_COST
 from .scopes import SCOPES
 from .solver import Solver
-from .world import CUISINES, draw_world
+from .world import CUISINES, RESTAURANTS, draw_world
 
 FAMILY = "itinerary"
 DAYS = (3, 5, 7)
@@ -62,6 +62,15 @@ class ItineraryOptions:
             if short:
                 raise PlanprobeError(f"--cities {self.cities}: a {short[0]}-day trip cannot visit {self.cities} "
                                      "cities (each needs a night)")
+            for d in self.days:
+                # days with no travel: d - (cities + 1); one city gets at least its share of them, 3 meals each,
+                # and no restaurant may be used twice
+                full = -(-(d - self.cities - 1) // self.cities)
+                if 3 * full > RESTAURANTS:
+                    raise PlanprobeError(
+                        f"--cities {self.cities} --days {d}: one city would have {full} days without travel, "
+                        f"{3 * full} meals at different restaurants, and a sandbox city has {RESTAURANTS}; "
+                        f"visit more cities or take a shorter trip")
         elif max(self.days) // 2 > self.sandbox_cities:
             raise PlanprobeError(f"--days {max(self.days)}: visits {max(self.days) // 2} cities, more than the "
                                  f"sandbox has (--sandbox-cities {self.sandbox_cities})")

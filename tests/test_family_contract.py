@@ -4,6 +4,10 @@ added later: the same seed gives byte-identical cases; a case survives the JSONL
 trip and still validates; the oracle agent passes every case; each fault, where it is
 injected, is reported as exactly its class (and the valid plan passes where it is not).
 
+A family that declares itself solvable from its text (``SolvableFromText``) is also held to
+100% under ``--agent tools --model solver``: its sample and the sample's unsolvable variants pass,
+the unsolvable ones are refused exactly, and the solver finds nothing under-specified.
+
 A new family gets its sample cases from its ``generate(n, seed)`` (``GeneratesSuites``)
 or from ``SAMPLES`` below; a family with neither fails here, by design.
 """
@@ -23,6 +27,7 @@ from planprobe.suites.base import (
     ClassifiesFaults,
     GeneratesSuites,
     JudgesPrefixes,
+    SolvableFromText,
     WrapsCases,
 )
 from planprobe.suites.io import load_suite, write_suite
@@ -232,3 +237,97 @@ def test_each_fault_is_reported_as_exactly_its_class(name, fault):
     assert not wrong, wrong[:3]
     if (name, fault) not in NO_ROOM:
         assert injected > 0, f"{name}: no sample case had room for {fault!r}"
+
+
+# -- solvable from text: the solver model passes every case (issue #27) ------------------------------
+
+SOLVER_N = 2  # cases per style and variant the family claims: the check runs on every test run
+SOLVABLE = [name for name in NAMES if isinstance(get_family(name), SolvableFromText)]
+
+
+def solver_contract(family: SolvableFromText, out: Path, seed: int = 1) -> list[str]:
+    """What breaks the claim ``SolvableFromText``, one line each (empty: the claim holds): the
+    family's sample and an unsolvable variant of each of its cases, run under ``--agent tools
+    --model solver``, must all pass, exactly the unsolvable ones be refused, none be under-specified."""
+    from planprobe.solver.backend import SolverModel
+    from planprobe.suites.robust import robustify
+    from solver.solver_helpers import run_cases
+
+    name = getattr(family, "name", "?")
+    sample = family.solver_sample(SOLVER_N, seed)
+    problems = [] if sample else [f"{name}: solver_sample gave no case"]
+    problems += [f"{c.id}: its family is {c.family!r}, not {name!r}" for c in sample if c.family != name]
+    cases = sample + [robustify(c, [("unsolvable", None)], seed) for c in sample]
+    unsolvable = {c.id for c in cases if c.spec.get("unsolvable")}
+    verdicts, findings = run_cases(cases, "tools", SolverModel(), out)
+    problems += [f"{case_id}: under-specified: {'; '.join(missing)}" for case_id, _, missing in findings]
+    problems += [f"{cid}: failed {v.errors}" for cid, v in verdicts.items() if not v.passed]
+    refused = {cid for cid, v in verdicts.items() if v.labels.get("refused")}
+    problems += [f"{cid}: refused, though solvable" for cid in sorted(refused - unsolvable)]
+    problems += [f"{cid}: unsolvable, not refused" for cid in sorted(unsolvable - refused)]
+    return problems
+
+
+def test_the_families_the_solver_reads_claim_it():
+    assert {"constraints", "pddl"} <= set(SOLVABLE)
+
+
+@pytest.mark.parametrize("name", SOLVABLE)
+def test_a_family_solvable_from_text_passes_under_the_solver(name, tmp_path):
+    family = get_family(name)
+    assert isinstance(family, SolvableFromText)
+    first = _jsonl(family.solver_sample(SOLVER_N, 1))
+    assert first == _jsonl(family.solver_sample(SOLVER_N, 1)) and len(set(first)) == len(first)
+    problems = solver_contract(family, tmp_path / "run")
+    assert not problems, problems[:5]
+
+
+def test_the_solver_contract_catches_a_family_whose_text_leaves_the_goal_out(tmp_path):
+    """A plug-in family claims it but its task text omits the goal: the check must report it."""
+    import re
+
+    from planprobe.suites.pddl_agent.family import PDDLAgentFamily
+    from planprobe.suites.registry import register_family, unregister_family
+
+    pddl = PDDLAgentFamily()
+
+    def as_pddl(case: Case) -> Case:
+        return case.model_copy(update={"family": pddl.name})
+
+    class GoalLess:
+        """A plug-in family made of PDDL agent cases whose task text lost its goal."""
+        name = "goalless-pddl"
+        faults = pddl.faults
+
+        def validate(self, case: Case) -> None:
+            pddl.validate(as_pddl(case))
+
+        def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = ""):
+            return pddl.environment(as_pddl(case), limits, trial, agent)
+
+        def check(self, case: Case, trace: Trace):
+            return pddl.check(as_pddl(case), trace)
+
+        def reference_plan(self, case: Case):
+            return pddl.reference_plan(as_pddl(case))
+
+        def random_plan(self, case: Case, rng):
+            return pddl.random_plan(as_pddl(case), rng)
+
+        def faulty_plan(self, case: Case, fault: str, rng):
+            return pddl.faulty_plan(as_pddl(case), fault, rng)
+
+        def solver_sample(self, n: int, seed: int) -> list[Case]:
+            return [c.model_copy(update={"family": self.name, "id": f"goalless-{c.id}",
+                                         "task": re.sub(r"My goal is to have that:[^\n]*\n", "", c.task)})
+                    for c in pddl.solver_sample(n, seed)[:n]]
+
+    family = GoalLess()
+    assert all("My goal is" not in c.task for c in family.solver_sample(SOLVER_N, 1))
+    register_family(family)
+    try:
+        problems = solver_contract(family, tmp_path / "run")
+    finally:
+        unregister_family(family.name)
+    assert any("under-specified" in p for p in problems), problems
+    assert all(p.startswith("goalless-") for p in problems), problems

@@ -9,7 +9,10 @@ import pytest
 from solver_helpers import run_cases
 
 from planprobe.solver.backend import SolverModel
-from planprobe.suites.constraints.generator import ConstraintSuiteOptions, generate_cases
+from planprobe.suites.constraints.generator import (
+    ConstraintSuiteOptions,
+    generate_cases,
+)
 
 SAMPLES = {
     "basic": dict(actions=(2, 7)),

@@ -318,6 +318,18 @@ class GeneratesSuites(Protocol):
 
 
 @runtime_checkable
+class SolvableFromText(Protocol):
+    """The family claims its cases are solvable from what the agent is shown (task text, system
+    prompt, tool descriptions and results), so ``--model solver`` must pass them all (issue #27).
+    ``solver_sample`` gives a few cases (``n`` per style and variant the claim covers, distinct
+    ids, byte-identical for the same seed); the contract test runs them, and their robustness
+    variants, under ``--agent tools --model solver`` and requires every case to pass, every
+    unsolvable variant to be refused and no case to be found under-specified."""
+
+    def solver_sample(self, n: int, seed: int) -> list[Case]: ...
+
+
+@runtime_checkable
 class HasGenerateCommand(Protocol):
     """A family with a ``planprobe generate`` subcommand of its own (options only it has):
     ``generate_command`` is (the subcommand's name, ``"module:function"``), the function
@@ -333,7 +345,7 @@ CAPABILITIES: tuple[type, ...] = (
     WordsConstraints,
     OffersDistractors, Contradicts, Restates, AliasesTools, PricesPlans, PlanningTools, JudgesPrefixes, ExplainsPrefixes, GeneratesSuites,
     PricesCalls, ChainsComposites, CutsTrajectories, ComposesTools, HasGenerateCommand, StatesTasks,
-    PlansWrappedTools, LimitsProtocols,
+    PlansWrappedTools, LimitsProtocols, SolvableFromText,
 )
 
 

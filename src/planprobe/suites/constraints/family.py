@@ -50,6 +50,15 @@ class ConstraintFamily:
     def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> list[PlannedCall] | None:
         return reference_plans.faulty_plan(prepare(case), fault, rng)
 
+    def solver_sample(self, n: int, seed: int) -> list[Case]:
+        """``SolvableFromText``: ``n`` cases of each mode and style the solver reads (basic, extended,
+        the paper's style); the paper's get their own seed so that no id repeats a basic case's."""
+        from .generator import ConstraintSuiteOptions, generate_cases
+
+        return [*generate_cases(ConstraintSuiteOptions(actions=(2, 5), n=n, seed=seed)),
+                *generate_cases(ConstraintSuiteOptions(actions=(2, 5), n=n, seed=seed, extended=True)),
+                *generate_cases(ConstraintSuiteOptions(actions=(2, 5), n=n, seed=seed + 1, style="paper"))]
+
     def evidence_spans(self, spec: dict, constraint_ids: set[str]) -> list[tuple[int, int]]:
         """The [start, end) spans of the task's clauses that state these constraints, so
         a report can highlight them in the task's own words. Reads the raw spec: a

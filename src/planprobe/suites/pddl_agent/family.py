@@ -43,6 +43,22 @@ class PDDLAgentFamily:
     def check(self, case: Case, trace: Trace) -> Verdict:
         return oracle.check(case, trace)
 
+    def solver_sample(self, n: int, seed: int) -> list[Case]:
+        """``SolvableFromText``: ``n`` small cases of each domain, plain and obfuscated (both
+        obfuscations), in English, and one PDDL-text variant reporting changes."""
+        from .generator import PDDLSuiteOptions, generate_cases
+
+        small: dict[str, dict[str, Any]] = {
+            "blocksworld": dict(blocks=(3, 4)),
+            "logistics": dict(cities=(2, 2), packages=(1, 2), locations=(1, 2), airplanes=(1, 1))}
+        variants: list[dict[str, Any]] = [
+            {}, dict(obfuscate="mystery"), dict(obfuscate="random")]
+        out = [c for domain, size in small.items() for v in variants
+               for c in generate_cases(PDDLSuiteOptions(domain=domain, n=n, seed=seed, **size, **v))]
+        out += generate_cases(PDDLSuiteOptions(domain="blocksworld", n=n, seed=seed + 1, language="pddl",
+                                               observation="changes", **small["blocksworld"]))
+        return out
+
     def reference_plan(self, case: Case) -> list[PlannedCall]:
         return reference_plans.reference_plan(case)
 

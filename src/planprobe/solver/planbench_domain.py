@@ -143,6 +143,7 @@ def read_stated(description: str) -> Reading:
         key_of[h.split()[0].lower()] = name
     facts: dict[str, Phrase] = {}
     arity: dict[str, int] = {}
+    said: dict[tuple[str, tuple[int, ...]], str] = {}
 
     def fact(words: str) -> tuple[str, tuple[int, ...]]:
         parts = _template(words, xform)
@@ -152,6 +153,7 @@ def read_stated(description: str) -> Reading:
         canon = tuple(slots.index(p) if isinstance(p, int) else p for p in parts)
         facts.setdefault(pred, Phrase(canon, slot, show))
         arity[pred] = len(slots)
+        said.setdefault((pred, slots), words)
         return pred, slots
 
     rule = re.compile(r"^(?:To perform (?P<a>.+?)(?: action)?, the following (?:facts )?needs? to be true:"
@@ -165,10 +167,10 @@ def read_stated(description: str) -> Reading:
         if m is None:
             raise Unreadable(f"a restriction the reader cannot read: {ln!r}")
         who = " ".join((m.group("a") or m.group("b")).lower().split())
-        name = key_of.get(who) or key_of.get(who.split()[0])
-        if name is None:
+        found = key_of.get(who) or key_of.get(who.split()[0])
+        if found is None:
             raise Unreadable(f"a restriction about an action that is not listed: {ln!r}")
-        schema = actions[name][1]
+        schema = actions[found][1]
         target = schema.pre if m.group("a") else schema.add if m.group("v").lower() == "true" else schema.dele
         for item in _items(m.group("rest")):
             target.add(fact(item))
@@ -177,8 +179,8 @@ def read_stated(description: str) -> Reading:
             raise Unreadable(f"nothing is said about what action {name!r} needs or does")
         both = sorted(s.add & s.dele)
         if both:  # the text contradicts itself: which does the action leave, the fact or its absence?
-            said = ", ".join(facts[p].render(tuple(["object", "other object"][i] for i in a)) for p, a in both)
-            raise Unreadable(f"the description says action {name!r} makes {said!r} both true and false")
+            what = ", ".join(said[f] for f in both)
+            raise Unreadable(f"the description says action {name!r} makes {what!r} both true and false")
     return Reading(facts, arity, actions)
 
 
@@ -291,12 +293,12 @@ def _sentences(text: str) -> list[str]:
 
 
 def _english(rules: str, lexicon: dict[str, list[Clause]], actions: dict[str, tuple[Phrase, Schema]]) -> None:
-    for s in _sentences(rules):
-        if s.lower().startswith("if no plan can achieve the goal"):
+    for sentence in _sentences(rules):
+        if sentence.lower().startswith("if no plan can achieve the goal"):
             continue
-        if s not in lexicon:
-            raise Unreadable(f"a restriction the reader does not understand: {s!r}")
-        for action, kind, pred, args in lexicon[s]:
+        if sentence not in lexicon:
+            raise Unreadable(f"a restriction the reader does not understand: {sentence!r}")
+        for action, kind, pred, args in lexicon[sentence]:
             schema = actions[action][1]
             {"pre": schema.pre, "add": schema.add, "del": schema.dele}[kind].add((pred, args))
     for name, (_, s) in actions.items():
@@ -352,16 +354,12 @@ def read_logistics(description: str) -> Reading:
         parts.append(example[pos:])
         if not types:
             raise Unreadable(f"action {what!r} has no example naming its objects")
-        schema = Schema(types)
-        if name == "drive":  # "in city_1" is a parameter: the city the truck drives in
-            pass
-        actions[name] = (Phrase(tuple(p for p in parts if p != ""), *_THING), schema)
+        actions[name] = (Phrase(tuple(p for p in parts if p != ""), *_THING), Schema(types))
     if set(actions) != set(_LOGISTICS_ACTIONS.values()):
         raise Unreadable("not every logistics action is listed with an example")
     for s in _sentences(intro.split(".", 1)[1] if "." in intro else ""):
         if s not in _LOGISTICS:
             raise Unreadable(f"a statement the reader does not understand: {s!r}")
-    # a fly step names the two airports only: its schema has no city parameter
     _english(rules, _LOGISTICS, actions)
     facts = {p: Phrase(parts, *_THING) for p, (parts, _) in _LOGISTICS_FACTS.items()}
     return Reading(facts, {p: n for p, (_, n) in _LOGISTICS_FACTS.items()}, actions, dict(_TYPES), typed=True)

@@ -134,7 +134,7 @@ def test_the_reader_imports_nothing_of_the_family_its_renderer_or_parser():
                  "planprobe.pddl.reply_parser", "planprobe.pddl.translation_config", "planprobe.pddl.obfuscate",
                  "planprobe.pddl.generators")
     allowed_pddl = ("planprobe.pddl.parser", "planprobe.pddl.model", "planprobe.pddl.grounding",
-                    "planprobe.pddl.simulator", "planprobe.pddl.validator", "planprobe.pddl.planner",
+                    "planprobe.pddl.simulator", "planprobe.pddl.validator", "planprobe.pddl.planner", "planprobe.pddl.satisficing",
                     "planprobe.pddl.errors")
     paths = sorted(SOLVER_DIR.glob("planbench_*.py"))
     assert paths

@@ -155,3 +155,13 @@ def test_the_reader_imports_nothing_of_the_family_its_renderer_or_parser():
                     assert t.startswith("planprobe.solver") or t == "planprobe.errors", (path.name, t)
                 else:
                     assert t.split(".")[0] in {"__future__", "re", "dataclasses", "typing"}, (path.name, t)
+
+
+@pytest.mark.parametrize("task", ["t1", "t3", "t6", "t7"])
+def test_text_after_the_query_does_not_change_the_answer(task):
+    """A scaffold may append its own instructions after the prompt: the question is told by the
+    query's markers, not by how the text ends."""
+    for case in cases(task, "blocksworld", 3, seed=4):
+        plain = READER.decide(view_of(case))
+        padded = READER.decide(ChatView(system="", task=case.task + "\n\nAnswer in the format shown above."))
+        assert plain == padded and plain.underspecified is None, case.id

@@ -10,7 +10,7 @@ import pytest
 from solver_helpers import VARIANTS, pddl_cases, run_cases
 from typer.testing import CliRunner
 
-from planprobe.agents.modular import HISTORY_LENGTH
+from planprobe.agents.modular import HISTORY_LENGTH, ModularAgent
 from planprobe.agents.react import parse_react
 from planprobe.cli.root import app
 from planprobe.models import ModelOptions, make_model
@@ -161,3 +161,24 @@ def test_pmc_roles_read_from_their_prompts_alone():
                                  constraints=P.bullet([]), instructions="")
     assert role_reply([Message(role="user", content=deliver)]).content == "Done: the goal holds."
     assert role_reply([Message(role="user", content="hello")]) is None
+
+
+def test_the_modular_reading_joins_the_memory_to_the_window():
+    # the solver's notes (one JSON object a step) in the memory fill the steps the window no longer shows;
+    # a memory in prose (another model's) is not relied on, and the missing steps are counted as unseen
+    case = pddl_cases("logistics", n=1)[0]
+    agent = ModularAgent(SolverModel(), history_length=2)
+    history = [(f"tool: t{i} parameters: {{}}", f"Observation {i}.") for i in range(1, 5)]
+    bare = read_chat([Message(role="user", content=agent.render(case, case.tools, history))], None)
+    assert bare.view.unseen == 2 and [s.step.tool for s in bare.view.history] == ["t3", "t4"]
+    notes = bare.memory.splitlines()
+    assert len(notes) == 3 and json.loads(notes[1]) == {"step": 3, "action": "tool: t3 parameters: {}",
+                                                        "observation": "Observation 3."}
+    full = read_chat([Message(role="user", content=agent.render(case, case.tools, history[:2], memory="x"))], None)
+    kept = read_chat([Message(role="user", content=agent.render(case, case.tools, history, memory=full.memory))], None)
+    assert kept.view.unseen == 0 and [s.step.tool for s in kept.view.history] == ["t1", "t2", "t3", "t4"]
+    assert [s.result for s in kept.view.history] == [o for _, o in history]
+    prose = read_chat([Message(role="user", content=agent.render(case, case.tools, history, memory="I did t1."))], None)
+    assert prose.view.unseen == 2
+    reply = render(Decision(calls=(Step("t5", {}),)), kept).content
+    assert reply.startswith("<memory>\n" + kept.memory + "\n</memory>\n") and "<action>tool: t5" in reply

@@ -201,3 +201,42 @@ def test_the_prompt_shows_the_action_syntax_with_single_braces():
         prompt = agent.render(case, case.tools, history)
         assert '<action>tool: [tool_name] parameters: {"param1": "value1"}</action>' in prompt
         assert "{{" not in prompt and "}}" not in prompt
+
+
+def test_the_prompt_shows_the_memory_of_the_previous_step():
+    """A deviation from AgentDebug's templates (issue #27): each prompt shows what the model wrote inside
+    <memory> at its previous step, so what it keeps there outlives the window of recent steps."""
+    case = constraint_cases(1, seed=4)[0]
+    ref = get_family(case.family).reference_plan(case)
+    replies = [_step(c, memory=f"kept note {i}") for i, c in enumerate(ref)]
+    replies[1] = replies[1].replace("<memory>kept note 1</memory>", "")  # no memory: the last one is kept
+    trace, model = _run(case, replies + ["<answer>All done.</answer>"])
+    assert len(ref) >= 3 and "Your memory so far" not in model.prompts[0]
+    shown = "Your memory so far (what you last wrote inside <memory> </memory>):\nkept note 0\n"
+    assert shown in model.prompts[1] and shown in model.prompts[2]
+    for i in range(2, len(ref)):
+        assert f"\nkept note {i}\n" in model.prompts[i + 1] and f"kept note {i - 1}" not in model.prompts[i + 1]
+    assert [m.role for m in trace.messages] == ["user", "assistant"] * (len(ref) + 1)  # the trace format is kept
+
+
+def test_the_memory_outlives_the_window():
+    case = constraint_cases(1, seed=4)[0]
+    ref = get_family(case.family).reference_plan(case)
+    model = Scripted([_step(ref[0], memory="step 1 found the key fact")] +
+                     [_step(PlannedCallLike("ghost_tool", "{}"), memory="step 1 found the key fact")] * 3)
+    agent = ModularAgent(model, history_length=2)
+    env = get_family(case.family).environment(case, Limits(max_iterations=10), 0, agent.name)
+    asyncio.run(agent(case, env))
+    last = model.prompts[-1]  # after 4 steps, with a window of 2
+    assert "Step 1: action:" not in last and "Step 3: action:" in last and "step 1 found the key fact" in last
+
+
+def test_a_re_rollout_shows_the_memory_of_the_kept_steps():
+    from planprobe.runner.rollout import rerollout
+
+    case = constraint_cases(2, seed=8)[0]
+    ref = get_family(case.family).reference_plan(case)
+    trace, _ = _run(case, [_step(c, memory=f"note {i}") for i, c in enumerate(ref)] + ["<answer>done</answer>"])
+    model = Scripted([_step(c) for c in ref[2:]] + ["<answer>done</answer>"])
+    asyncio.run(rerollout(case, trace, 2, ModularAgent(model), guidance="carry on"))
+    assert "\nnote 1\n" in model.prompts[0] and "You are now at step 3" in model.prompts[0]

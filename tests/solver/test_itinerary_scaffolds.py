@@ -1,5 +1,5 @@
 """``--model solver`` on itinerary cases through the backend: the itinerary reader answers function
-calling, ReAct and PMC's roles (the executor reads its sub-task, not the words around it that tell it
+calling, ReAct, the modular agent's tags and PMC's roles (the executor reads its sub-task, not the words around it that tell it
 how to report) from the chat call alone, and every case passes (issue #27)."""
 
 from __future__ import annotations
@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from solver_helpers import run_cases
 
+from planprobe.agents.modular import HISTORY_LENGTH
+from planprobe.runner.store import RunStore
 from planprobe.solver.backend import SolverModel
 from planprobe.suites.itinerary.generate import ItineraryOptions, generate_cases
 
@@ -19,3 +21,18 @@ def test_every_scaffold_passes_itinerary_cases_from_their_text(tmp_path, agent):
     assert findings == []
     failed = {cid: [e.text for e in v.evidence] for cid, v in verdicts.items() if not v.passed}
     assert len(verdicts) == len(cases) and not failed, failed
+
+
+def test_the_modular_scaffold_passes_itinerary_cases_of_every_length(tmp_path):
+    # Was 0/6 on 7-day cases (issue #27): the modular agent shows only its last HISTORY_LENGTH steps and
+    # never showed the model its own <memory>, so the facts gathered early had left every prompt by the
+    # time the plan was written. The prompt now shows the previous memory, and the solver keeps its notes there.
+    cases = [c for seed, days in ((1, 3), (2, 5), (3, 7))
+             for c in generate_cases(ItineraryOptions(n=2, seed=seed, days=(days,), cost_aware=True))]
+    verdicts, findings = run_cases(cases, "modular", SolverModel(), tmp_path / "run")
+    assert findings == []
+    failed = {cid: [e.text for e in v.evidence] for cid, v in verdicts.items() if not v.passed}
+    assert len(verdicts) == len(cases) and not failed, failed
+    with RunStore(tmp_path / "run") as store:
+        longest = max(len(t.tool_calls) for t, _ in store.results())
+    assert longest > HISTORY_LENGTH  # more steps than the window shows

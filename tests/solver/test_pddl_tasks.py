@@ -10,10 +10,12 @@ import pytest
 from solver_helpers import VARIANTS, pddl_cases, run_cases
 from typer.testing import CliRunner
 
+from planprobe.agents.modular import HISTORY_LENGTH, ModularAgent
 from planprobe.agents.react import parse_react
 from planprobe.cli.root import app
 from planprobe.models import ModelOptions, make_model
 from planprobe.models.base import ChatParams
+from planprobe.runner.store import RunStore
 from planprobe.schema import Message
 from planprobe.solver.backend import SolverModel
 from planprobe.solver.base import ChatView, Decision, Step
@@ -21,10 +23,7 @@ from planprobe.solver.scaffolds import Read, read_chat, render
 from planprobe.suites.io import write_suite
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
 
-# the modular scaffold shows only its last 20 steps: with observations of changes only, a longer episode
-# loses the state (a finding about the scaffold: test_the_modular_window_loses_the_state_of_long_episodes)
-PAIRS = [(v, a) for v in sorted(VARIANTS) for a in ("tools", "react", "modular", "pmc")
-         if not (a == "modular" and VARIANTS[v].get("observation") == "changes")]
+PAIRS = [(v, a) for v in sorted(VARIANTS) for a in ("tools", "react", "modular", "pmc")]
 
 
 @pytest.mark.parametrize(("variant", "agent"), PAIRS)
@@ -36,16 +35,18 @@ def test_the_solver_passes_every_pddl_agent_case(tmp_path, variant, agent):
     assert len(verdicts) == len(cases) and not failed, failed
 
 
-def test_the_modular_window_loses_the_state_of_long_episodes(tmp_path):
-    # A finding, not fixed today: the modular agent (AgentDebug's rollout) shows its last 20 steps; with
-    # `--observation changes` no result states the whole state, so after step 20 the current state is
-    # not in the prompt. The solver says so instead of guessing; under `tools` the same cases pass.
+def test_the_modular_memory_carries_the_state_of_long_episodes(tmp_path):
+    # Was a finding (issue #27): the modular agent (AgentDebug's rollout) shows only its last 20 steps, and
+    # with `--observation changes` no result states the whole state, so after step 20 the state was in no
+    # prompt and the solver could only say so. Its prompt now shows the memory it wrote at its previous
+    # step; the solver keeps every step there, as a careful model would, and these long episodes pass.
     cases = [c for c in generate_cases(PDDLSuiteOptions(domain="logistics", n=12, seed=5, packages=(3, 4), cities=(3, 3),
                                                         observation="changes"))]
-    _, findings = run_cases(cases, "modular", SolverModel(), tmp_path / "modular")
-    assert findings and all("no longer shows the first" in f[2][0] for f in findings)
-    verdicts, findings = run_cases(cases, "tools", SolverModel(), tmp_path / "tools")
-    assert findings == [] and all(v.passed for v in verdicts.values())
+    verdicts, findings = run_cases(cases, "modular", SolverModel(), tmp_path / "modular")
+    assert findings == [] and len(verdicts) == len(cases) and all(v.passed for v in verdicts.values())
+    with RunStore(tmp_path / "modular") as store:
+        longest = max(len(t.tool_calls) for t, _ in store.results())
+    assert longest > HISTORY_LENGTH  # the window alone could not have held them
 
 
 def test_the_cli_runs_the_solver_by_name(tmp_path):
@@ -160,3 +161,24 @@ def test_pmc_roles_read_from_their_prompts_alone():
                                  constraints=P.bullet([]), instructions="")
     assert role_reply([Message(role="user", content=deliver)]).content == "Done: the goal holds."
     assert role_reply([Message(role="user", content="hello")]) is None
+
+
+def test_the_modular_reading_joins_the_memory_to_the_window():
+    # the solver's notes (one JSON object a step) in the memory fill the steps the window no longer shows;
+    # a memory in prose (another model's) is not relied on, and the missing steps are counted as unseen
+    case = pddl_cases("logistics", n=1)[0]
+    agent = ModularAgent(SolverModel(), history_length=2)
+    history = [(f"tool: t{i} parameters: {{}}", f"Observation {i}.") for i in range(1, 5)]
+    bare = read_chat([Message(role="user", content=agent.render(case, case.tools, history))], None)
+    assert bare.view.unseen == 2 and [s.step.tool for s in bare.view.history] == ["t3", "t4"]
+    notes = bare.memory.splitlines()
+    assert len(notes) == 3 and json.loads(notes[1]) == {"step": 3, "action": "tool: t3 parameters: {}",
+                                                        "observation": "Observation 3."}
+    full = read_chat([Message(role="user", content=agent.render(case, case.tools, history[:2], memory="x"))], None)
+    kept = read_chat([Message(role="user", content=agent.render(case, case.tools, history, memory=full.memory))], None)
+    assert kept.view.unseen == 0 and [s.step.tool for s in kept.view.history] == ["t1", "t2", "t3", "t4"]
+    assert [s.result for s in kept.view.history] == [o for _, o in history]
+    prose = read_chat([Message(role="user", content=agent.render(case, case.tools, history, memory="I did t1."))], None)
+    assert prose.view.unseen == 2
+    reply = render(Decision(calls=(Step("t5", {}),)), kept).content
+    assert reply.startswith("<memory>\n" + kept.memory + "\n</memory>\n") and "<action>tool: t5" in reply

@@ -9,6 +9,12 @@ action), or ``<answer>`` when it is done. The prompt and the reply of every step
 are logged as one user and one assistant message, so a trace is AgentDebug's
 trajectory format as it stands (one assistant message per step).
 
+One deviation (issue #27): the prompt also shows the ``<memory>`` the model wrote at its
+previous step, and asks it to keep there what it will still need. AgentDebug's templates
+(Figs. 17–19) show only the last steps and never the model's memory back, so a task needing
+facts from more than ``HISTORY_LENGTH`` steps ago could not be done from the prompt by any
+model; with its memory shown, the memory module can carry them (docs/debugging.md).
+
 It runs on every family: with tools it acts through them; a case without tools
 (a text task such as PlanBench's) is answered with ``<answer>``. A reply with
 neither a usable action nor an answer is recorded as a call the environment
@@ -45,11 +51,13 @@ Plan the next step:
 
 LATER = """You are an expert agent that completes tasks step by step{with_tools}.
 Your task is: {task}
-You have already taken {step_count} step(s). The most recent {history_length} step(s), each with the action you took and what you observed:
+You have already taken {step_count} step(s).
+{memory_block}The most recent {history_length} step(s), each with the action you took and what you observed:
 {history}
 You are now at step {current_step}. Current observation: {observation}
 {tools_block}
-First recall what matters from the history and summarise it inside <memory> </memory>:
+First recall what matters from your memory and the history and write it inside <memory> </memory>.
+Only this memory and the most recent {window} steps will be shown to you at the next step: keep in it everything you will still need.
 <memory>
 - The most relevant earlier steps for this step (with step numbers), and what they showed.
 </memory>
@@ -73,6 +81,9 @@ ACT_TOOLS = """Finally, either take ONE action, written exactly as
 <action>tool: [tool_name] parameters: {"param1": "value1"}</action>
 or, when the task is complete, give your final answer inside <answer> </answer>."""
 ACT_TEXT = """Finally, give your answer inside <answer> </answer>."""
+MEMORY = """Your memory so far (what you last wrote inside <memory> </memory>):
+{memory}
+"""
 GUIDANCE = """
 Feedback on your earlier steps (take it into account from now on): {guidance}
 """
@@ -98,9 +109,10 @@ class ModularAgent:
         self.name = "modular"
 
     def render(self, case: Case, tools: list[ToolSpec], history: list[tuple[str, str]],
-               guidance: str | None = None) -> str:
+               guidance: str | None = None, memory: str | None = None) -> str:
         """The prompt for the next step; ``history`` holds (action, observation) per step;
-        ``guidance`` (a re-rollout's feedback) is shown in every later prompt."""
+        ``guidance`` (a re-rollout's feedback) is shown in every later prompt; ``memory`` is
+        what the model wrote inside ``<memory>`` at its previous step (shown when it wrote some)."""
         fields = dict(task=case.task, tools_block=_tools_block(tools),
                       with_tools=" with the tools you are given" if tools else "",
                       act_block=ACT_TOOLS if tools else ACT_TEXT)
@@ -111,7 +123,9 @@ class ModularAgent:
         recent = history[-self.history_length:]
         first = len(history) - len(recent) + 1
         lines = [f"Step {first + i}: action: {a}\nObservation: {o}" for i, (a, o) in enumerate(recent)]
-        return LATER.format(**fields, step_count=len(history), history_length=len(recent),
+        memory_block = MEMORY.format(memory=memory.strip()) if memory and memory.strip() else ""
+        return LATER.format(**fields, step_count=len(history), history_length=len(recent), window=self.history_length,
+                            memory_block=memory_block,
                             history="\n".join(lines), current_step=len(history) + 1, observation=history[-1][1])
 
     async def __call__(self, case: Case, env: Environment) -> str | None:
@@ -122,15 +136,17 @@ class ModularAgent:
         one), and the guidance, if any, joins every prompt from here on."""
         history = [("(unreadable reply)" if c.name == UNPARSED else f"tool: {c.name} parameters: {c.arguments}",
                     c.result) for c in prefix.tool_calls]
-        return await self._loop(case, env, history, prefix.guidance, logged_system=True)
+        replies = [m.content or "" for m in prefix.context() if m.role == "assistant"]
+        memory = parse_modular(replies[-1]).sections.get("memory") if replies else None
+        return await self._loop(case, env, history, prefix.guidance, logged_system=True, memory=memory)
 
     async def _loop(self, case: Case, env: Environment, history: list[tuple[str, str]], guidance: str | None,
-                    logged_system: bool = False) -> str | None:
+                    logged_system: bool = False, memory: str | None = None) -> str | None:
         trial = env.trace.trial
         params = replace(self.params, sample=trial, seed=None if self.params.seed is None else self.params.seed + trial)
         while True:
             env.step()
-            prompt = self.render(case, env.tools, history, guidance)
+            prompt = self.render(case, env.tools, history, guidance, memory)
             messages = ([Message(role="system", content=case.system)] if case.system else []) + \
                 [Message(role="user", content=prompt)]
             if case.system and not logged_system:
@@ -142,6 +158,7 @@ class ModularAgent:
             reply = result.message.content or ""
             env.log(Message(role="assistant", content=reply))
             step = parse_modular(reply)
+            memory = step.sections.get("memory") or memory  # a reply without one keeps the last
             if step.tool is not None and env.tools:
                 observation = env.call(step.tool, step.arguments)
                 history.append((f"tool: {step.tool} parameters: {step.arguments}", observation))

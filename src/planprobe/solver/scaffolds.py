@@ -14,8 +14,11 @@ Three answer forms are read today:
   call; one prompt per step holds ``Your task is:``, ``Available tools:`` (``- name: description
   Parameters: {...}``) and the most recent steps (``Step i: action: tool: NAME parameters: {...}``
   and ``Observation: …``); the reply is ``<plan>``, then ``<action>tool: NAME parameters: {...}
-  </action>`` or ``<answer>…</answer>``. Only the last steps are shown: ``ChatView.unseen`` says
-  how many earlier ones are missing.
+  </action>`` or ``<answer>…</answer>``. Only the last steps are shown, with the ``<memory>`` of the
+  previous reply (``Your memory so far …``): the solver keeps its notes there as a careful model
+  would — every step's action and observation, one JSON object a line — and reads them back, so
+  the steps that left the window are still known. ``ChatView.unseen`` says how many earlier steps
+  neither the window nor the memory holds.
 
 This module knows these forms only as a model does, from the text of the prompt; it imports
 nothing from the agents (tested in tests/test_import_graph.py).
@@ -51,6 +54,9 @@ _MODULAR_TAKEN = re.compile(r"\nYou have already taken (\d+) step\(s\)\.")
 _MODULAR_STEP = re.compile(r"^Step (\d+): action: (.*?)\nObservation: (.*?)(?=\nStep \d+: action: |\nYou are now at step )",
                            re.DOTALL | re.MULTILINE)
 _MODULAR_ACTION = re.compile(r"^tool: (\S+) parameters: (.*)$", re.DOTALL)
+_MODULAR_MEMORY = re.compile(r"\nYour memory so far \(what you last wrote inside <memory> </memory>\):\n(.*?)\n"
+                             r"The most recent \d+ step\(s\), each with", re.DOTALL)
+_NOTES = "Every step so far, one JSON object a line (step, action, observation):"
 # a PMC executor's prompt: the sub-task between "Sub-task: " and the executor's working instructions
 _PMC_EXECUTOR = "Carry out this sub-task of a larger request"
 _PMC_SUBTASK = re.compile(r"\nSub-task: (.*?)\n\nBefore each tool call, ", re.DOTALL)
@@ -66,6 +72,7 @@ class Read:
 
     view: ChatView
     form: str  # "tools" | "react" | "modular"
+    memory: str = ""  # the modular form's notes to keep in the reply's <memory> (empty: none to keep)
 
 
 def _arguments(text: str) -> dict[str, Any]:
@@ -104,7 +111,8 @@ def read_chat(messages: list[Message], tools: list[ToolSpec] | None) -> Read:
     if _REACT_TOOLS.search(first) and _REACT_TASK.search(first):
         return Read(_react_view(messages, first), "react")
     if first.startswith(_MODULAR) and _MODULAR_TASK.search(first):
-        return Read(_modular_view(messages, first), "modular")
+        view, notes = _modular_view(messages, first)
+        return Read(view, "modular", notes)
     # no tools and no tool-listing prompt: a text task, answered as function calling answers (content)
     return Read(_function_view(messages, [], first), "tools")
 
@@ -162,7 +170,8 @@ def _react_view(messages: list[Message], prompt: str) -> ChatView:
     return ChatView(system=_system(messages), task=task, tools=_react_tools(prompt), history=tuple(history))
 
 
-def _modular_view(messages: list[Message], prompt: str) -> ChatView:
+def _modular_view(messages: list[Message], prompt: str) -> tuple[ChatView, str]:
+    """The view, and the notes to keep in the reply's memory: every step known so far."""
     task = _MODULAR_TASK.search(prompt)
     block = _MODULAR_TOOLS.search(prompt)
     tools = []
@@ -174,17 +183,41 @@ def _modular_view(messages: list[Message], prompt: str) -> ChatView:
         if sep:
             tools.append({"name": name, "description": desc if psep else rest,
                           "parameters": {"type": "object", "properties": {k: {"type": v} for k, v in props.items()}}})
-    history = []
-    first_shown = None
-    for m in _MODULAR_STEP.finditer(prompt):
-        first_shown = first_shown or int(m.group(1))
-        action = _MODULAR_ACTION.match(m.group(2).strip())
-        if action is not None:
-            history.append(Observed(Step(action.group(1), _arguments(action.group(2).strip())), m.group(3)))
+    memory = _MODULAR_MEMORY.search(prompt)
+    steps = _notes(memory.group(1)) if memory else {}
+    window = prompt[memory.end():] if memory else prompt
+    for m in _MODULAR_STEP.finditer(window):
+        steps[int(m.group(1))] = (m.group(2).strip(), m.group(3))
     taken = _MODULAR_TAKEN.search(prompt)
-    unseen = (first_shown - 1) if first_shown else (int(taken.group(1)) if taken else 0)
-    return ChatView(system=_system(messages), task=task.group(1) if task else "", tools=tuple(tools),
-                    history=tuple(history), unseen=unseen)
+    last = int(taken.group(1)) if taken else 0
+    first_known = last + 1  # the steps known without a gap up to the last one
+    while first_known - 1 in steps:
+        first_known -= 1
+    history = []
+    for n in range(first_known, last + 1):
+        action = _MODULAR_ACTION.match(steps[n][0])
+        if action is not None:
+            history.append(Observed(Step(action.group(1), _arguments(action.group(2).strip())), steps[n][1]))
+    notes = "\n".join([_NOTES] + [json.dumps({"step": n, "action": steps[n][0], "observation": steps[n][1]})
+                                   for n in range(first_known, last + 1)]) if last else ""
+    view = ChatView(system=_system(messages), task=task.group(1) if task else "", tools=tuple(tools),
+                    history=tuple(history), unseen=first_known - 1)
+    return view, notes
+
+
+def _notes(text: str) -> dict[int, tuple[str, str]]:
+    """The steps a memory holds, when it is in the solver's own note form (other lines are skipped:
+    a memory another model wrote is prose the solver does not rely on)."""
+    out: dict[int, tuple[str, str]] = {}
+    for line in text.splitlines():
+        try:
+            note = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if (isinstance(note, dict) and isinstance(note.get("step"), int) and isinstance(note.get("action"), str)
+                and isinstance(note.get("observation"), str)):
+            out[note["step"]] = (note["action"], note["observation"])
+    return out
 
 
 def refusal_tool(view: ChatView) -> str | None:
@@ -223,12 +256,13 @@ def render(decision: Decision, read: Read) -> Message:
                 tool_call(f"call_{first + i}", s.tool, json.dumps(s.arguments)) for i, s in enumerate(calls)])
         return Message(role="assistant", content=answer or "")
     if read.form == "modular":
+        memory = f"<memory>\n{read.memory}\n</memory>\n" if read.memory else ""
         if calls:
             step = calls[0]
-            return Message(role="assistant", content=f"<plan>The next step of my plan is {step.tool}.</plan>\n"
+            return Message(role="assistant", content=f"{memory}<plan>The next step of my plan is {step.tool}.</plan>\n"
                                                      f"<action>tool: {step.tool} parameters: "
                                                      f"{json.dumps(step.arguments)}</action>")
-        return Message(role="assistant", content=f"<plan>The task is complete.</plan>\n<answer>{answer or ''}</answer>")
+        return Message(role="assistant", content=f"{memory}<plan>The task is complete.</plan>\n<answer>{answer or ''}</answer>")
     if calls:  # ReAct takes one action per reply: the first (a Decision's calls are independent)
         step = calls[0]
         return Message(role="assistant", content=f"Thought: the next step of my plan is {step.tool}.\n"

@@ -1,16 +1,22 @@
-"""Shared by the solver's tests: PDDL agent cases made in memory, and a run of them."""
+"""Shared by the solver's tests: PDDL agent cases made in memory, a run of them, and one episode of a
+task reader driven without a scaffold."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from planprobe.agents import make_agent
+from planprobe.environment import IterationLimitExceeded, Limits
 from planprobe.runner.engine import RunConfig
 from planprobe.runner.findings import underspecified_rows
 from planprobe.runner.store import RunStore
 from planprobe.runner.suite_run import run_suite
-from planprobe.schema import Case
+from planprobe.schema import Case, Trace, TraceStatus, Verdict
+from planprobe.solver.base import ChatView, Decision, Observed, TaskReader
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
+from planprobe.suites.registry import get_family
 
 # (domain, generator options): plain and obfuscated, English and PDDL texts, both observation forms
 VARIANTS = {
@@ -37,3 +43,45 @@ def run_cases(cases: list[Case], agent: str, model, out: Path, concurrency: int 
     with RunStore(out) as store:
         findings = underspecified_rows(store)
     return verdicts, findings
+
+
+def view_of(case: Case, history: tuple[Observed, ...] = ()) -> ChatView:
+    """What a model is shown: the case's visible fields only (never its spec)."""
+    tools = tuple({"name": t.name, "description": t.description, "parameters": t.parameters} for t in case.tools)
+    return ChatView(system=case.system or "", task=case.task, tools=tools, history=history)
+
+
+@dataclass
+class Episode:
+    verdict: Verdict
+    decisions: list[Decision]
+    history: tuple[Observed, ...]
+    trace: Trace
+
+
+def drive(reader: TaskReader, case: Case) -> Episode:
+    """One episode of a task reader without a scaffold, judged by the case's family: every decide() is
+    one model call (the iteration limit applies), the calls of one decision run in order and their
+    results are shown at the next. A refusal is a call of the case's refuse tool when it has one (as the
+    tools scaffold sends it), then a final answer starting "REFUSE:"."""
+    family = get_family(case.family)
+    env = family.environment(case, Limits(), 0, "solver")
+    history: tuple[Observed, ...] = ()
+    decisions: list[Decision] = []
+    try:
+        while True:
+            env.step()
+            d = reader.decide(view_of(case, history))
+            decisions.append(d)
+            if d.refuse and any(t.name == "refuse" for t in case.tools):
+                env.call("refuse", json.dumps({"reason": d.refuse}))
+            if not d.calls:
+                env.finish(f"REFUSE: {d.refuse}" if d.refuse else (d.answer or d.underspecified))
+                env.trace.status = TraceStatus.COMPLETED
+                break
+            for step in d.calls:
+                result = env.call(step.tool, json.dumps(step.arguments))
+                history = (*history, Observed(step, result))
+    except IterationLimitExceeded:
+        env.trace.status = TraceStatus.ITERATION_LIMIT
+    return Episode(family.check(case, env.trace), decisions, history, env.trace)

@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from solver_helpers import drive, view_of
 
-from planprobe.environment import IterationLimitExceeded, Limits
+from planprobe.environment import Limits
 from planprobe.errors import PlanprobeError
-from planprobe.schema import Case, TraceStatus
+from planprobe.schema import Case
 from planprobe.solver.base import ChatView, Decision, Observed, Step
 from planprobe.solver.constraints_plan import Bounds, schedule_completion
 from planprobe.solver.constraints_reader import READER
@@ -28,38 +29,10 @@ FAMILY = get_family("constraints")
 SOLVER_DIR = Path(__file__).resolve().parents[2] / "src" / "planprobe" / "solver"
 
 
-def view_of(case: Case, history: tuple[Observed, ...] = ()) -> ChatView:
-    """What a model is shown: the case's visible fields only."""
-    tools = tuple({"name": t.name, "description": t.description, "parameters": t.parameters} for t in case.tools)
-    return ChatView(system=case.system or "", task=case.task, tools=tools, history=history)
-
-
 def play(case: Case) -> tuple[bool, list[Decision], Any]:
-    """One episode: every decide() is one model call (the iteration limit applies). A refusal is
-    a call of the case's refuse tool when it has one (as the tools scaffold sends it), else a
-    final answer starting "REFUSE:"."""
-    family = get_family(case.family)
-    env = family.environment(case, Limits(), 0, "solver")
-    history: tuple[Observed, ...] = ()
-    decisions: list[Decision] = []
-    try:
-        while True:
-            env.step()
-            d = READER.decide(view_of(case, history))
-            decisions.append(d)
-            if d.refuse and any(t.name == "refuse" for t in case.tools):
-                env.call("refuse", json.dumps({"reason": d.refuse}))
-            if not d.calls:
-                env.finish(f"REFUSE: {d.refuse}" if d.refuse else (d.answer or d.underspecified))
-                env.trace.status = TraceStatus.COMPLETED
-                break
-            for step in d.calls:
-                result = env.call(step.tool, json.dumps(step.arguments))
-                history = (*history, Observed(step, result))
-    except IterationLimitExceeded:
-        env.trace.status = TraceStatus.ITERATION_LIMIT
-    verdict = family.check(case, env.trace)
-    return verdict.passed, decisions, env.trace
+    """One episode (``solver_helpers.drive``): passed, the decisions, the trace."""
+    episode = drive(READER, case)
+    return episode.verdict.passed, episode.decisions, episode.trace
 
 
 def cases(n: int, seed: int, **opts) -> list[Case]:

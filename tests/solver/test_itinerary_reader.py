@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from solver_helpers import drive, view_of
 
-from planprobe.environment import IterationLimitExceeded, Limits
-from planprobe.schema import Case, TraceStatus
+from planprobe.schema import Case
 from planprobe.solver.base import ChatView, Decision, Observed
 from planprobe.solver.itinerary_facts import read_table
 from planprobe.solver.itinerary_query import read_query
@@ -27,33 +27,10 @@ SOLVER_DIR = Path(__file__).resolve().parents[2] / "src" / "planprobe" / "solver
 RULES_HEAD = "The plan is judged by these rules"
 
 
-def view_of(case: Case, history: tuple[Observed, ...] = ()) -> ChatView:
-    """What a model is shown: the case's visible fields only."""
-    tools = tuple({"name": t.name, "description": t.description, "parameters": t.parameters} for t in case.tools)
-    return ChatView(system=case.system or "", task=case.task, tools=tools, history=history)
-
-
 def play(case: Case) -> tuple[Any, list[Decision], tuple[Observed, ...]]:
-    """One episode: every decide() is one model call (the iteration limit applies); the calls of
-    one decision run in order and their results are shown at the next."""
-    env = FAMILY.environment(case, Limits(), 0, "solver")
-    history: tuple[Observed, ...] = ()
-    decisions: list[Decision] = []
-    try:
-        while True:
-            env.step()
-            d = READER.decide(view_of(case, history))
-            decisions.append(d)
-            if not d.calls:
-                env.finish(f"REFUSE: {d.refuse}" if d.refuse else (d.answer or d.underspecified))
-                env.trace.status = TraceStatus.COMPLETED
-                break
-            for step in d.calls:
-                result = env.call(step.tool, json.dumps(step.arguments))
-                history = (*history, Observed(step, result))
-    except IterationLimitExceeded:
-        env.trace.status = TraceStatus.ITERATION_LIMIT
-    return FAMILY.check(case, env.trace), decisions, history
+    """One episode (``solver_helpers.drive``): the verdict, the decisions, the calls with their results."""
+    episode = drive(READER, case)
+    return episode.verdict, episode.decisions, episode.history
 
 
 SAMPLES = {

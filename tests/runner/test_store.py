@@ -230,3 +230,22 @@ def test_ctrl_c_keeps_finished_results_says_so_in_one_line_and_resumes_exactly_o
     r = pp(*args)
     rows = RunStore(tmp_path / "r").rows()
     assert len(rows) == 30 == len({x.case_id for x in rows}) and all(x.passed for x in rows)
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does_and_exits_143(tmp_path):
+    """``kill`` (a CI time limit, a service manager) used to end a run silently with 143; now the
+    finished results are kept, one line says so, and the same command resumes."""
+    write_suite(cases(12, seed=7), tmp_path / "s.jsonl")
+    (tmp_path / "agent.py").write_text(INTERRUPTING_AGENT.replace("signal.SIGINT", "signal.SIGTERM"))
+    args = ("run", tmp_path / "s.jsonl", "--agent", f"python:{tmp_path / 'agent.py'}:agent", "--out", tmp_path / "r",
+            "-q", "--concurrency", "1")
+    r = pp(*args)
+    assert r.returncode == 143 and "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("terminated (SIGTERM): ") and "results are saved in" in lines[0]
+    kept = len(RunStore(tmp_path / "r").rows())
+    assert 4 <= kept < 12
+    for _ in range(3):
+        r = pp(*args)
+    rows = RunStore(tmp_path / "r").rows()
+    assert len(rows) == 12 == len({x.case_id for x in rows}) and all(x.passed for x in rows)

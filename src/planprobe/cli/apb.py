@@ -16,7 +16,14 @@ from rich.table import Table
 from ..atomic import write_text_atomic
 from ..errors import PlanprobeError
 from ..suites.external.apb_format import HOLISTIC_SPLITS, SPLITS, STEP_WISE_SPLITS
-from .common import _progress, err_console, labelled, out_console
+from .common import (
+    _progress,
+    err_console,
+    labelled,
+    out_console,
+    stop_exit_code,
+    stopped_by,
+)
 
 apb_app = typer.Typer(help="The Agent Planning Benchmark's own files: predictions, judgements, scores.",
                       no_args_is_help=True)
@@ -117,9 +124,9 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
             judged, unreadable = asyncio.run(go())
         except KeyboardInterrupt:
             progress.stop()
-            err_console.print(f"interrupted: the records judged so far are in {out}; run the same command again "
+            err_console.print(f"{stopped_by()}: the records judged so far are in {out}; run the same command again "
                               "to resume")
-            raise typer.Exit(130) from None
+            raise typer.Exit(stop_exit_code()) from None
     for note in src.notes() + src.prompt_notes(prompts) + [prompts.describe()]:
         labelled("note:", note)
     if unreadable:

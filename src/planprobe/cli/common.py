@@ -5,6 +5,8 @@ it imports none of them, so each command module imports alone and the root
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -62,6 +64,42 @@ EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM, what a shell reports for a process SIGTERM ended
 interrupt_reported: list[bool] = []  # a command that said what Ctrl-C kept (run) sets this
+terminated: list[bool] = []  # SIGTERM arrived: Ctrl-C's path is taken, the exit code is 143
+
+
+def stop_on_sigterm() -> None:
+    """Make SIGTERM (``kill``, a service manager, a CI time limit) stop a command the way Ctrl-C
+    does — results kept, one line said, resumable — instead of Python's silent exit 143.
+
+    The handler hands over to the SIGINT handler in force: inside ``asyncio.run`` that is the
+    runner's, which cancels the main task cleanly; elsewhere (or when SIGINT is ignored, as in a
+    background job) it raises ``KeyboardInterrupt`` itself. Commands with their own SIGTERM
+    handling (``serve``, ``proxy``) replace this one while their loop runs."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        terminated.append(True)
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler) and handler is not signal.default_int_handler:
+            handler(signal.SIGINT, frame)
+        else:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+
+def stopped_by() -> str:
+    """How a stopped command says why: ``interrupted`` (Ctrl-C) or ``terminated (SIGTERM)``."""
+    return "terminated (SIGTERM)" if terminated else "interrupted"
+
+
+def stop_exit_code() -> int:
+    """130 after Ctrl-C, 143 after SIGTERM: what a shell reports for either signal."""
+    return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
 
 
 def first_cause(causes: list[str]) -> str:

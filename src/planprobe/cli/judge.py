@@ -14,7 +14,14 @@ from rich.progress import TextColumn
 from rich.table import Table
 
 from ..errors import PlanprobeError
-from .common import _progress, err_console, labelled, out_console
+from .common import (
+    _progress,
+    err_console,
+    labelled,
+    out_console,
+    stop_exit_code,
+    stopped_by,
+)
 from .options import ApiKeyEnv, BaseUrl, CachePath, Ctx, ModelPath, Quiet, Threads
 
 APB_CODE_HELP = ("Your checkout of APB's official code (git clone "
@@ -188,9 +195,9 @@ def judge_cmd(
             rows = asyncio.run(go())
         except KeyboardInterrupt:
             progress.stop()
-            err_console.print(f"interrupted: the traces judged so far are saved in {run_dir}/judge.jsonl; "
+            err_console.print(f"{stopped_by()}: the traces judged so far are saved in {run_dir}/judge.jsonl; "
                               "run the same command again to resume")
-            raise typer.Exit(130) from None
+            raise typer.Exit(stop_exit_code()) from None
     _report(rows, config.identity(model.name), as_json)
 
 

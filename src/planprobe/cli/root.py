@@ -49,6 +49,9 @@ from .common import (
     interrupt_reported,
     labelled,
     out_console,
+    stop_exit_code,
+    stop_on_sigterm,
+    stopped_by,
 )
 
 
@@ -112,11 +115,14 @@ def main() -> None:
 
     from ..atomic import describe_os_error
 
+    stop_on_sigterm()
     try:
         app()
     except SystemExit as exc:  # typer turns Ctrl-C into a silent exit 130: say it, once
-        if exc.code == EXIT_INTERRUPTED and not interrupt_reported:
-            labelled("error:", "interrupted", style="red")
+        if exc.code == EXIT_INTERRUPTED:
+            if not interrupt_reported:
+                labelled("error:", stopped_by(), style="red")
+            sys.exit(stop_exit_code())
         raise
     except (PlanprobeError, InfrastructureError, ContextLimitError) as exc:
         # a model failure that escapes a command (e.g. the judge's) is one line too: exit 3 for the
@@ -126,7 +132,7 @@ def main() -> None:
         code = getattr(exc, "exit_code", EXIT_INFRA if isinstance(exc, InfrastructureError) else EXIT_ERROR)
         _fail(redact(str(exc)), code)
     except KeyboardInterrupt:
-        _fail("interrupted", EXIT_INTERRUPTED)
+        _fail(stopped_by(), stop_exit_code())
     except BrokenPipeError:
         try:  # the reader went away (planprobe show … | head): nothing left to say
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115

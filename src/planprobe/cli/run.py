@@ -18,11 +18,12 @@ from ..errors import PlanprobeError
 from ..option_checks import check, check_limits
 from .common import (
     EXIT_INFRA,
-    EXIT_INTERRUPTED,
     _progress,
     err_console,
     first_cause,
     interrupt_reported,
+    stop_exit_code,
+    stopped_by,
 )
 from .options import (
     Address,
@@ -138,11 +139,11 @@ def run_suite_cli(suite: Path, agent_name: str | None, out: Path, concurrency: i
         except RunInterrupted as stop:
             progress.stop()
             err_console.print(
-                f"interrupted: {stop.saved}/{stop.total} results are saved in {out}; "
+                f"{stopped_by()}: {stop.saved}/{stop.total} results are saved in {out}; "
                 f"resume by running the same command again", highlight=False, soft_wrap=True,
             )
             interrupt_reported.append(True)
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+            raise typer.Exit(stop_exit_code()) from None
     show_run(out, as_json=False, infra_note=False)
     if infra:
         retry_left = sum(1 for _, _, attempts, _ in infra if attempts < infra_attempts)

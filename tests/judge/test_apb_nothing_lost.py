@@ -86,3 +86,18 @@ def test_planprobe_style_judge_gets_apbs_reference_for_apb_cases():
     case = record_case(row, "apb-swbrk-0", None, ImportTally(), prompts=load(STANDIN_APB_CODE))
     ctx = build_context(case, Trace(case_id=case.id, agent="x", final_answer='{"predicted_steps": []}'))
     assert "MathematicalExpressionEvaluator" in (ctx.reference or "") and "broken" in ctx.settings
+
+
+def test_a_bad_byte_is_reported_on_its_own_line(tmp_path):
+    """Read as text, the file was decoded a chunk ahead: a bad byte on line 3 was reported on line 1."""
+    import pytest
+
+    from planprobe.errors import PlanprobeError
+    from planprobe.suites.external.apb_records import numbered_lines
+
+    path = tmp_path / "apb.jsonl"
+    path.write_bytes(b'{"a": 1}\n\n{"b": "\xff"}\n')
+    with pytest.raises(PlanprobeError, match=r"apb\.jsonl:3: not UTF-8"):
+        list(numbered_lines(path))
+    path.write_bytes(b'{"a": 1}\r\n  \r\n{"b": 2}\r\n')
+    assert list(numbered_lines(path)) == [(1, '{"a": 1}'), (3, '{"b": 2}')]

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import PlanprobeError
+from ..io import numbered_lines as suite_lines
 from .apb_format import JSON_FIELDS, SPLITS, json_field
 
 
@@ -99,23 +100,16 @@ def skip_or_stop(message: str, skip_invalid: bool, on_skip: Callable[[str], None
 
 def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
     """The non-blank lines of an APB JSONL file with their 1-based numbers; a file that
-    is missing, unreadable or not UTF-8 stops with one line naming it (and the line)."""
+    is missing, unreadable or not UTF-8 stops with one line naming it and the line (read
+    as bytes and decoded a line at a time, so a bad byte is reported on its own line)."""
     try:
-        handle = open(path, encoding="utf-8")  # noqa: SIM115  (closed by the with below)
+        handle = open(path, "rb")  # noqa: SIM115  (closed by the with below)
     except FileNotFoundError:
         raise PlanprobeError(f"APB file not found: {path}") from None
     except OSError as exc:
         raise PlanprobeError(f"cannot read {path}: {exc.strerror}") from None
     with handle:
-        lineno = 0
-        while True:
-            try:
-                line = handle.readline()
-            except UnicodeDecodeError:
-                raise PlanprobeError(f"{path}:{lineno + 1}: not UTF-8 text") from None
-            if not line:
-                return
-            lineno += 1
+        for lineno, line in suite_lines(handle, str(path)):
             if line.strip():
                 yield lineno, line
 

@@ -140,6 +140,25 @@ def test_swapped_columns_are_caught_though_both_figures_are_in_the_table():
     assert problems == [f"pmc.table2 [{row}]: its cells are not in one row of the table's text, in column order"]
 
 
+def test_swapped_row_groups_are_caught():
+    """GPT-3.5's and GPT-4's blocks of pdoctor.table3 exchanged (labels kept in place): every
+    figure is still in the table, but the rows are out of the paper's order."""
+    table = find_table("pdoctor.table3")
+    data = table.model_dump()
+    rows = data["rows"]
+    for r, g in zip(rows, ["GPT-4"] * 3 + ["GPT-3.5"] * 3):
+        r["group"] = g
+    data["rows"] = rows[3:] + rows[:3]
+    problems = check_against_text(PublishedTable.model_validate(data), paper_text("pdoctor"))
+    assert problems == [f"pdoctor.table3 [GPT-4 / {a}]: out of the paper's row order" for a in ("ReAct", "OT", "OA")]
+
+
+def test_the_module_docstring_example_holds():
+    import doctest
+
+    assert doctest.testmod(published).failed == 0
+
+
 def test_a_wrong_anchor_or_label_is_reported():
     table = find_table("pdoctor.table4")
     text = paper_text("pdoctor")

@@ -216,6 +216,7 @@ def _normal(text: str) -> str:
     return _SPACE.sub(" ", _TAG.sub(" ", text)).strip()
 
 
+@cache
 def _token(text: str) -> re.Pattern[str]:
     """``text`` as a whole token: "5.00" must not match inside "95.00" or "5.001"."""
     return re.compile(r"(?<![\w.])" + re.escape(_normal(text)) + r"(?!\w)")
@@ -247,7 +248,8 @@ def check_against_text(table: PublishedTable, paper_text: str) -> list[str]:
     * the table's region is found (``table_region``);
     * every cell's text (``found_as``) occurs in the region as a whole token;
     * with ``row_sep``: each row's cells occur, in column order, within one piece of the
-      region (so swapped columns or rows are caught, not only mistyped digits);
+      region, and the rows' pieces follow each other in the table's row order (so swapped
+      columns, rows or row groups are caught, not only mistyped digits);
     * every word of each column label, group and (unless ``row_labels_in_text`` is off) row
       label occurs in the region, compared on letters and digits only.
     """
@@ -259,11 +261,17 @@ def check_against_text(table: PublishedTable, paper_text: str) -> list[str]:
     for row, column, v in table.values():
         if not _token(v.found_as).search(flat):
             problems.append(f"{table.id} [{row.key} × {column}]: {v.found_as!r} is not in the table's text")
-    if table.row_sep:
-        for row in table.rows:
-            if not any(_in_order([v.found_as for v in row.cells.values()], p) for p in pieces):
-                problems.append(f"{table.id} [{row.key}]: its cells are not in one row of the table's text, "
-                                f"in column order")
+    at = 0  # rows are in the paper's order: each is looked for after the previous one
+    for row in table.rows if table.row_sep else []:
+        texts = [v.found_as for v in row.cells.values()]
+        hit = next((i for i in range(at, len(pieces)) if _in_order(texts, pieces[i])), None)
+        if hit is not None:
+            at = hit + 1
+        elif any(_in_order(texts, p) for p in pieces):
+            problems.append(f"{table.id} [{row.key}]: out of the paper's row order")
+        else:
+            problems.append(f"{table.id} [{row.key}]: its cells are not in one row of the table's text, "
+                            f"in column order")
     letters = re.sub(r"[^0-9a-z]", "", region.lower())
     labels = list(table.columns) + sorted({r.group for r in table.rows if r.group})
     if table.row_labels_in_text:

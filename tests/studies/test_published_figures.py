@@ -153,6 +153,16 @@ def test_swapped_row_groups_are_caught():
     assert problems == [f"pdoctor.table3 [GPT-4 / {a}]: out of the paper's row order" for a in ("ReAct", "OT", "OA")]
 
 
+def test_swapped_row_labels_are_caught():
+    """ReAct's and OT's labels exchanged in pdoctor.table3, figures in place."""
+    data = find_table("pdoctor.table3").model_dump()
+    data["rows"][0]["label"], data["rows"][1]["label"] = "OT", "ReAct"
+    problems = check_against_text(PublishedTable.model_validate(data), paper_text("pdoctor"))
+    assert problems == ["pdoctor.table3 [GPT-3.5 / OT]: the line holding its cells does not name it ('ot' missing)",
+                        "pdoctor.table3 [GPT-3.5 / ReAct]: the line holding its cells does not name it "
+                        "('react' missing)"]
+
+
 def test_the_module_docstring_example_holds():
     import doctest
 

@@ -248,8 +248,9 @@ def check_against_text(table: PublishedTable, paper_text: str) -> list[str]:
     * the table's region is found (``table_region``);
     * every cell's text (``found_as``) occurs in the region as a whole token;
     * with ``row_sep``: each row's cells occur, in column order, within one piece of the
-      region, and the rows' pieces follow each other in the table's row order (so swapped
-      columns, rows or row groups are caught, not only mistyped digits);
+      region that also holds the last word of the row's label (unless ``row_labels_in_text``
+      is off), and the rows' pieces follow each other in the table's row order (so swapped
+      columns, rows, row labels or row groups are caught, not only mistyped digits);
     * every word of each column label, group and (unless ``row_labels_in_text`` is off) row
       label occurs in the region, compared on letters and digits only.
     """
@@ -264,15 +265,21 @@ def check_against_text(table: PublishedTable, paper_text: str) -> list[str]:
     at = 0  # rows are in the paper's order: each is looked for after the previous one
     for row in table.rows if table.row_sep else []:
         texts = [v.found_as for v in row.cells.values()]
-        hit = next((i for i in range(at, len(pieces)) if _in_order(texts, pieces[i])), None)
-        if hit is not None:
-            at = hit + 1
-        elif any(_in_order(texts, p) for p in pieces):
+        rows_cells = [i for i, p in enumerate(pieces) if _in_order(texts, p)]
+        word = _words(row.label)[-1:] if table.row_labels_in_text else []
+        hits = [i for i in rows_cells if all(w in _letters(pieces[i]) for w in word)]
+        after = [i for i in hits if i >= at]
+        if after:
+            at = after[0] + 1
+        elif hits:
             problems.append(f"{table.id} [{row.key}]: out of the paper's row order")
+        elif rows_cells:
+            problems.append(f"{table.id} [{row.key}]: the line holding its cells does not name it "
+                            f"({word[0]!r} missing)")
         else:
             problems.append(f"{table.id} [{row.key}]: its cells are not in one row of the table's text, "
                             f"in column order")
-    letters = re.sub(r"[^0-9a-z]", "", region.lower())
+    letters = _letters(region)
     labels = list(table.columns) + sorted({r.group for r in table.rows if r.group})
     if table.row_labels_in_text:
         labels += [r.label for r in table.rows]
@@ -281,6 +288,10 @@ def check_against_text(table: PublishedTable, paper_text: str) -> list[str]:
         if missing:
             problems.append(f"{table.id}: label {label!r}: {missing} not in the table's text")
     return problems
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", text.lower())
 
 
 def _in_order(texts: list[str], piece: str) -> bool:

@@ -158,9 +158,9 @@ def test_swapped_row_labels_are_caught():
     data = find_table("pdoctor.table3").model_dump()
     data["rows"][0]["label"], data["rows"][1]["label"] = "OT", "ReAct"
     problems = check_against_text(PublishedTable.model_validate(data), paper_text("pdoctor"))
-    assert problems == ["pdoctor.table3 [GPT-3.5 / OT]: the line holding its cells does not name it ('ot' missing)",
-                        "pdoctor.table3 [GPT-3.5 / ReAct]: the line holding its cells does not name it "
-                        "('react' missing)"]
+    says = "the line holding its cells does not name it"
+    assert problems == [f"pdoctor.table3 [GPT-3.5 / OT]: {says} ('ot' missing)",
+                        f"pdoctor.table3 [GPT-3.5 / ReAct]: {says} ('react' missing)"]
 
 
 def test_the_module_docstring_example_holds():

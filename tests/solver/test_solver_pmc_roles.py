@@ -21,7 +21,15 @@ from planprobe.runner.suite_run import run_suite
 from planprobe.schema import Message
 from planprobe.solver.backend import SolverModel
 from planprobe.solver.base import Observed, Step
-from planprobe.solver.pmc_reports import FACTS, REPORT, read_report, reports_in, split_facts, with_facts, write_report
+from planprobe.solver.pmc_reports import (
+    FACTS,
+    REPORT,
+    read_report,
+    reports_in,
+    split_facts,
+    with_facts,
+    write_report,
+)
 from planprobe.solver.pmc_roles import role_reply
 from planprobe.suites.itinerary.generate import ItineraryOptions, generate_cases
 

@@ -22,7 +22,18 @@ import re
 from typing import Any
 
 from .base import ChatView, Decision, Step
-from .itinerary_facts import CITIES, DRIVE, FLIGHT, FOOD, HOTEL, SIGHT, city_key, read_facts, step_of
+from .itinerary_facts import (
+    CITIES,
+    DRIVE,
+    FLIGHT,
+    FOOD,
+    HOTEL,
+    SIGHT,
+    Key,
+    city_key,
+    read_facts,
+    step_of,
+)
 from .itinerary_query import claims, read_query
 from .itinerary_reader import READER as ITINERARY
 
@@ -91,6 +102,7 @@ class SubtaskReader:
             return _within(ITINERARY.decide(view), offered)
         facts = read_facts(view.history)
         state, each = _STATE.fullmatch(task), _IN_STATE.fullmatch(task)
+        keys: list[Key]
         if state is not None:
             keys = [(CITIES, state.group(1))]
         elif each is not None:

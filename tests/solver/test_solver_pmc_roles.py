@@ -146,3 +146,24 @@ def test_requests_that_act_on_one_environment_stay_one_subtask():
                                  instructions="")
     assert role_reply([Message(role="user", content=deliver)]).content == "Done: the goal holds."
     assert REPORT in report
+
+
+def test_the_supervisor_carries_reports_and_says_when_one_is_missing():
+    sub = {"id": "s2", "description": "Find the restaurants in every city of S that CitySearch lists.",
+           "executor": "function_calling", "tools": ["RestaurantSearch"], "parameters": {}, "depends_on": ["s1", "s0"],
+           "local_constraints": []}
+    report = write_report((Observed(Step("CitySearch", {"state": "S"}), "['A', 'B']"),), "Found.")
+
+    def ask(outcomes: str) -> str:
+        prompt = P.SUPERVISOR.format(subtask=json.dumps(sub), outcomes=outcomes,
+                                     instructions=P.instructions("supervisor", "Rules.\n- s1: (no report)"))
+        return role_reply([Message(role="user", content=prompt)]).content or ""
+
+    rewritten = json.loads(ask(f"- s1: {report}\n- s0: The cities are A and B.\n- Hotel: none"))
+    assert {k: v for k, v in rewritten.items() if k != "description"} == {k: v for k, v in sub.items()
+                                                                           if k != "description"}
+    # the solver's report becomes facts; another model's prose is carried as it was written
+    assert rewritten["description"] == with_facts(sub["description"], list(read_report(report).calls)) + \
+        "\n\nWhat sub-task s0 reported: The cities are A and B.\n- Hotel: none"
+    for lost in (f"- s1: {report}\n- s0: (no report)", f"- s1: {report}"):
+        assert ask(lost) == "UNDERSPECIFIED: the results of sub-task s0, which it depends on, are not in the prompt"

@@ -40,6 +40,8 @@ _TOOLS = re.compile(r"\nTools \(give each sub-task only the tools it needs\):\n(
 _TOOL = re.compile(r"^- ([A-Za-z0-9_-]{1,64}): (.*)$", re.MULTILINE)
 _SUBTASK = re.compile(r"in the manager's JSON format:\n\n(\{.*?\})\n\nResults of the sub-tasks it depends on:\n",
                       re.DOTALL)
+_SUPERVISOR_FRAME = "\nThe request comes with these instructions; keep the sub-task"  # after the results
+_SUPERVISOR_END = "\nReply with the rewritten sub-task as one JSON object"
 _RESULTS = re.compile(r"\nResults of the sub-tasks:\n(.*)\Z", re.DOTALL)
 _DELIVERY = re.compile(r"\nRequest:\n(.*?)\n\nGlobal constraints:\n.*?\n\nResults of the sub-tasks:\n", re.DOTALL)
 _INSTRUCTIONS = re.compile(r"\n<<<\n(.*?)\n>>>\n\nRequest:\n", re.DOTALL)
@@ -82,14 +84,25 @@ def _supervisor(prompt: str) -> str:
         return f"{UNDERSPECIFIED} the sub-task shown is not readable JSON"
     if not isinstance(sub, dict):
         return f"{UNDERSPECIFIED} the sub-task shown is not a JSON object"
-    reports = dict(reports_in(prompt[found.end() - 1:]))
+    results = prompt[found.end() - 1:]
+    results = results[:min(at for at in (results.find(_SUPERVISOR_FRAME), results.find(_SUPERVISOR_END), len(results))
+                           if at >= 0)]
+    reports = dict(reports_in(results))
     facts: list[Observed] = []
-    for dep in sub.get("depends_on") or []:
-        report = reports.get(str(dep))
-        if report is None:
+    prose: list[str] = []
+    deps = [str(d) for d in sub.get("depends_on") or []]
+    others = "|".join(re.escape(d) for d in deps)
+    for dep in deps:
+        report = reports.get(dep)
+        if report is not None:
+            facts += report.calls
+            continue
+        entry = re.search(rf"\n- {re.escape(dep)}: (.*?)(?=\n- (?:{others}): |\Z)", results, re.DOTALL)
+        if entry is None or entry.group(1).strip() in ("", "(no report)"):
             return f"{UNDERSPECIFIED} the results of sub-task {dep}, which it depends on, are not in the prompt"
-        facts += report.calls
-    sub["description"] = with_facts(str(sub.get("description", "")), facts)
+        prose.append(f"What sub-task {dep} reported: {entry.group(1).strip()}")  # another model's words, as given
+    description = with_facts(str(sub.get("description", "")), facts)
+    sub["description"] = "\n\n".join([description, *prose])
     return json.dumps(sub, ensure_ascii=False)
 
 

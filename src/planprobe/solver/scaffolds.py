@@ -20,6 +20,10 @@ Three answer forms are read today:
   the steps that left the window are still known. ``ChatView.unseen`` says how many earlier steps
   neither the window nor the memory holds.
 
+A **PMC executor** (function calling, its first user message ``Carry out this sub-task …``) is read
+as function calling whose task is its sub-task: the facts the supervisor put into the sub-task
+(``pmc_reports``) are calls already made, and its final answer is a report of every call it made.
+
 This module knows these forms only as a model does, from the text of the prompt; it imports
 nothing from the agents (tested in tests/test_import_graph.py).
 """

@@ -117,6 +117,25 @@ def test_a_supervisor_not_shown_the_dependencies_results_is_caught_as_underspeci
         assert trace.final_answer.startswith("UNDERSPECIFIED:") and trace.final_answer[15:].strip() in findings[cid]
 
 
+class _DelivererWithoutInstructions(PmcAgent):
+    """Last round's hole, put back: the deliverer is not shown the case's instructions (the answer
+    format and the rules the plan is judged by)."""
+
+    async def _deliver(self, case, env, plan, executed, outcomes, model):
+        return await super()._deliver(case.model_copy(update={"system": None}), env, plan, executed, outcomes, model)
+
+
+def test_a_deliverer_not_shown_the_instructions_is_caught_as_underspecified(tmp_path):
+    cases = _cases()
+    run_suite(tmp_path / "run", cases, _DelivererWithoutInstructions(SolverModel()),
+              RunConfig(agent="pmc", model="solver"))
+    with RunStore(tmp_path / "run") as store:
+        findings = {cid: what for cid, _, what in underspecified_rows(store)}
+    assert sorted(findings) == sorted(c.id for c in cases)
+    assert all(any(w.startswith("the prompt does not state the cost model") for w in what)
+               for what in findings.values())
+
+
 def test_a_deliverer_not_shown_every_report_is_underspecified_and_names_what_is_missing(tmp_path):
     cases = _cases()[:1]
     run_cases(cases, "pmc", SolverModel(), tmp_path / "run")

@@ -1,7 +1,8 @@
 """The solver knows only the chat call (issue #27): cases are made in memory here, and every chat
 call of their runs is answered by the solver in a fresh process started in an empty directory,
 where no case, suite or run store exists and the families', agents' and runner's code is never
-even loaded. Every case must still pass, under ``tools``, ``react`` and ``modular``."""
+even loaded. Every case must still pass, under ``tools``, ``react`` and ``modular``, and itinerary
+cases under ``pmc`` (every role, the manager's split and the deliverer's plan included)."""
 
 from __future__ import annotations
 
@@ -81,9 +82,14 @@ def test_cases_made_here_pass_when_a_fresh_process_answers_every_call(tmp_path, 
         verdicts, findings = run_cases(cases, agent, model, tmp_path / agent, concurrency=2)
         failed = sorted(cid for cid, v in verdicts.items() if not v.passed)
         assert len(verdicts) == len(cases) and not failed and not findings, (agent, failed, findings)
+    from planprobe.suites.itinerary.generate import ItineraryOptions, generate_cases
+
+    trips = list(generate_cases(ItineraryOptions(n=4, seed=2)))  # one with a state: its cities found first
+    verdicts, findings = run_cases(trips, "pmc", model, tmp_path / "pmc", concurrency=2)
+    assert len(verdicts) == len(trips) and all(v.passed for v in verdicts.values()) and not findings
     _, err = proc.communicate(timeout=60)
     loaded = json.loads(err.split("LOADED ", 1)[1])
     assert model.calls > 3 * len(cases)
-    assert "planprobe.solver.pddl_reader" in loaded
+    assert "planprobe.solver.pddl_reader" in loaded and "planprobe.solver.itinerary_pmc" in loaded
     assert not [m for m in loaded if m.startswith(FORBIDDEN)], loaded
     assert list(empty.iterdir()) == []  # and it wrote nothing where it ran

@@ -29,7 +29,9 @@ def note_solver_findings(trace: Trace) -> None:
     if trace.model != SOLVER and SOLVER not in trace.models.values():
         return
     found = []
-    for m in trace.messages:
+    # the episode's own messages, then each sub-episode's (a PMC supervisor or executor that found its
+    # prompt short of what it needs says so in its own conversation)
+    for m in [*trace.messages, *(m for e in trace.episodes for m in e.messages)]:
         if m.role == "assistant":
             what = underspecified_in(m.content)
             if what is not None and what not in found:

@@ -21,6 +21,7 @@ BUILTIN_READERS = {
     "pddl": "planprobe.solver.pddl_reader:READER",
     "constraints": "planprobe.solver.constraints_reader:READER",
     "itinerary": "planprobe.solver.itinerary_reader:READER",
+    "itinerary-pmc": "planprobe.solver.itinerary_pmc:READER",
     "planbench": "planprobe.solver.planbench_reader:READER",
 }
 

@@ -20,6 +20,10 @@ Three answer forms are read today:
   the steps that left the window are still known. ``ChatView.unseen`` says how many earlier steps
   neither the window nor the memory holds.
 
+A **PMC executor** (function calling, its first user message ``Carry out this sub-task …``) is read
+as function calling whose task is its sub-task: the facts the supervisor put into the sub-task
+(``pmc_reports``) are calls already made, and its final answer is a report of every call it made.
+
 This module knows these forms only as a model does, from the text of the prompt; it imports
 nothing from the agents (tested in tests/test_import_graph.py).
 """
@@ -34,6 +38,7 @@ from typing import Any
 from ..models.base import tool_call
 from ..schema import Message, ToolSpec
 from .base import ChatView, Decision, Observed, Step
+from .pmc_reports import split_facts, write_report
 
 UNDERSPECIFIED = "UNDERSPECIFIED:"  # the reply's marker when the text does not determine an answer
 REFUSE = "REFUSE:"  # the final-answer form of a refusal when no refusal tool is offered
@@ -73,6 +78,8 @@ class Read:
     view: ChatView
     form: str  # "tools" | "react" | "modular"
     memory: str = ""  # the modular form's notes to keep in the reply's <memory> (empty: none to keep)
+    given: int = 0  # a PMC executor's: how many calls of ``view.history`` its sub-task gave (the facts)
+    report: bool = False  # a PMC executor's: its final answer is a report to the team (``pmc_reports``)
 
 
 def _arguments(text: str) -> dict[str, Any]:
@@ -87,13 +94,17 @@ def _system(messages: list[Message]) -> str:
     return "\n\n".join(m.content or "" for m in messages if m.role == "system")
 
 
-def _pmc_subtask(prompt: str) -> str:
+def _pmc_subtask(prompt: str) -> tuple[str, tuple[Observed, ...], bool]:
     """A PMC executor's task is its sub-task (description, parameters, constraints); the words around
-    it tell the executor how to work and report, not what the task is."""
+    it tell the executor how to work and report, not what the task is. The facts the supervisor put
+    into the sub-task are calls already made (``pmc_reports``). (task, facts, whether it is one)."""
     if not prompt.startswith(_PMC_EXECUTOR):
-        return prompt
+        return prompt, (), False
     found = _PMC_SUBTASK.search(prompt)
-    return found.group(1) if found else prompt
+    if found is None:
+        return prompt, (), False
+    task, facts = split_facts(found.group(1))
+    return task, facts, True
 
 
 def _first_user(messages: list[Message]) -> str:
@@ -105,9 +116,9 @@ def _first_user(messages: list[Message]) -> str:
 
 def read_chat(messages: list[Message], tools: list[ToolSpec] | None) -> Read:
     """The view of one chat call, in the form it came in."""
-    first = _pmc_subtask(_first_user(messages))
+    first, facts, executor = _pmc_subtask(_first_user(messages))
     if tools:
-        return Read(_function_view(messages, tools, first), "tools")
+        return Read(_function_view(messages, tools, first, facts), "tools", given=len(facts), report=executor)
     if _REACT_TOOLS.search(first) and _REACT_TASK.search(first):
         return Read(_react_view(messages, first), "react")
     if first.startswith(_MODULAR) and _MODULAR_TASK.search(first):
@@ -117,9 +128,10 @@ def read_chat(messages: list[Message], tools: list[ToolSpec] | None) -> Read:
     return Read(_function_view(messages, [], first), "tools")
 
 
-def _function_view(messages: list[Message], tools: list[ToolSpec], task: str) -> ChatView:
+def _function_view(messages: list[Message], tools: list[ToolSpec], task: str,
+                   facts: tuple[Observed, ...] = ()) -> ChatView:
     results = {m.tool_call_id: m.content or "" for m in messages if m.role == "tool"}
-    history = []
+    history = list(facts)
     for m in messages:
         if m.role != "assistant":
             continue
@@ -251,9 +263,11 @@ def render(decision: Decision, read: Read) -> Message:
         answer = f"{UNDERSPECIFIED} {decision.underspecified}"
     if read.form == "tools":
         if calls:
-            first = len(read.view.history)
+            first = len(read.view.history) - read.given
             return Message(role="assistant", content=None, tool_calls=[
                 tool_call(f"call_{first + i}", s.tool, json.dumps(s.arguments)) for i, s in enumerate(calls)])
+        if read.report and decision.underspecified is None:  # a PMC executor reports everything it did
+            answer = write_report(read.view.history[read.given:], answer or "")
         return Message(role="assistant", content=answer or "")
     if read.form == "modular":
         memory = f"<memory>\n{read.memory}\n</memory>\n" if read.memory else ""

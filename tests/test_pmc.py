@@ -36,6 +36,7 @@ def malformed(a: str, b: str) -> dict[str, str]:
         "bad_json": "Here is the plan: {subtasks: [}",
         "bad_shape": json.dumps({"steps": []}),
         "empty": _plan([]),
+        "too_many": _plan([_sub(f"s{i}", [a]) for i in range(21)]),
         "duplicate_id": _plan([_sub("s1", [a]), _sub("s1", [b])]),
         "unknown_executor": _plan([_sub("s1", [a], executor="genius")]),
         "unknown_tool": _plan([_sub("s1", ["fly"])]),
@@ -528,3 +529,14 @@ def test_a_deeply_nested_manager_reply_is_a_plan_error_after_the_repair_round():
     assert [r for r, _ in double.requests] == ["manager", "manager"]  # the repair round was used
     assert trace.status.value == "completed" and trace.meta["pmc"]["plan_error"] == "bad_json"
     assert [e.kind for e in trace.errors] == ["plan_error"] and "nested deeper than" in trace.errors[0].message
+
+
+
+
+def test_a_plan_of_twenty_subtasks_is_accepted():
+    # each executor has its own iteration budget, so the plan's size bounds the episode's work
+    # (21 sub-tasks: "too_many" in MALFORMED above)
+    from planprobe.agents.pmc_plan import MAX_SUBTASKS
+
+    assert MAX_SUBTASKS == 20
+    assert len(parse_plan(_plan([_sub(f"s{i}", ["a"]) for i in range(20)]), TOOLS).subtasks) == 20

@@ -76,6 +76,13 @@ class Environment:
         if self.trace.iterations > self.limits.max_iterations:
             raise IterationLimitExceeded(f"more than {self.limits.max_iterations} iterations")
 
+    def count_coordination(self) -> None:
+        """Count a coordinating role's model call (PMC's manager, supervisor, deliverer) in the
+        trace's iterations without holding it to the limit: the limit bounds the loops of the
+        agents that act on the task, and a coordinator's calls are bounded by the plan's shape
+        (one manager call and its repairs, one rewrite per dependent sub-task, one delivery)."""
+        self.trace.iterations += 1
+
     def call(self, name: str, arguments: str | dict | None = None, call_id: str | None = None) -> str:
         """Run one tool call and record it; always returns the text the agent sees."""
         return self._call(name, arguments, call_id, self.role, self.episode)
@@ -132,18 +139,21 @@ class Environment:
         """This environment as another agent role sees it: what it does is recorded as that role's."""
         return AgentView(self, role, self.episode)
 
-    def sub_episode(self, role: str, task: str | None = None) -> AgentView:
+    def sub_episode(self, role: str, task: str | None = None, own_budget: bool = False) -> AgentView:
         """Begin a sub-agent's own conversation (e.g. an executor given one sub-task): its
         messages and answer are kept apart in ``trace.episodes``, its tool calls act on this
-        environment and are judged with all others. Iterations and limits are shared."""
-        return self._begin_episode(role, task, self.episode)
+        environment and are judged with all others. Its iterations count in the trace's; with
+        ``own_budget`` the iteration limit bounds this sub-agent's own loop (each of PMC's
+        executors is an agent with its own loop), else the episode's total."""
+        return self._begin_episode(role, task, self.episode, own_budget)
 
-    def _begin_episode(self, role: str, task: str | None, parent: str | None) -> AgentView:
+    def _begin_episode(self, role: str, task: str | None, parent: str | None,
+                       own_budget: bool = False) -> AgentView:
         count = sum(1 for e in self.trace.episodes if e.agent == role)
         sub = SubEpisode(id=f"{role}-{count + 1}", agent=role, parent=parent, task=task,
                          step=self.trace.iterations)
         self.trace.episodes.append(sub)
-        return AgentView(self, role, sub.id)
+        return AgentView(self, role, sub.id, own_budget)
 
     def _episode(self, episode: str) -> SubEpisode:
         return next(e for e in self.trace.episodes if e.id == episode)
@@ -179,8 +189,11 @@ class AgentView(Environment):
     iteration count and limits, same tool state — but what it logs and calls is recorded
     as its role's, and a sub-episode's messages, usage and answer go to that sub-episode."""
 
-    def __init__(self, env: Environment, role: str, episode: str | None):  # shares env's state: no super()
+    def __init__(self, env: Environment, role: str, episode: str | None,
+                 own_budget: bool = False):  # shares env's state: no super()
         self._env = env
+        self._own_budget = own_budget
+        self._used = 0  # iterations of this view's own loop, when it has its own budget
         self.case = env.case
         self.limits = env.limits
         self.tools = env.tools
@@ -196,7 +209,16 @@ class AgentView(Environment):
         return getattr(self._env, name)
 
     def step(self) -> None:
-        self._env.step()
+        if not self._own_budget:
+            self._env.step()
+            return
+        self._env.count_coordination()  # numbered in the trace's steps, bounded here
+        self._used += 1
+        if self._used > self.limits.max_iterations:
+            raise IterationLimitExceeded(f"more than {self.limits.max_iterations} iterations in {self.episode}")
+
+    def count_coordination(self) -> None:
+        self._env.count_coordination()
 
     def call(self, name: str, arguments: str | dict | None = None, call_id: str | None = None) -> str:
         return self._env._call(name, arguments, call_id, self.role, self.episode)
@@ -228,5 +250,5 @@ class AgentView(Environment):
     def as_role(self, role: str) -> AgentView:
         return AgentView(self._env, role, self.episode)
 
-    def sub_episode(self, role: str, task: str | None = None) -> AgentView:
-        return self._env._begin_episode(role, task, self.episode)
+    def sub_episode(self, role: str, task: str | None = None, own_budget: bool = False) -> AgentView:
+        return self._env._begin_episode(role, task, self.episode, own_budget)

@@ -36,3 +36,28 @@ def test_the_modular_scaffold_passes_itinerary_cases_of_every_length(tmp_path):
     with RunStore(tmp_path / "run") as store:
         longest = max(len(t.tool_calls) for t, _ in store.results())
     assert longest > HISTORY_LENGTH  # more steps than the window shows
+
+
+def test_a_case_tools_finishes_within_the_limit_is_not_cut_short_under_pmc(tmp_path):
+    # PMC's roles used to share one iteration budget: played perfectly, coordination (manager, supervisor
+    # rewrites, per-sub-task reports, delivery) costs ~12 calls more than `tools`, so with the limit set to
+    # what `tools` needs every case ran out under `pmc`. Now each executor's loop has the limit, and the
+    # coordinators' calls are counted, not limited (docs/pmc.md "Execution").
+    from planprobe.agents import make_agent
+    from planprobe.environment import Limits
+    from planprobe.runner.engine import RunConfig
+    from planprobe.runner.suite_run import run_suite
+
+    cases = list(generate_cases(ItineraryOptions(n=3, seed=4, days=(5,), cost_aware=True)))
+    for case in cases:
+        traces = {}
+        for agent in ("tools", "pmc"):
+            out = tmp_path / f"{agent}-{case.id}"
+            limit = traces["tools"].iterations if agent == "pmc" else 50
+            run_suite(out, [case], make_agent(agent, model=SolverModel()),
+                      RunConfig(agent=agent, model="solver", limits=Limits(max_iterations=limit)))
+            with RunStore(out) as store:
+                ((trace, verdict),) = list(store.results())
+            assert verdict.passed, (agent, case.id, trace.status, [e.text for e in verdict.evidence])
+            traces[agent] = trace
+        assert traces["pmc"].iterations > traces["tools"].iterations  # the coordinators' calls are counted

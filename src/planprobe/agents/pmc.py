@@ -99,7 +99,7 @@ class PmcAgent:
             info["usage_by_role"] = {role: u.model_dump() for role, u in usage.items()}
 
     async def _ask(self, view: Environment, model: _Metered, messages: list[Message]) -> str:
-        view.step()
+        view.count_coordination()  # counted, not limited: the executors' own loops are (docs/pmc.md)
         result = await model.chat(messages, None, _for_trial(self.params, view))
         view.add_usage(result.usage)
         reply = result.message.content or ""
@@ -139,7 +139,7 @@ class PmcAgent:
         if sub.depends_on:  # Definition 4.3: rewritten from the direct neighbours' outcomes
             sub = await self._rewrite(case, env, sub, outcomes, meters["supervisor"], info)
         text = P.executor_task(sub.description, sub.parameters, sub.local_constraints)
-        view = env.sub_episode("executor", task=text)
+        view = env.sub_episode("executor", task=text, own_budget=True)
         view.tools = [t for t in env.tools if t.name in sub.tools]
         sub_case = case.model_copy(update={"task": text, "system": P.executor_system(case.system)})
         view.case = sub_case  # executors read the task from the case they are given or from env.case

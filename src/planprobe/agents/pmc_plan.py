@@ -19,8 +19,11 @@ from typing import Any
 from ..lenient_json import loads, outermost_object
 
 EXECUTORS = ("function_calling", "react")  # the executors the manager chooses from, "as tools"
-PLAN_ERRORS = ("bad_json", "bad_shape", "empty", "duplicate_id", "unknown_executor", "unknown_tool",
+PLAN_ERRORS = ("bad_json", "bad_shape", "empty", "too_many", "duplicate_id", "unknown_executor", "unknown_tool",
                "unknown_dependency", "cycle")
+# Each executor has its own iteration budget (docs/pmc.md), so the number of sub-tasks bounds the
+# episode's work: PMC's plans have a handful (the paper's travel plans 4-6); a plan of more is a defect.
+MAX_SUBTASKS = 20
 
 
 class PlanDefect(Exception):
@@ -88,6 +91,8 @@ def parse_plan(reply: str, tools: Sequence[str], executors: Sequence[str] = EXEC
         raise PlanDefect("bad_shape", "the object needs a 'subtasks' list")
     if not data["subtasks"]:
         raise PlanDefect("empty", "the plan has no sub-tasks")
+    if len(data["subtasks"]) > MAX_SUBTASKS:
+        raise PlanDefect("too_many", f"the plan has {len(data['subtasks'])} sub-tasks; at most {MAX_SUBTASKS}")
     subtasks: list[SubTask] = []
     for n, raw in enumerate(data["subtasks"]):
         where = f"subtasks[{n}]"

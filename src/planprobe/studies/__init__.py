@@ -1,0 +1,1 @@
+"""Studies: each paper's experiments in one command (issue #28)."""

@@ -1,0 +1,83 @@
+"""The papers' published figures beside a study's: read through ``studies.published``
+(``find_table``), which ships them as data. A table id it does not ship (``KeyError``), or
+a planprobe without that module, leaves the published side empty and says so — the study's
+own figures never depend on it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from typing import Any
+
+from .base import StudyTable, TableRow
+
+NOT_SHIPPED = "the paper's figures for this table are not shipped as data in this planprobe"
+
+
+def find_published(table_id: str) -> Any | None:
+    """The ``PublishedTable`` with this id, or None when it is not shipped."""
+    try:
+        module = importlib.import_module("planprobe.studies.published")
+    except ImportError:
+        return None
+    try:
+        return module.find_table(table_id)
+    except (KeyError, LookupError):
+        return None
+
+
+def norm(text: str) -> str:
+    """Lower case, letters and digits only: "Act Error" == "act_error" == "ActError"."""
+    return re.sub(r"[^0-9a-z]", "", str(text).lower())
+
+
+def _cell_text(value: Any) -> str:
+    text = getattr(value, "text", None)
+    return str(text) if text is not None else str(value)
+
+
+def add_published_rows(table: StudyTable, table_id: str | None = None, prefix: str = "") -> bool:
+    """The paper's rows of this table above the study's (a table whose rows are agents): each
+    published cell goes under the column of the same name. False when nothing is shipped."""
+    published = find_published(table_id or table.id)
+    if published is None:
+        table.notes.append(NOT_SHIPPED + f" ({table_id or table.id}); see the paper's {table.where}")
+        return False
+    by_norm = {norm(c): c for c in table.columns}
+    rows = []
+    for prow in published.rows:
+        cells: dict[str, Any] = {}
+        for key, value in prow.cells.items():
+            col = by_norm.get(norm(key))
+            if col is not None:
+                cells[col] = _cell_text(value)
+        rows.append(TableRow(f"{prefix}{prow.label}", cells, source="paper"))
+    table.rows[:0] = rows
+    return True
+
+
+def published_columns(table_id: str) -> tuple[list[str], list[Any]]:
+    """A table whose columns are models (PlanBench's): the published columns that hold figures
+    (those whose name is not the row header) and the published rows; empty when not shipped."""
+    published = find_published(table_id)
+    if published is None:
+        return [], []
+    cols = [c for c in published.columns
+            if any(c in r.cells for r in published.rows) and norm(c) not in ("task", "domain", "agent", "model")]
+    return cols, list(published.rows)
+
+
+def match_row(rows: list[Any], aliases: list[str]) -> Any | None:
+    """The published row whose label contains one of ``aliases`` (compared by ``norm``);
+    the first alias that matches exactly one row wins."""
+    for alias in aliases:
+        hits = [r for r in rows if norm(alias) in norm(r.label)]
+        if len(hits) == 1:
+            return hits[0]
+    return None
+
+
+def cell_text(row: Any, column: str) -> str | None:
+    value = row.cells.get(column) if row is not None else None
+    return None if value is None else _cell_text(value)

@@ -25,7 +25,7 @@ TOOLKITS = {"models", "pddl"}  # model backends; the PDDL toolkit (parser, plann
 # reach the cases (suites), the agents' prompts or parsers, or the run (runner, stores)
 SOLVER = {"solver"}
 LIBRARY = TOOLKITS | SOLVER | {"agents", "suites", "runner", "analysis", "llm_judge", "debug", "scale", "serve",
-                               "integrations"}
+                               "integrations", "studies"}
 TOP = {"cli", "api", "demo", "report"}
 
 

@@ -100,7 +100,11 @@ def _run(name: str, out: Path, size: str, agent: str | None, model: str | None, 
     from ..agents.prepare import prepare_agent
     from ..environment import Limits
     from ..runner.engine import RunConfig
-    from ..runner.suite_run import effective_concurrency, params_identity, record_model_path
+    from ..runner.suite_run import (
+        effective_concurrency,
+        params_identity,
+        record_model_path,
+    )
     from ..scale import WorkerRecipe, local_limits, scaled_runner
     from ..studies.base import StudyContext
     from ..studies.directory import Identity, open_study_dir

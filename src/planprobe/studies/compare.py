@@ -33,7 +33,7 @@ def compare_studies(directories: list[Path]) -> dict[str, Any]:
     figures = []
     keyed = [{(f["table"], f["column"], f["source"]): f for f in s["figures"] if f["source"] == "yours"}
              for s in studies]
-    for key, first in keyed[0].items():
+    for key in keyed[0]:
         figures.append({"table": key[0], "column": key[1],
                         "values": [k.get(key) for k in keyed]})
     pairs = []

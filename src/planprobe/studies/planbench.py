@@ -12,6 +12,7 @@ and planprobe's: Mystery Blocksworld on every task, and zero- against one-shot p
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,8 +119,7 @@ class PlanBenchStudy:
         underspecified: dict[str, int] = {}
         for domain, prompt, shots, task in self._runs():
             name = run_name(domain, prompt, task)
-            outcome, found = ctx.step(f"run {name}", lambda d=domain, s=shots, t=task, n=name:
-                                      self._one(ctx, d, s, t, n))
+            outcome, found = ctx.step(f"run {name}", functools.partial(self._one, ctx, domain, shots, task, name))
             results[(domain, prompt, task)] = outcome
             if found:
                 underspecified[name] = found

@@ -10,9 +10,9 @@ BUILT = ("pdoctor", "planbench")
 PLANNED = {
     "apb": ("Agent Planning Benchmark: its splits and regimes, scored by its judge (planned)",
             "APB's data set (--apb-data FILE)"),
-    "pmc": ("PMC: TravelPlanner with and without the unconventional hint, sole-planning / two-stage, and "
-            "API-Bank level 3 (planned)", "TravelPlanner's validation split and database (--travelplanner DIR), "
-                                          "API-Bank's data (--api-bank DIR)"),
+    "pmc": (("PMC: TravelPlanner with and without the unconventional hint, sole-planning / two-stage, and "
+            "API-Bank level 3 (planned)"), ("TravelPlanner's validation split and database (--travelplanner DIR), "
+                                          "API-Bank's data (--api-bank DIR)")),
     "agentdebug": ("AgentDebug: its detectors and repair against its baselines (planned)",
                    "nothing to download for the formal labels; the paper's traces for its own figures"),
 }

@@ -56,8 +56,8 @@ def render_study(data: dict[str, Any], settings: bool = True) -> str:
     """The whole study: what it is, its settings with their places in the paper, its tables."""
     ident = data["identity"]
     out = [f"study {data['study']}: {data['paper']}",
-           f"agent {ident['agent']}, model {ident.get('model') or 'none'}, size {ident['size']}, seed {ident['seed']}, "
-           f"planprobe {data['planprobe_version']}, status {data['status']}"]
+           (f"agent {ident['agent']}, model {ident.get('model') or 'none'}, size {ident['size']}, seed {ident['seed']}, "
+           f"planprobe {data['planprobe_version']}, status {data['status']}")]
     if data.get("note"):
         out.append("NOTE: " + data["note"])
     if settings:

@@ -55,7 +55,7 @@ def test_the_solver_reaches_the_ceiling_and_the_tables_are_the_papers(tmp_path, 
 
 
 def test_the_random_agent_reaches_the_floor_and_gets_planprobes_root_cause_rows(tmp_path, capsys, monkeypatch):
-    code, out, err = _run(capsys, monkeypatch, tmp_path / "r", "--agent", "random")
+    code, _out, err = _run(capsys, monkeypatch, tmp_path / "r", "--agent", "random")
     assert code == 0, err
     data = study_json(tmp_path / "r")
     assert yours(data, "pdoctor.fig8")["cells"]["planning limit"].startswith("n = ")

@@ -35,7 +35,7 @@ def test_the_solver_reaches_the_ceiling_on_blocksworld_in_the_papers_layout(tmp_
 
 
 def test_the_random_agent_is_at_the_floor_and_shots_are_paired_by_instance(tmp_path, capsys, monkeypatch):
-    code, out, err = study(capsys, monkeypatch, "planbench", "--agent", "random", "--out", str(tmp_path / "r"),
+    code, _out, err = study(capsys, monkeypatch, "planbench", "--agent", "random", "--out", str(tmp_path / "r"),
                            "--size", "tiny", "-q")
     assert code == 0, err
     data = study_json(tmp_path / "r")

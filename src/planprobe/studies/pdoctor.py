@@ -144,7 +144,7 @@ class PDoctorStudy:
         curve.reading = (f"{label}: planning limit n = {limit} (first n below 20%; last n at or above: "
                          f"{read.last_at_or_above or 'none'})" if limit is not None else
                          f"{label}: success stayed at or above 20% up to n = {read.tested_up_to}: the limit is "
-                         "beyond the paper's range")
+                         "beyond the n tested")
         out.tables.append(curve)
         out.plots.append({"id": f"pdoctor-success-{mode}", "title": f"Success rate vs |A| ({mode} mode)",
                           "x": "action number |A|", "threshold": THRESHOLD,

@@ -194,10 +194,13 @@ class PlanBenchStudy:
                        "one-shot")
         one = [results[("blocksworld", "one-shot", task)] for task, _, _ in TASKS]
         hits, n = sum(sum(r.values()) for r in one), sum(len(r) for r in one)
-        best = max(TASKS, key=lambda tt: (Measure(sum(results[("blocksworld", "one-shot", tt[0])].values()),
-                                                  len(results[("blocksworld", "one-shot", tt[0])])).value, tt[1]))
-        t.reading = (f"{label}, one-shot: {Measure(hits, n).text()} of all Blocksworld instances correct; "
-                     f"best task: {best[1]}")
+        rates = {title: Measure(sum(results[("blocksworld", "one-shot", task)].values()),
+                                len(results[("blocksworld", "one-shot", task)])).value for task, title, _ in TASKS}
+        high, low = max(rates.values()), min(rates.values())
+        spread = ("every task alike" if high == low else
+                  f"best: {', '.join(k for k, v in rates.items() if v == high)}; worst: "
+                  f"{', '.join(k for k, v in rates.items() if v == low)}")
+        t.reading = f"{label}, one-shot: {Measure(hits, n).text()} of all Blocksworld instances correct; {spread}"
         return t
 
     def _table2(self, ctx: StudyContext, results: dict) -> StudyTable:

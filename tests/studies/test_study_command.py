@@ -71,6 +71,9 @@ def test_compare_pairs_the_same_cases_and_report_shows_the_study(tmp_path, capsy
     runs = study_json(tmp_path / "solver")["runs"]
     assert [r["run"] for r in paired["runs"]] == sorted(runs)  # the same suites: every run is paired
     assert paired["a_only"] > 0 and paired["b_only"] == 0 and 0 < paired["mcnemar_p"] < 1
+    # a figure only one of them has (the solver has no failure to class) is shown beside nothing
+    errors = [f for f in data["figures"] if f["table"] == "pdoctor.table3"]
+    assert errors and all(f["values"][0] is None and f["values"][1] is not None for f in errors)
     code, out, _ = study(capsys, monkeypatch, "compare", str(tmp_path / "solver"), str(tmp_path / "random"))
     assert code == 0 and "exact McNemar p" in out
     page = tmp_path / "study.html"

@@ -74,7 +74,8 @@ def study(
 
     if list_:
         for study_name, description, needs in listing():
-            out_console.print(f"{study_name:<11} {description}\n{'':<11} data: {needs}", highlight=False)
+            out_console.print(f"{study_name:<11} {description}\n{'':<11} data: {needs}", highlight=False,
+                              soft_wrap=True)
         return
     if name is None:
         raise PlanprobeError("name a study (planprobe study --list) or 'compare'")

@@ -30,12 +30,14 @@ def compare_studies(directories: list[Path]) -> dict[str, Any]:
     labels = [f"{s['identity']['agent']} / {s['identity'].get('model') or 'no model'} ({d})"
               for d, s in zip(directories, studies)]
     # every figure of the first, with the same figure of the others beside it
-    figures = []
     keyed = [{(f["table"], f["column"], f["source"]): f for f in s["figures"] if f["source"] == "yours"}
              for s in studies]
-    for key in keyed[0]:
-        figures.append({"table": key[0], "column": key[1],
-                        "values": [k.get(key) for k in keyed]})
+    figures = []
+    order: list[tuple] = []
+    for k in keyed:  # every figure any of them has, in the order the first (then the next) prints them
+        order += [key for key in k if key not in order]
+    for key in order:
+        figures.append({"table": key[0], "column": key[1], "values": [k.get(key) for k in keyed]})
     pairs = []
     base = Path(directories[0])
     for j in range(1, len(directories)):
@@ -52,14 +54,19 @@ def compare_studies(directories: list[Path]) -> dict[str, Any]:
                 a.close()
                 b.close()
             per_run.append({"run": run, "pairs": c.pairs, "rate_a": round(c.rate_a, 6), "rate_b": round(c.rate_b, 6),
-                            "a_only": c.a_only, "b_only": c.b_only, "mcnemar_p": round(c.p_value, 6)})
+                            "a_only": c.a_only, "b_only": c.b_only, "mcnemar_p": _sig(c.p_value)})
             a_only += c.a_only
             b_only += c.b_only
             n += c.pairs
         pairs.append({"a": 0, "b": j, "runs": per_run, "pairs": n, "a_only": a_only, "b_only": b_only,
-                      "mcnemar_p": round(mcnemar_exact(a_only, b_only), 6) if n else None})
+                      "mcnemar_p": _sig(mcnemar_exact(a_only, b_only)) if n else None})
     return {"study": studies[0]["study"], "labels": labels, "figures": figures, "paired": pairs,
             "sizes": [s["identity"]["size"] for s in studies]}
+
+
+def _sig(p: float) -> float:
+    """A p-value to 6 significant digits (rounding to decimals would turn 1e-9 into 0)."""
+    return float(f"{p:.6g}")
 
 
 def render_comparison(data: dict[str, Any]) -> str:

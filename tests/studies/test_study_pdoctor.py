@@ -91,9 +91,10 @@ class _Table:
 
 def test_published_rows_go_under_the_papers_columns_and_an_unshipped_table_says_so(tmp_path, capsys, monkeypatch):
     fake = types.ModuleType("planprobe.studies.published")
-    shipped = _Table("pdoctor.table3", [_Row("GPT-4 OT", {"Agent": _Value("OT"), "Act Error": _Value("1.12%"),
-                                                         "Order Error": _Value("98.88%")})],
-                     ["Agent", "Timeout", "Act Error", "Action Lost", "Order Error"])
+    shipped = _Table("pdoctor.table3", [_Row("GPT-4 OT", {"Agent": _Value("OT"), "Act Error": _Value("1.12%", 1.12),
+                                                         "Order Error": _Value("98.88%", 98.88)}),
+                                        _Row("ReAct", {"Model": _Value("GPT-3.5"), "Act Error": _Value("1.03%", 1.03)})],
+                     ["Model", "Agent", "Timeout", "Act Error", "Action Lost", "Order Error"])
 
     def find_table(table_id: str):
         if table_id == shipped.id:
@@ -107,9 +108,9 @@ def test_published_rows_go_under_the_papers_columns_and_an_unshipped_table_says_
     data = study_json(tmp_path / "p")
     t3 = table(data, "pdoctor.table3")
     paper = [r for r in t3["rows"] if r["source"] == "paper"]
-    assert [r["label"] for r in paper] == ["GPT-4 OT"]
+    assert [r["label"] for r in paper] == ["GPT-4 OT", "GPT-3.5 ReAct"]  # a naming cell joins the row's name
     assert paper[0]["cells"]["Act Error"] == "1.12%" and paper[0]["cells"]["Order Error"] == "98.88%"
-    assert "Agent" not in t3["columns"]
+    assert "Agent" not in t3["columns"] and paper[1]["cells"]["Act Error"] == "1.03%"
     assert any("not shipped" in n for n in table(data, "pdoctor.table4")["notes"])
     assert "GPT-4 OT" in out and "98.88%" in out
 

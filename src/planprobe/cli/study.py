@@ -12,7 +12,7 @@ import typer
 
 from ..errors import PlanprobeError
 from ..option_checks import check_limits
-from .common import EXIT_INTERRUPTED, err_console, out_console
+from .common import EXIT_INTERRUPTED, err_console, interrupt_reported, out_console
 from .options import (
     Address,
     AgentName,
@@ -142,6 +142,11 @@ def _run(name: str, out: Path, size: str, agent: str | None, model: str | None, 
     try:
         with local_limits(scale):
             outcome, data = run_study(out, identity, ctx)
+    except KeyboardInterrupt:  # run_suite's RunInterrupted too: every finished case and step is kept
+        err_console.print(f"interrupted: what finished is saved in {out}; run the same command again to continue",
+                          highlight=False, soft_wrap=True)
+        interrupt_reported.append(True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         if model_obj is not None:
             asyncio.run(model_obj.aclose())

@@ -48,11 +48,14 @@ def add_published_rows(table: StudyTable, table_id: str | None = None, prefix: s
     rows = []
     for prow in published.rows:
         cells: dict[str, Any] = {}
+        label = str(prow.label)
         for key, value in prow.cells.items():
             col = by_norm.get(norm(key))
             if col is not None:
                 cells[col] = _cell_text(value)
-        rows.append(TableRow(f"{prefix}{prow.label}", cells, source="paper"))
+            elif getattr(value, "value", None) is None and norm(_cell_text(value)) not in norm(label):
+                label = f"{_cell_text(value)} {label}"  # a naming cell (the model of "ReAct"): part of the row's name
+        rows.append(TableRow(f"{prefix}{label}", cells, source="paper"))
     table.rows[:0] = rows
     return True
 

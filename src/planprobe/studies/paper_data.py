@@ -37,18 +37,22 @@ def _cell_text(value: Any) -> str:
     return str(text) if text is not None else str(value)
 
 
-def add_published_rows(table: StudyTable, table_id: str | None = None, prefix: str = "") -> bool:
+def add_published_rows(table: StudyTable, table_id: str | None = None, prefix: str = "",
+                       columns: dict[str, str] | None = None) -> bool:
     """The paper's rows of this table above the study's (a table whose rows are agents): each
-    published cell goes under the column of the same name. False when nothing is shipped."""
+    published cell goes under the column of the same name (or the one ``columns`` maps its name
+    to); a row in a group (its model) is named "group / label". False when nothing is shipped."""
     published = find_published(table_id or table.id)
     if published is None:
         table.notes.append(NOT_SHIPPED + f" ({table_id or table.id}); see the paper's {table.where}")
         return False
     by_norm = {norm(c): c for c in table.columns}
+    by_norm.update({norm(k): v for k, v in (columns or {}).items()})
     rows = []
     for prow in published.rows:
         cells: dict[str, Any] = {}
-        label = str(prow.label)
+        group = getattr(prow, "group", None)
+        label = f"{group} / {prow.label}" if group else str(prow.label)
         for key, value in prow.cells.items():
             col = by_norm.get(norm(key))
             if col is not None:
@@ -84,3 +88,31 @@ def match_row(rows: list[Any], aliases: list[str]) -> Any | None:
 def cell_text(row: Any, column: str) -> str | None:
     value = row.cells.get(column) if row is not None else None
     return None if value is None else _cell_text(value)
+
+
+def _number(text: Any) -> float | None:
+    m = re.search(r"-?\d+(?:\.\d+)?", str(text).replace(",", "")) if isinstance(text, str) else None
+    return float(m.group()) if m else None
+
+
+def paper_largest(table: StudyTable) -> str | None:
+    """How the paper's rows of a distribution table read: the column largest in each published
+    row ("Order Error in 6 of 6 rows"); None when no published row is shown."""
+    from collections import Counter
+
+    top: Counter = Counter()
+    rows = [r for r in table.rows if r.source == "paper"]
+    for r in rows:
+        values = {c: _number(r.cells.get(c)) for c in table.columns}
+        known = {c: v for c, v in values.items() if v is not None}
+        if known:
+            top[max(known, key=lambda c: (known[c], c))] += 1
+    if not top:
+        return None
+    return "; ".join(f"{c} largest in {n} of {len(rows)} rows" for c, n in top.most_common())
+
+
+def paper_column(table: StudyTable, column: str) -> str | None:
+    """The paper's rows' values in one column ("GPT-3.5 4, GPT-4 8"); None when none is shown."""
+    shown = [f"{r.label} {r.cells[column]}" for r in table.rows if r.source == "paper" and r.cells.get(column)]
+    return ", ".join(shown) if shown else None

@@ -31,7 +31,7 @@ from .base import (
     TableRow,
     yours,
 )
-from .paper_data import add_published_rows
+from .paper_data import add_published_rows, paper_column, paper_largest
 
 PAPER = ("Ji et al., Testing and Understanding Erroneous Planning in LLM Agents through Synthesized User "
          "Inputs (PDoctor), seed 000")
@@ -137,14 +137,19 @@ class PDoctorStudy:
                            columns=[f"n={p.actions}" for p in result.points] + ["planning limit"],
                            row_header="agent")
         cells: dict[str, Any] = {f"n={p.actions}": Measure(p.passed, p.cases) for p in result.points}
-        cells["planning limit"] = (f"n = {limit}" if limit is not None
+        cells["planning limit"] = (str(limit) if limit is not None
                                    else f"not reached up to n = {read.tested_up_to}")
         curve.rows.append(TableRow(label, cells))
-        add_published_rows(curve)
+        # the paper plots the rates only; its text states each model's limit (all frameworks together)
+        add_published_rows(curve, f"pdoctor.figure{9 if extended else 8}_limits",
+                           columns={"Planning capability limit |A|": "planning limit"})
         curve.reading = (f"{label}: planning limit n = {limit} (first n below 20%; last n at or above: "
                          f"{read.last_at_or_above or 'none'})" if limit is not None else
                          f"{label}: success stayed at or above 20% up to n = {read.tested_up_to}: the limit is "
                          "beyond the n tested")
+        limits = paper_column(curve, "planning limit")
+        if limits:
+            curve.reading += f"; the paper's limits (|A|): {limits}"
         out.tables.append(curve)
         out.plots.append({"id": f"pdoctor-success-{mode}", "title": f"Success rate vs |A| ({mode} mode)",
                           "x": "action number |A|", "threshold": THRESHOLD,
@@ -209,6 +214,7 @@ class PDoctorStudy:
             cells[name] = Measure(errors.get(key, 0), failed) if failed else Missing("no failure within the limit")
         t.rows.append(TableRow(yours(ctx), cells))
         add_published_rows(t)
+        paper = paper_largest(t)
         other = {k: v for k, v in errors.items() if k not in dict(classes)}
         if other:
             t.notes.append("other classes among the failures (not in the paper's table): "
@@ -219,6 +225,8 @@ class PDoctorStudy:
                          f"({cells[name].text()})")
         else:
             t.reading = f"{yours(ctx)}: no failure with n ≤ {top}: no error types to show"
+        if paper:
+            t.reading += f"; the paper: {paper}"
         return t
 
     def _root_causes(self, ctx: StudyContext, data: dict[str, Any], extended: bool, top: int | None) -> StudyTable:
@@ -248,6 +256,9 @@ class PDoctorStudy:
             t.reading = f"{yours(ctx)}: {total} failures dissected (no chance baseline)"
         else:
             t.reading = f"{yours(ctx)}: no failure with n ≤ {top}: nothing to dissect"
+        paper = paper_largest(t)
+        if paper:
+            t.reading += f"; the paper: {paper}"
         return t
 
 

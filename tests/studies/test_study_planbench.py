@@ -4,6 +4,10 @@ Blocksworld, the random agent at the floor; zero- and one-shot are paired by ins
 
 from __future__ import annotations
 
+import sys
+import types
+from dataclasses import dataclass, field
+
 from study_helpers import measures, study, study_json, table
 
 TASKS = ["Plan Generation", "Cost-Optimal Planning", "Plan Verification", "Reasoning About Plan Execution",
@@ -34,7 +38,46 @@ def test_the_solver_reaches_the_ceiling_on_blocksworld_in_the_papers_layout(tmp_
     assert "Table 1: instances correct on Blocksworld" in out and "reading:" in out
 
 
+@dataclass
+class _Value:
+    text: str
+    value: float | None = None
+    count: int | None = None
+    total: int | None = None
+
+
+@dataclass
+class _Row:
+    label: str
+    cells: dict = field(default_factory=dict)
+
+
+@dataclass
+class _Table:
+    id: str
+    rows: list
+    columns: list
+
+
+def _published(monkeypatch) -> None:
+    """A stand-in for studies/published.py: two rows of Table 1 (one with counts in the text
+    only), nothing else shipped."""
+    fake = types.ModuleType("planprobe.studies.published")
+    t1 = _Table("planbench.table1", [
+        _Row("Plan Generation", {"GPT-4": _Value("206/600 (34.3%)", 34.3, 206, 600), "I-GPT3": _Value("41/600 (6.8%)")}),
+        _Row("Plan Reuse", {"GPT-4": _Value("392/600 (65.3%)", 65.3, 392, 600)})], ["GPT-4", "I-GPT3"])
+
+    def find_table(table_id: str):
+        if table_id == t1.id:
+            return t1
+        raise KeyError(table_id)
+
+    fake.find_table = find_table  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "planprobe.studies.published", fake)
+
+
 def test_the_random_agent_is_at_the_floor_and_shots_are_paired_by_instance(tmp_path, capsys, monkeypatch):
+    _published(monkeypatch)
     code, _out, err = study(capsys, monkeypatch, "planbench", "--agent", "random", "--out", str(tmp_path / "r"),
                            "--size", "tiny", "-q")
     assert code == 0, err
@@ -48,3 +91,16 @@ def test_the_random_agent_is_at_the_floor_and_shots_are_paired_by_instance(tmp_p
     assert shots["columns"] == ["one-shot", "zero-shot", "zero − one [95% CI]", "McNemar exact p"]
     assert len(shots["rows"]) == 2 * len(TASKS)
     assert all(measures(r)["one-shot"]["n"] == 2 for r in shots["rows"])  # the same two instances, both ways
+    # the paper's columns beside yours, rows matched by the task's name; "—" where it has no row
+    t1 = table(data, "planbench.table1")
+    assert t1["columns"][:2] == ["GPT-4 (paper)", "I-GPT3 (paper)"]
+    rows = {r["label"]: r["cells"] for r in t1["rows"]}
+    assert rows["Plan Generation"]["GPT-4 (paper)"] == "206/600 (34.3%)"
+    assert rows["Plan Reuse"]["I-GPT3 (paper)"] == {"missing": "the paper's row has no figure here"}
+    assert rows["Replanning"]["GPT-4 (paper)"] == {"missing": "no published row matched"}
+    # planprobe's unpaired comparison with the paper's models, from the published counts
+    vs = table(data, "planbench.vs_paper")
+    cells = {r["label"]: r["cells"] for r in vs["rows"]}
+    assert cells["Plan Generation"]["yours − GPT-4 [95% CI]"].startswith("-34.3 pp")
+    assert cells["Plan Generation"]["yours − I-GPT3 [95% CI]"].startswith("-6.8 pp")  # counts read from the text
+    assert "missing" in cells["Replanning"]["Fisher p vs GPT-4"]

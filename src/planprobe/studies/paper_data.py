@@ -116,3 +116,16 @@ def paper_column(table: StudyTable, column: str) -> str | None:
     """The paper's rows' values in one column ("GPT-3.5 4, GPT-4 8"); None when none is shown."""
     shown = [f"{r.label} {r.cells[column]}" for r in table.rows if r.source == "paper" and r.cells.get(column)]
     return ", ".join(shown) if shown else None
+
+
+def cell_counts(row: Any, column: str) -> tuple[int, int] | None:
+    """(k, n) behind a published rate ("206/600 (34.3%)": its ``count`` and ``total``, else read
+    from the text); None when the paper gives no counts."""
+    value = row.cells.get(column) if row is not None else None
+    if value is None:
+        return None
+    count, total = getattr(value, "count", None), getattr(value, "total", None)
+    if isinstance(count, int) and isinstance(total, int) and total > 0:
+        return count, total
+    m = re.search(r"(\d+)\s*/\s*(\d+)", _cell_text(value))
+    return (int(m.group(1)), int(m.group(2))) if m and int(m.group(2)) > 0 else None

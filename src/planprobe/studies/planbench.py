@@ -28,7 +28,13 @@ from .base import (
     TableRow,
     yours,
 )
-from .paper_data import NOT_SHIPPED, cell_text, match_row, published_columns
+from .paper_data import (
+    NOT_SHIPPED,
+    cell_counts,
+    cell_text,
+    match_row,
+    published_columns,
+)
 
 PAPER = ("Valmeekam et al., PlanBench: An Extensible Benchmark for Evaluating Large Language Models on Planning "
          "and Reasoning about Change, seed 004")
@@ -126,6 +132,9 @@ class PlanBenchStudy:
             out.runs.append(f"runs/{name}")
         out.tables += [self._table1(ctx, results), self._table2(ctx, results),
                        self._mystery(ctx, results), self._paired(ctx, results)]
+        against = self._against_paper(ctx, results)
+        if against is not None:
+            out.tables.append(against)
         if underspecified:
             total = sum(underspecified.values())
             domains = sorted({name.split("-")[0] for name in underspecified})
@@ -134,7 +143,7 @@ class PlanBenchStudy:
                     "docs/pddl.md, 'Read by the solver'); 'planprobe show DIR/runs/<run>' lists them")
             out.notes.append(note)
             for t in out.tables:
-                if t.id != "planbench.shots":
+                if t.id in ("planbench.table2", "planbench.mystery"):
                     t.notes.append(note)
         out.plots.append(self._plot(ctx, results))
         return out
@@ -183,7 +192,8 @@ class PlanBenchStudy:
             cells: dict[str, Any] = {}
             for c in pub_cols:
                 text = cell_text(prow, c)
-                cells[f"{c} (paper)"] = text if text is not None else Missing("no published row matched")
+                cells[f"{c} (paper)"] = text if text is not None else Missing(
+                    "no published row matched" if prow is None else "the paper's row has no figure here")
             for col, (prompt, _) in zip(ours, PROMPTS):
                 r = results[("blocksworld", prompt, task)]
                 cells[col] = Measure(sum(r.values()), len(r))
@@ -216,7 +226,8 @@ class PlanBenchStudy:
             cells: dict[str, Any] = {}
             for c in pub_cols:
                 text = cell_text(prow, c)
-                cells[f"{c} (paper)"] = text if text is not None else Missing("no published row matched")
+                cells[f"{c} (paper)"] = text if text is not None else Missing(
+                    "no published row matched" if prow is None else "the paper's row has no figure here")
             for col, (prompt, _) in zip(ours, PROMPTS):
                 r = results[(domain, prompt, "t1")]
                 cells[col] = Measure(sum(r.values()), len(r))
@@ -276,6 +287,45 @@ class PlanBenchStudy:
                        "each pair is one instance; exact McNemar on the discordant pairs, Newcombe's paired interval")
         t.reading = ("zero- and one-shot differ (p < 0.05) on: " + "; ".join(significant) if significant
                      else "no task's zero- and one-shot results differ at p < 0.05")
+        return t
+
+    def _against_paper(self, ctx: StudyContext, results: dict) -> StudyTable | None:
+        """Yours (one-shot) against each of the paper's models on Table 1: different instances, so
+        unpaired — the difference with Newcombe's interval and Fisher's exact test."""
+        from ..analysis.stats import difference_ci, fisher_exact
+
+        pub_cols, pub_rows = published_columns("planbench.table1")
+        if not pub_cols:
+            return None
+        columns = [h for c in pub_cols for h in (f"yours − {c} [95% CI]", f"Fisher p vs {c}")]
+        t = StudyTable(id="planbench.vs_paper", where="planprobe", row_header="Task",
+                       title="planprobe's: yours (one-shot) against the paper's models on Blocksworld (unpaired)",
+                       columns=columns)
+        above: dict[str, int] = dict.fromkeys(pub_cols, 0)
+        below: dict[str, int] = dict.fromkeys(pub_cols, 0)
+        for task, title, aliases in TASKS:
+            prow = match_row(pub_rows, aliases)
+            r = results[("blocksworld", "one-shot", task)]
+            x, n = sum(r.values()), len(r)
+            cells: dict[str, Any] = {}
+            for c in pub_cols:
+                counts = cell_counts(prow, c)
+                if counts is None or not n:
+                    why = Missing("the paper gives no counts" if counts is None else "no instance run")
+                    cells[f"yours − {c} [95% CI]"] = cells[f"Fisher p vs {c}"] = why
+                    continue
+                lo, hi = difference_ci(x, n, *counts)
+                d = x / n - counts[0] / counts[1]
+                p = fisher_exact(x, n, *counts)
+                cells[f"yours − {c} [95% CI]"] = f"{100 * d:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+                cells[f"Fisher p vs {c}"] = f"{p:.3g}"
+                if p < 0.05:
+                    (above if d > 0 else below)[c] += 1
+            t.rows.append(TableRow(title, cells, source="planprobe"))
+        t.notes.append("the paper's instances are not these (PlanBench's fixed set vs planprobe's generated ones), so "
+                       "the comparison is unpaired: Newcombe's interval of the difference, two-sided Fisher exact test")
+        t.reading = f"{yours(ctx)}, one-shot, at p < 0.05: " + "; ".join(
+            f"above {c} on {above[c]} of {len(TASKS)} tasks, below on {below[c]}" for c in pub_cols)
         return t
 
     def _plot(self, ctx: StudyContext, results: dict) -> dict[str, Any]:

@@ -28,6 +28,10 @@ def plot_svg(plot: dict[str, Any]) -> str:
         ax.axhline(100 * plot["threshold"], ls="--", lw=1, color="#6b7280")
     if plot.get("xticks"):
         ax.set_xticks(range(len(plot["xticks"])), [_text(t) for t in plot["xticks"]])
+    else:
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # action numbers
     ax.set_ylim(-2, 102)
     ax.set_xlabel(_plain(plot["x"]))
     ax.set_ylabel("success rate (%)")

@@ -8,6 +8,7 @@ import sys
 import types
 from dataclasses import dataclass, field
 
+import pytest
 from study_helpers import (
     dissect_lines,
     measures,
@@ -29,11 +30,13 @@ def _run(capsys, monkeypatch, out, *agent: str) -> tuple[int, str, str]:
     return study(capsys, monkeypatch, "pdoctor", *agent, "--out", str(out), "--size", "tiny", "-q")
 
 
-def test_the_solver_reaches_the_ceiling_and_the_tables_are_the_papers(tmp_path, capsys, monkeypatch):
-    code, out, err = _run(capsys, monkeypatch, tmp_path / "s", "--model", "solver")
+@pytest.mark.parametrize("agent", [("--model", "solver"), ("--agent", "oracle")], ids=["solver", "oracle"])
+def test_the_solver_and_the_oracle_reach_the_ceiling_and_the_tables_are_the_papers(agent, tmp_path, capsys,
+                                                                                   monkeypatch):
+    code, out, err = _run(capsys, monkeypatch, tmp_path / "s", *agent)
     assert code == 0, err
     data = study_json(tmp_path / "s")
-    assert data["status"] == "complete" and data["identity"]["model"] == "solver"
+    assert data["status"] == "complete" and data["identity"]["model"] == ("solver" if "--model" in agent else None)
     assert [t["id"] for t in data["tables"]] == PAPER_TABLES
     assert table(data, "pdoctor.table3")["columns"] == ["Timeout", "Act Error", "Action Lost", "Order Error"]
     assert table(data, "pdoctor.table6")["columns"] == ["Timeout", "Act Error", "Action Lost", "Order Error",

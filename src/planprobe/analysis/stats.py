@@ -136,3 +136,33 @@ def holm_adjust(pvalues: list[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * pvalues[i]))
         out[i] = running
     return out
+
+
+def difference_ci(x1: int, n1: int, x2: int, n2: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """95% CI of p1 - p2 for two independent proportions (Newcombe 1998, method 10: the
+    Wilson intervals of each combined); exact arithmetic, like ``paired_difference_ci``."""
+    if n1 == 0 or n2 == 0:
+        return -1.0, 1.0
+    p1, p2 = x1 / n1, x2 / n2
+    l1, u1 = wilson_interval(x1, n1, z)
+    l2, u2 = wilson_interval(x2, n2, z)
+    d = p1 - p2
+    return max(-1.0, d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)), min(1.0, d + math.sqrt((u1 - p1) ** 2
+                                                                                            + (p2 - l2) ** 2))
+
+
+def fisher_exact(x1: int, n1: int, x2: int, n2: int) -> float:
+    """Two-sided Fisher exact p-value of the 2×2 table (x1 of n1 against x2 of n2): the
+    probability, with the margins fixed, of a table no more likely than the one seen."""
+    total, hits = n1 + n2, x1 + x2
+    if total == 0:
+        return 1.0
+    denom = math.comb(total, hits)
+
+    def prob(k: int) -> float:
+        return math.comb(n1, k) * math.comb(n2, hits - k) / denom
+
+    seen = prob(x1)
+    lo, hi = max(0, hits - n2), min(hits, n1)
+    p = sum(q for k in range(lo, hi + 1) if (q := prob(k)) <= seen * (1 + 1e-9))
+    return min(1.0, p)

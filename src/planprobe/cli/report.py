@@ -18,13 +18,22 @@ def report(
     plots: Path | None = typer.Option(None, help="Also write every plot into this directory."),
     plot_format: list[str] = typer.Option(["svg"], "--plot-format", help="png and/or svg (repeatable)."),
 ) -> None:
-    """A self-contained HTML report: summary, pass rate by difficulty with 95% CIs, error and
+    """A self-contained HTML report (of a study directory: its study section — the paper's tables
+    and plots): summary, pass rate by difficulty with 95% CIs, error and
     root-cause distributions, a filterable case table with drill-down; paired comparisons for
     several runs. Opens offline; all suite and model text is escaped."""
     from ..report.data import load_run
     from ..report.html import render_report
     from ..report.plots import export_figures
 
+    if len(run_dirs) == 1 and (run_dirs[0] / "study.json").exists():  # a study directory: its study section
+        from ..report.study import render_study_report
+        from ..studies.directory import read_study
+
+        page = render_study_report(read_study(run_dirs[0]))
+        write_text_atomic(out, page)
+        out_console.print(f"wrote {out} (study {run_dirs[0]})")
+        return
     names = [p.name or str(p) for p in run_dirs]
     if len(set(names)) < len(names):
         names = [str(p) for p in run_dirs]

@@ -38,6 +38,7 @@ from . import (
     serve_model,
     show,
     stats,
+    study,
     sweep,
     travelplanner,
 )
@@ -80,6 +81,7 @@ def build_app() -> typer.Typer:
     show.register(root)
     stats.register(root)  # trials, compare, gate, anatomy
     sweep.register(root)  # sweep, dissect
+    study.register(root)  # study NAME, study --list, study compare
     report.register(root)
     demo.register(root)  # grammar, demo
     judge.register(root)

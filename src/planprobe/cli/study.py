@@ -1,0 +1,176 @@
+"""``planprobe study NAME``: a paper's experiments on your model in one resumable directory,
+its tables printed as the paper lays them out with the published figures beside yours;
+``study --list``; ``study compare DIR1 DIR2 …``. A thin layer over ``planprobe.studies``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import typer
+
+from ..errors import PlanprobeError
+from ..option_checks import check_limits
+from .common import EXIT_INTERRUPTED, err_console, interrupt_reported, out_console
+from .options import (
+    Address,
+    AgentName,
+    ApiKeyEnv,
+    AsJson,
+    Backend,
+    BaseUrl,
+    Cache,
+    Concurrency,
+    MaxTokens,
+    ModelPath,
+    ModelSpec,
+    Quiet,
+    Rpm,
+    Temperature,
+    ToolResultsAs,
+    Tpm,
+    Workers,
+    chat_params,
+    model_options,
+    scale_options,
+    worker_recipe,
+)
+
+
+def study(
+    name: str | None = typer.Argument(None, help="pdoctor | planbench (apb, pmc, agentdebug: planned) | compare."),
+    dirs: list[Path] | None = typer.Argument(None, help="compare: two or more study directories."),
+    list_: bool = typer.Option(False, "--list", help="List the studies, what each runs and the data it needs."),
+    out: Path | None = typer.Option(None, "--out", help="Study directory; re-run the same command to resume."),
+    agent: AgentName = None,
+    model: ModelSpec = None,
+    model_path: ModelPath = None,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    tool_results_as: ToolResultsAs = "tool",
+    temperature: Temperature = 0.0,
+    max_tokens: MaxTokens = 512,
+    cache: Cache = True,
+    quick: bool = typer.Option(False, "--quick", help="The same study at a small size (minutes with the embedded "
+                                                      "model); its figures are not comparable with the paper's."),
+    size: str = typer.Option("", "--size", hidden=True, help="full | quick | tiny (tests)."),
+    max_steps: int | None = typer.Option(None, "--max-steps", hidden=True,
+                                         help="Stop after this many steps, as an interruption would (tests)."),
+    seed: int = typer.Option(0, help="Seed for the cases, the agent and the model."),
+    concurrency: Concurrency = 8,
+    as_json: AsJson = False,
+    quiet: Quiet = False,
+    workers: Workers = 1,
+    backend: Backend = "processes",
+    address: Address = None,
+    rpm: Rpm = None,
+    tpm: Tpm = None,
+) -> None:
+    """Run a paper's study on your model: the paper's settings (each with its place in the paper),
+    every run under --out (resumable), the paper's tables with the published figures beside yours
+    and 95% intervals, and OUT/study.json. 'study compare DIR1 DIR2 …' sets studies side by side."""
+    from ..studies.registry import get_study, listing
+
+    if list_:
+        for study_name, description, needs in listing():
+            out_console.print(f"{study_name:<11} {description}\n{'':<11} data: {needs}", highlight=False,
+                              soft_wrap=True)
+        return
+    if name is None:
+        raise PlanprobeError("name a study (planprobe study --list) or 'compare'")
+    if name == "compare":
+        _compare(dirs or [], as_json)
+        return
+    if dirs:
+        raise PlanprobeError(f"study {name}: unexpected argument {str(dirs[0])!r} (only 'compare' takes directories)")
+    get_study(name)  # unknown or planned: one line before anything else
+    if out is None:
+        raise PlanprobeError(f"study {name}: --out DIR is required (the study directory; re-run to resume)")
+    if size and size not in ("full", "quick", "tiny"):
+        raise PlanprobeError(f"--size {size!r}: expected full, quick or tiny")
+    chosen = size or ("quick" if quick else "full")
+    _run(name, out, chosen, agent, model, model_path, base_url, api_key_env, tool_results_as, temperature,
+         max_tokens, cache, seed, concurrency, as_json, quiet, workers, backend, address, rpm, tpm, max_steps)
+
+
+def _run(name: str, out: Path, size: str, agent: str | None, model: str | None, model_path: Path | None,
+         base_url: str | None, api_key_env: str, tool_results_as: str, temperature: float, max_tokens: int,
+         cache: bool, seed: int, concurrency: int, as_json: bool, quiet: bool, workers: int, backend: str,
+         address: str | None, rpm: float | None, tpm: float | None, max_steps: int | None) -> None:
+    from ..agents.prepare import prepare_agent
+    from ..environment import Limits
+    from ..runner.engine import RunConfig
+    from ..runner.suite_run import (
+        effective_concurrency,
+        params_identity,
+        record_model_path,
+    )
+    from ..scale import WorkerRecipe, local_limits, scaled_runner
+    from ..studies.base import StudyContext
+    from ..studies.directory import Identity, open_study_dir
+    from ..studies.execute import run_study
+    from ..studies.tables import render_study
+
+    iterations, timeout = 50, 180.0  # PDoctor §6.1; PlanBench's tasks are one reply each
+    check_limits(concurrency, iterations, timeout)
+    params = chat_params(temperature, max_tokens, seed)
+    options = model_options(base_url=base_url, api_key_env=api_key_env, tool_results_as=tool_results_as, cache=cache,
+                            model_path=model_path)
+    scale = scale_options(workers, backend, address, rpm, tpm)
+    recipe = worker_recipe(workers, agent or ("tools" if model else "oracle"), model, options, params, backend)
+    identity = Identity(name, model, agent or ("tools" if model else "oracle"), size, seed)
+    open_study_dir(out, identity)  # another study's or model's directory: one line before a model is loaded
+    if scale is not None and scale.rate:
+        from dataclasses import replace
+
+        scale = replace(scale, rate_file=out.resolve() / "ratelimit.json")
+    agent_name, agent_obj, model_obj = prepare_agent(agent, model, options, params, seed)
+    concurrency = effective_concurrency(model, concurrency, lambda note: err_console.print(note, highlight=False))
+    config = RunConfig(agent=agent_name, model=model_obj.name if model_obj else None, concurrency=concurrency,
+                       models=model_obj.names() if model_obj else {},
+                       limits=Limits(max_iterations=iterations, timeout_s=timeout), seed=seed,
+                       model_params=params_identity(params, options) if model_obj else "")
+    say = (lambda line: None) if quiet else (lambda line: err_console.print(line, highlight=False, soft_wrap=True))
+    ctx = StudyContext(directory=out, agent=agent_obj, config=config, size=size, seed=seed,
+                       runner=scaled_runner(scale, WorkerRecipe(agent_name, model, options if model else None, params),
+                                            config),
+                       workers=workers, recipe=recipe, backend=backend, address=address,
+                       on_store=lambda store: record_model_path(store, model, options), say=say, max_steps=max_steps)
+    if size != "full":
+        err_console.print("note: quick study: its figures are not comparable with the paper's", highlight=False)
+    try:
+        with local_limits(scale):
+            outcome, data = run_study(out, identity, ctx)
+    except KeyboardInterrupt:  # run_suite's RunInterrupted too: every finished case and step is kept
+        err_console.print(f"interrupted: what finished is saved in {out}; run the same command again to continue",
+                          highlight=False, soft_wrap=True)
+        interrupt_reported.append(True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    finally:
+        if model_obj is not None:
+            asyncio.run(model_obj.aclose())
+        if scale is not None and scale.rate_file is not None:
+            scale.rate_file.unlink(missing_ok=True)
+    if outcome is None:
+        err_console.print(f"stopped after {ctx.steps_done} step(s) (--max-steps); run the same command again to "
+                          "continue", highlight=False)
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if as_json:
+        print(json.dumps(data, indent=2, sort_keys=True))
+    else:
+        out_console.print(render_study(data), highlight=False, soft_wrap=True)
+
+
+def _compare(dirs: list[Path], as_json: bool) -> None:
+    from ..studies.compare import compare_studies, render_comparison
+
+    data = compare_studies(dirs)
+    if as_json:
+        print(json.dumps(data, indent=2, sort_keys=True))
+    else:
+        out_console.print(render_comparison(data), highlight=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(study)

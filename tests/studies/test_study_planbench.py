@@ -21,8 +21,10 @@ def test_the_solver_reaches_the_ceiling_on_blocksworld_in_the_papers_layout(tmp_
                            "--size", "tiny", "-q")
     assert code == 0, err
     data = study_json(tmp_path / "s")
-    assert [t["id"] for t in data["tables"]] == ["planbench.table1", "planbench.table2", "planbench.mystery",
-                                                 "planbench.shots"]
+    ids = [t["id"] for t in data["tables"]]
+    # "planbench.vs_paper" (yours against the paper's models) is there only when Table 1 is shipped as data
+    assert [i for i in ids if i != "planbench.vs_paper"] == ["planbench.table1", "planbench.table2",
+                                                             "planbench.mystery", "planbench.shots"]
     t1 = table(data, "planbench.table1")
     assert [r["label"] for r in t1["rows"]] == TASKS
     assert t1["columns"][-2:] == ["yours: tools / solver, one-shot", "yours: tools / solver, zero-shot"]

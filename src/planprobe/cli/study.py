@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -39,7 +40,7 @@ from .options import (
 
 
 def study(
-    name: str | None = typer.Argument(None, help="pdoctor | planbench | pmc (apb, agentdebug: planned) | compare."),
+    name: str | None = typer.Argument(None, help="pdoctor | planbench | apb | pmc (agentdebug: planned) | compare."),
     dirs: list[Path] | None = typer.Argument(None, help="compare: two or more study directories."),
     list_: bool = typer.Option(False, "--list", help="List the studies, what each runs and the data it needs."),
     out: Path | None = typer.Option(None, "--out", help="Study directory; re-run the same command to resume."),
@@ -70,6 +71,12 @@ def study(
                                               "(validation.csv) with its database/ directory, or its 45 training "
                                               "queries (train_queries_and_plans.jsonl, train_ref_info.jsonl)."),
     api_bank: Path | None = typer.Option(None, "--api-bank", help="pmc: API-Bank's folder (test-data/level-3.json)."),
+    apb_data: Path | None = typer.Option(None, "--apb-data", help="apb: one of APB's split files (its data/*.jsonl); "
+                                         "APB's prompts from --apb-code DIR or $PLANPROBE_APB_CODE."),
+    apb_code: Path | None = typer.Option(None, "--apb-code", help="apb: your clone of APB's code "
+                                         "(github.com/Mikivishy/AgentPlanningBenchmark)."),
+    judge_model: str | None = typer.Option(None, "--judge-model", help="apb: the judge of APB's data (APB's judge) "
+                                           "and of planprobe's κ row (rubric judge against the exact oracle)."),
 ) -> None:
     """Run a paper's study on your model: the paper's settings (each with its place in the paper),
     every run under --out (resumable), the paper's tables with the published figures beside yours
@@ -90,7 +97,9 @@ def study(
     chosen_study = get_study(name)  # unknown or planned: one line before anything else
     if out is None:
         raise PlanprobeError(f"study {name}: --out DIR is required (the study directory; re-run to resume)")
-    data = {k: str(v) for k, v in (("travelplanner", travelplanner), ("api_bank", api_bank)) if v is not None}
+    data: dict[str, Any] = {k: str(v) for k, v in (("travelplanner", travelplanner), ("api_bank", api_bank),
+                                                   ("apb_data", apb_data), ("apb_code", apb_code),
+                                                   ("judge_model", judge_model)) if v is not None}
     check_data = getattr(chosen_study, "check_data", None)
     if check_data is not None:  # missing or other data: one line naming what to download, before anything runs
         check_data(out, data)
@@ -105,7 +114,7 @@ def _run(name: str, out: Path, size: str, agent: str | None, model: str | None, 
          base_url: str | None, api_key_env: str, tool_results_as: str, temperature: float, max_tokens: int,
          cache: bool, seed: int, concurrency: int, as_json: bool, quiet: bool, workers: int, backend: str,
          address: str | None, rpm: float | None, tpm: float | None, max_steps: int | None,
-         data: dict[str, str]) -> None:
+         data: dict[str, Any]) -> None:
     from ..agents.prepare import prepare_agent
     from ..environment import Limits
     from ..runner.engine import RunConfig
@@ -126,6 +135,8 @@ def _run(name: str, out: Path, size: str, agent: str | None, model: str | None, 
     options = model_options(base_url=base_url, api_key_env=api_key_env, tool_results_as=tool_results_as, cache=cache,
                             model_path=model_path)
     scale = scale_options(workers, backend, address, rpm, tpm)
+    if data.get("judge_model"):
+        data["model_options"] = options  # the judge reaches its server as the tested model does
     recipe = worker_recipe(workers, agent or ("tools" if model else "oracle"), model, options, params, backend)
     identity = Identity(name, model, agent or ("tools" if model else "oracle"), size, seed)
     open_study_dir(out, identity)  # another study's or model's directory: one line before a model is loaded

@@ -6,10 +6,8 @@ from __future__ import annotations
 from ..errors import PlanprobeError
 from .base import Study
 
-BUILT = ("pdoctor", "planbench", "pmc")
+BUILT = ("pdoctor", "planbench", "apb", "pmc")
 PLANNED = {
-    "apb": ("Agent Planning Benchmark: its splits and regimes, scored by its judge (planned)",
-            "APB's data set (--apb-data FILE)"),
     "agentdebug": ("AgentDebug: its detectors and repair against its baselines (planned)",
                    "nothing to download for the formal labels; the paper's traces for its own figures"),
 }
@@ -26,6 +24,10 @@ def get_study(name: str) -> Study:
         from .planbench import STUDY as planbench
 
         return planbench
+    if name == "apb":
+        from .apb import STUDY as apb
+
+        return apb
     if name == "pmc":
         from .pmc import STUDY as pmc
 

@@ -28,7 +28,9 @@ def test_the_oracle_reaches_the_ceiling_in_pmcs_tables_and_a_rerun_resumes(tmp_p
     assert code == 0, err
     data = study_json(out)
     assert [t["id"] for t in data["tables"]] == ["pmc.table1", "pmc.table2", "pmc.table3", "pmc.table4",
-                                                 "pmc.table5", "pmc.table6", "pmc.table7"]
+                                                 "pmc.paired", "pmc.table5", "pmc.table6", "pmc.table7"]
+    paired = table(data, "pmc.paired")["rows"]  # planprobe's: PMC against each baseline on the same queries
+    assert len(paired) == 6 and all(measures(r)["PMC"]["n"] == 3 and r["source"] == "planprobe" for r in paired)
     t1 = table(data, "pmc.table1")
     assert t1["columns"] == ["GPT-3.5 + ReAct", "GPT-4 + ReAct", "GPT-3.5 + PMC", "GPT-4 + PMC", "GPT-4 (SP)",
                              "yours: oracle + ReAct", "yours: oracle + PMC", "yours: oracle (SP)"]

@@ -135,7 +135,6 @@ class APBStudy:
         out.tables.append(self._splits_table(ctx, results))
         out.tables.append(self._kappa(ctx))
         out.tables.append(self._apb_data(ctx, out))
-        out.notes.append(NOT_PUBLISHED)
         return out
 
     # -- planprobe's generated cases -------------------------------------------------------------
@@ -195,9 +194,11 @@ class APBStudy:
                        "compare with the random agent's floor (docs/protocols.md, 'Limits')")
         hol, step = results["holistic"], results["stepwise-1"]
         worst = min(REGIMES, key=lambda r: (results[r[0]].value, r[0]))
-        t.reading = (f"{col}: holistic {hol.text()}, step-wise k=1 {step.text()}; lowest: {worst[1]}"
-                     + (f" (k={worst[5]})" if worst[1] == "step_wise_planning" else "")
-                     + f" {results[worst[0]].text()}")
+        alike = len({results[r[0]].value for r in REGIMES}) == 1
+        t.reading = (f"{col}: holistic {hol.text()}, step-wise k=1 {step.text()}; "
+                     + ("every split alike" if alike else f"lowest: {worst[1]}"
+                        + (f" (k={worst[5]})" if worst[1] == "step_wise_planning" else "")
+                        + f" {results[worst[0]].text()}"))
         return t
 
     # -- the judge against the exact oracle (planprobe's row) ------------------------------------------

@@ -240,7 +240,9 @@ class PMCStudy:
         scope = "" if level == "all" else f", {level} queries"
         t = StudyTable(id=table_id, where=where, row_header="",
                        title=f"TravelPlanner {'with' if hint == 'hint' else 'without'} the unconventional hint{scope}"
-                             " (pass rates)", columns=pub_cols + ours)
+                             " (pass rates)" + ("; yours on the TRAINING set, not the paper's validation/test split"
+                                                if data_label.startswith("training") else ""),
+                       columns=pub_cols + ours)
         if published is None:
             t.notes.append(NOT_SHIPPED + f" ({table_id}); see the paper's {where}")
         else:

@@ -140,4 +140,7 @@ def test_bad_apb_data_is_one_line(tmp_path, capsys, monkeypatch):
     line = _one_line(*study(capsys, monkeypatch, "apb", "--agent", "oracle", "--out", str(out), "--apb-data",
                             str(tmp_path / "a.jsonl"))[::2])
     assert "git clone" in line
+    line = _one_line(*study(capsys, monkeypatch, "apb", "--agent", "oracle", "--out", str(out), "--judge-model",
+                            "nosuchjudge")[::2])
+    assert "unknown model 'nosuchjudge'" in line
     assert not out.exists()

@@ -63,17 +63,31 @@ def test_the_oracle_reaches_the_ceiling_in_pmcs_tables_and_a_rerun_resumes(tmp_p
     assert study_json(out)["tables"] == data["tables"]
 
 
-def test_the_random_agent_is_at_the_floor(tmp_path, capsys, monkeypatch):
-    code, _, err = study(capsys, monkeypatch, "pmc", "--agent", "random", "--out", str(tmp_path / "r"), "--size",
-                         "tiny", "-q", *_data())
+def test_the_random_agent_is_at_the_floor_after_an_interrupted_study_resumes(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "r"
+    code, _, err = study(capsys, monkeypatch, "pmc", "--agent", "random", "--out", str(out), "--size", "tiny", "-q",
+                         "--max-steps", "2", *_data())
+    assert code == 130, err  # stopped after two runs, as an interruption would
+    first = results_snapshot(out)
+    assert sorted(first) == ["runs/tp-hint-pmc/run.sqlite", "runs/tp-hint-react/run.sqlite"]
+    code, _, err = study(capsys, monkeypatch, "pmc", "--agent", "random", "--out", str(out), "--size", "tiny", "-q",
+                         *_data())
     assert code == 0, err
-    data = study_json(tmp_path / "r")
+    after = results_snapshot(out)
+    assert len(after) == 9 and all(after[k] == v for k, v in first.items())  # the first two runs were not redone
+    data = study_json(out)
     for tid in ("pmc.table1", "pmc.table2"):
         final = _ours(table(data, tid))["yours, training set (3): Final Pass Rate"]
         assert all(m["hits"] == 0 for m in final.values())
     t4 = table(data, "pmc.table4")
     passed = [measures(r)["yours: random"] for r in t4["rows"] if r["source"] == "planprobe"]
     assert len(passed) == 3 and all(m["hits"] == 0 for m in passed)
+    other = tmp_path / "api-bank"  # the same directory on other data: refused, nothing changed
+    (other / "test-data").mkdir(parents=True)
+    (other / "test-data" / "level-3.json").symlink_to(shared_path("data", "api-bank", "test-data", "level-3.json"))
+    code, _, err = study(capsys, monkeypatch, "pmc", "--agent", "random", "--out", str(out), "--size", "tiny",
+                         "--travelplanner", str(shared_path("data", "travelplanner")), "--api-bank", str(other))
+    assert "ran on other data" in _one_line(code, err) and results_snapshot(out) == after
 
 
 def _one_line(code: int, err: str) -> str:

@@ -117,6 +117,10 @@ class APBStudy:
         return [f"run {r[0]}" for r in REGIMES] + ["judge κ", "run apb-data", "judge apb-data"]
 
     def check_data(self, directory: Path, options: dict[str, Any]) -> None:
+        if options.get("judge_model"):  # an unknown judge is one line now, not after the runs
+            from ..models import model_entry
+
+            model_entry(str(options["judge_model"]))
         data = options.get("apb_data")
         if data is None:
             return

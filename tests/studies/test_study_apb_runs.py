@@ -21,9 +21,9 @@ SPLITS = ["holistic_planning", "holistic_tool_extraneous", "holistic_unsolvable"
 STANDIN_APB_CODE = Path(__file__).resolve().parents[1] / "judge" / "apb_code"  # tests/judge's stand-in prompts
 
 
-def _splits(data: dict) -> dict[str, dict]:
+def _splits(data: dict, source: str = "yours") -> dict[str, dict]:
     t = table(data, "apb.splits")
-    return {r["label"]: measures(r) for r in t["rows"]}
+    return {r["label"]: measures(r) for r in t["rows"] if r["source"] == source}
 
 
 def test_the_solver_reaches_the_ceiling_on_every_split_and_regime(tmp_path, capsys, monkeypatch):
@@ -37,6 +37,11 @@ def test_the_solver_reaches_the_ceiling_on_every_split_and_regime(tmp_path, caps
     assert table(data, "apb.splits")["columns"] == ["regime", "planprobe's cases", "yours: tools / solver"]
     assert all(m["yours: tools / solver"]["value"] == 1.0 and m["yours: tools / solver"]["n"] == 3
                for m in rows.values())
+    refusal = _splits(data, "planprobe")  # the unsolvable split's calibration: refusals and solvable controls
+    assert list(refusal) == ["planprobe: holistic_unsolvable, unsolvable cases (refuse)",
+                             "planprobe: holistic_unsolvable, solvable controls (plan)"]
+    assert sum(m["yours: tools / solver"]["n"] for m in refusal.values()) == 3
+    assert all(m["yours: tools / solver"]["value"] == 1.0 for m in refusal.values())
     kappa = table(data, "apb.judge_kappa")["rows"][0]
     assert kappa["source"] == "planprobe" and "no --judge-model" in kappa["cells"]["Cohen's κ"]["missing"]
     apb_rows = table(data, "apb.data")["rows"]

@@ -132,18 +132,19 @@ class APBStudy:
 
     def run(self, ctx: StudyContext) -> StudyOutcome:
         out = StudyOutcome()
-        results: dict[str, Measure] = {}
+        found: dict[str, dict[str, Measure]] = {}
         for name, *_ in REGIMES:
-            results[name] = ctx.step(f"run {name}", functools.partial(self._generated, ctx, name))
+            found[name] = ctx.step(f"run {name}", functools.partial(self._generated, ctx, name))
             out.runs.append(f"runs/{name}")
-        out.tables.append(self._splits_table(ctx, results))
+        out.tables.append(self._splits_table(ctx, {k: v["all"] for k, v in found.items()},
+                                             found["holistic-unsolvable"]))
         out.tables.append(self._kappa(ctx))
         out.tables.append(self._apb_data(ctx, out))
         return out
 
     # -- planprobe's generated cases -------------------------------------------------------------
 
-    def _generated(self, ctx: StudyContext, name: str) -> Measure:
+    def _generated(self, ctx: StudyContext, name: str) -> dict[str, Measure]:
         from ..analysis.summary import summarize
         from ..runner.store import RunStore
         from ..runner.suite_run import run_suite
@@ -174,14 +175,22 @@ class APBStudy:
                                   "same command again to retry them")
         store = RunStore(run)
         try:
-            rows = store.db.execute("SELECT passed FROM results WHERE infra = 0").fetchall()
+            rows = store.db.execute("SELECT c.json, r.passed FROM results r JOIN cases c ON c.case_id = r.case_id "
+                                    "WHERE r.infra = 0 ORDER BY c.ordinal, r.trial").fetchall()
         finally:
             store.close()
-        m = Measure(sum(int(p) for (p,) in rows), len(rows))
+        kinds: dict[str, list[bool]] = {"all": [], "unsolvable": [], "solvable": []}
+        for case_json, passed in rows:
+            kinds["all"].append(bool(passed))
+            if "unsolvable" in transforms:  # the refusal's calibration: unsolvable cases and solvable controls
+                robust = ((json.loads(case_json).get("spec") or {}).get("base") or {}).get("spec") or {}
+                kinds["unsolvable" if robust.get("unsolvable") else "solvable"].append(bool(passed))
+        m = Measure(sum(kinds["all"]), len(kinds["all"]))
         ctx.say(f"  {name}: {m.hits}/{m.n} passed")
-        return m
+        return {k: Measure(sum(v), len(v)) for k, v in kinds.items()}
 
-    def _splits_table(self, ctx: StudyContext, results: dict[str, Measure]) -> StudyTable:
+    def _splits_table(self, ctx: StudyContext, results: dict[str, Measure],
+                      refusal: dict[str, Measure]) -> StudyTable:
         col = f"yours: {ctx.config.agent} / {ctx.config.model or 'no model'}"
         t = StudyTable(id="apb.splits", where="APB's main results", row_header="split",
                        title="accuracy per split and regime, on planprobe's generated cases (exact oracles; not "
@@ -190,6 +199,10 @@ class APBStudy:
             label = split if protocol == "holistic" or split != "step_wise_planning" else f"{split} (k={k})"
             t.rows.append(TableRow(label, {"regime": regime, "planprobe's cases": _describe(transforms, protocol, k),
                                            col: results[name]}))
+        for kind, what in (("unsolvable", "unsolvable cases (refuse)"), ("solvable", "solvable controls (plan)")):
+            t.rows.append(TableRow(f"planprobe: holistic_unsolvable, {what}", {
+                "regime": "Holistic", "planprobe's cases": "unsolvable, holistic", col: refusal[kind]},
+                source="planprobe"))
         if find_published("apb.splits") is None:
             t.notes.append(NOT_PUBLISHED)
         t.notes.append("each verdict is exact: the base oracle on the replayed plan (holistic), extendability of the "

@@ -106,4 +106,6 @@ def test_missing_or_wrong_data_is_one_line_naming_what_to_download(tmp_path, cap
     line = _one_line(*study(capsys, monkeypatch, "pmc", "--agent", "oracle", "--out", str(out), "--travelplanner",
                             str(shared_path("data", "travelplanner")))[::2])
     assert "--api-bank DIR is required" in line and "DAMO-ConvAI" in line
+    line = _one_line(*study(capsys, monkeypatch, "apb", "--agent", "oracle", "--out", str(out), *_data())[::2])
+    assert "--travelplanner is an option of study pmc, not of study apb" in line
     assert not out.exists()

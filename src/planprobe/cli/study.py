@@ -100,6 +100,10 @@ def study(
     data: dict[str, Any] = {k: str(v) for k, v in (("travelplanner", travelplanner), ("api_bank", api_bank),
                                                    ("apb_data", apb_data), ("apb_code", apb_code),
                                                    ("judge_model", judge_model)) if v is not None}
+    for option, owner in (("travelplanner", "pmc"), ("api_bank", "pmc"), ("apb_data", "apb"), ("apb_code", "apb"),
+                          ("judge_model", "apb")):
+        if option in data and name != owner:  # an option another study reads would be silently ignored
+            raise PlanprobeError(f"--{option.replace('_', '-')} is an option of study {owner}, not of study {name}")
     check_data = getattr(chosen_study, "check_data", None)
     if check_data is not None:  # missing or other data: one line naming what to download, before anything runs
         check_data(out, data)

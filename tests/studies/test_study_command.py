@@ -28,7 +28,7 @@ def _one_line_error(code: int, err: str) -> str:
 def test_an_unknown_or_planned_study_is_one_line(tmp_path, capsys, monkeypatch):
     line = _one_line_error(*study(capsys, monkeypatch, "pdoctr", "--out", str(tmp_path / "x"))[::2])
     assert "unknown study 'pdoctr'" in line and "pdoctor" in line
-    line = _one_line_error(*study(capsys, monkeypatch, "apb", "--out", str(tmp_path / "x"))[::2])
+    line = _one_line_error(*study(capsys, monkeypatch, "agentdebug", "--out", str(tmp_path / "x"))[::2])
     assert "planned" in line
     line = _one_line_error(*study(capsys, monkeypatch, "pdoctor")[::2])
     assert "--out" in line

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -39,7 +40,7 @@ from .options import (
 
 
 def study(
-    name: str | None = typer.Argument(None, help="pdoctor | planbench (apb, pmc, agentdebug: planned) | compare."),
+    name: str | None = typer.Argument(None, help="pdoctor | planbench | apb | pmc (agentdebug: planned) | compare."),
     dirs: list[Path] | None = typer.Argument(None, help="compare: two or more study directories."),
     list_: bool = typer.Option(False, "--list", help="List the studies, what each runs and the data it needs."),
     out: Path | None = typer.Option(None, "--out", help="Study directory; re-run the same command to resume."),
@@ -66,6 +67,16 @@ def study(
     address: Address = None,
     rpm: Rpm = None,
     tpm: Tpm = None,
+    travelplanner: Path | None = typer.Option(None, "--travelplanner", help="pmc: TravelPlanner's validation split "
+                                              "(validation.csv) with its database/ directory, or its 45 training "
+                                              "queries (train_queries_and_plans.jsonl, train_ref_info.jsonl)."),
+    api_bank: Path | None = typer.Option(None, "--api-bank", help="pmc: API-Bank's folder (test-data/level-3.json)."),
+    apb_data: Path | None = typer.Option(None, "--apb-data", help="apb: one of APB's split files (its data/*.jsonl); "
+                                         "APB's prompts from --apb-code DIR or $PLANPROBE_APB_CODE."),
+    apb_code: Path | None = typer.Option(None, "--apb-code", help="apb: your clone of APB's code "
+                                         "(github.com/Mikivishy/AgentPlanningBenchmark)."),
+    judge_model: str | None = typer.Option(None, "--judge-model", help="apb: the judge of APB's data (APB's judge) "
+                                           "and of planprobe's κ row (rubric judge against the exact oracle)."),
 ) -> None:
     """Run a paper's study on your model: the paper's settings (each with its place in the paper),
     every run under --out (resumable), the paper's tables with the published figures beside yours
@@ -84,20 +95,31 @@ def study(
         return
     if dirs:
         raise PlanprobeError(f"study {name}: unexpected argument {str(dirs[0])!r} (only 'compare' takes directories)")
-    get_study(name)  # unknown or planned: one line before anything else
+    chosen_study = get_study(name)  # unknown or planned: one line before anything else
     if out is None:
         raise PlanprobeError(f"study {name}: --out DIR is required (the study directory; re-run to resume)")
+    data: dict[str, Any] = {k: str(v) for k, v in (("travelplanner", travelplanner), ("api_bank", api_bank),
+                                                   ("apb_data", apb_data), ("apb_code", apb_code),
+                                                   ("judge_model", judge_model)) if v is not None}
+    for option, owner in (("travelplanner", "pmc"), ("api_bank", "pmc"), ("apb_data", "apb"), ("apb_code", "apb"),
+                          ("judge_model", "apb")):
+        if option in data and name != owner:  # an option another study reads would be silently ignored
+            raise PlanprobeError(f"--{option.replace('_', '-')} is an option of study {owner}, not of study {name}")
+    check_data = getattr(chosen_study, "check_data", None)
+    if check_data is not None:  # missing or other data: one line naming what to download, before anything runs
+        check_data(out, data)
     if size and size not in ("full", "quick", "tiny"):
         raise PlanprobeError(f"--size {size!r}: expected full, quick or tiny")
     chosen = size or ("quick" if quick else "full")
     _run(name, out, chosen, agent, model, model_path, base_url, api_key_env, tool_results_as, temperature,
-         max_tokens, cache, seed, concurrency, as_json, quiet, workers, backend, address, rpm, tpm, max_steps)
+         max_tokens, cache, seed, concurrency, as_json, quiet, workers, backend, address, rpm, tpm, max_steps, data)
 
 
 def _run(name: str, out: Path, size: str, agent: str | None, model: str | None, model_path: Path | None,
          base_url: str | None, api_key_env: str, tool_results_as: str, temperature: float, max_tokens: int,
          cache: bool, seed: int, concurrency: int, as_json: bool, quiet: bool, workers: int, backend: str,
-         address: str | None, rpm: float | None, tpm: float | None, max_steps: int | None) -> None:
+         address: str | None, rpm: float | None, tpm: float | None, max_steps: int | None,
+         data: dict[str, Any]) -> None:
     from ..agents.prepare import prepare_agent
     from ..environment import Limits
     from ..runner.engine import RunConfig
@@ -118,6 +140,8 @@ def _run(name: str, out: Path, size: str, agent: str | None, model: str | None, 
     options = model_options(base_url=base_url, api_key_env=api_key_env, tool_results_as=tool_results_as, cache=cache,
                             model_path=model_path)
     scale = scale_options(workers, backend, address, rpm, tpm)
+    if data.get("judge_model"):
+        data["model_options"] = options  # the judge reaches its server as the tested model does
     recipe = worker_recipe(workers, agent or ("tools" if model else "oracle"), model, options, params, backend)
     identity = Identity(name, model, agent or ("tools" if model else "oracle"), size, seed)
     open_study_dir(out, identity)  # another study's or model's directory: one line before a model is loaded
@@ -136,7 +160,10 @@ def _run(name: str, out: Path, size: str, agent: str | None, model: str | None, 
                        runner=scaled_runner(scale, WorkerRecipe(agent_name, model, options if model else None, params),
                                             config),
                        workers=workers, recipe=recipe, backend=backend, address=address,
-                       on_store=lambda store: record_model_path(store, model, options), say=say, max_steps=max_steps)
+                       on_store=lambda store: record_model_path(store, model, options), say=say, max_steps=max_steps,
+                       models=model_obj, params=params, data=data,
+                       runner_for=lambda name, cfg: scaled_runner(scale, WorkerRecipe(name, model, options if model
+                                                                                      else None, params), cfg))
     if size != "full":
         err_console.print("note: quick study: its figures are not comparable with the paper's", highlight=False)
     try:

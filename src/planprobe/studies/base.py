@@ -161,6 +161,11 @@ class StudyContext:
     say: Callable[[str], None] = lambda line: None
     max_steps: int | None = None
     steps_done: int = 0
+    # for studies that run several of planprobe's agents on the one model (pmc: react, pmc, tools)
+    models: Any = None  # the loaded models (models.roles.RoleModels) or None for a reference agent
+    params: Any = None  # models.base.ChatParams
+    runner_for: Callable[[str, Any], Any] = lambda agent, config: None  # (agent name, RunConfig) -> runner
+    data: dict[str, Any] = field(default_factory=dict)  # data options: --travelplanner, --api-bank, --apb-data
 
     def step(self, name: str, work: Callable[[], Any]) -> Any:
         if self.max_steps is not None and self.steps_done >= self.max_steps:

@@ -56,6 +56,12 @@ def decide(read: Read) -> Decision:
     refused = refusal_made(read.view)
     if refused is not None:  # the episode's answer is given: say so and stop, whatever the task
         return Decision(answer=f"I refused the task: {refused}")
+    # a reader that claims the call as it stands answers it, a protocol case included when the reader reads
+    # the protocol's text itself (constraints: it plans on the durations the tool JSON states; played call by
+    # call in the head, the extended mode's results were unknown and 5/10 holistic plans lost tasks)
+    for reader in readers():
+        if reader.claims(read.view):
+            return reader.decide(read.view)
     planned = protocol_decision(read.view, decide_view)
     return planned if planned is not None else decide_view(read.view)
 

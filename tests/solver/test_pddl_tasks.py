@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from solver_helpers import VARIANTS, pddl_cases, run_cases
+from solver_helpers import VARIANTS, pddl_cases, run_cases, view_of
 from typer.testing import CliRunner
 
 from planprobe.agents.modular import HISTORY_LENGTH, ModularAgent
@@ -20,6 +20,7 @@ from planprobe.runner.store import RunStore
 from planprobe.schema import Message
 from planprobe.solver.backend import SolverModel
 from planprobe.solver.base import ChatView, Decision, Step
+from planprobe.solver.pddl_reader import PDDLReader
 from planprobe.solver.scaffolds import Read, read_chat, render
 from planprobe.suites.io import write_suite
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
@@ -91,6 +92,16 @@ def test_an_underspecified_text_is_reported_recorded_and_shown(tmp_path):
     assert result.exit_code == 0, result.output
     html = report.read_text()
     assert "under-specified" in html and "the hand is sparkly" in html
+
+
+def test_an_underspecified_goal_names_its_fact_the_words_left_and_the_predicates_they_could_be():
+    # was "the fact 'the hand is sparkly' names no predicate of the actions": not which paragraph, nor
+    # what was tried; a maintainer fixing the family needs both
+    case = _muddled(pddl_cases("blocksworld", n=1)[0], "My goal is to have that: ",
+                    "My goal is to have that: the hand is sparkly, ")
+    missing = PDDLReader().decide(view_of(case)).underspecified
+    assert missing is not None and missing.startswith("the goal: the fact 'the hand is sparkly'")
+    assert "'hand sparkly'" in missing and "0-place predicates" in missing and "handempty" in missing
 
 
 def test_a_state_fact_no_action_can_use_is_left_out(tmp_path):

@@ -71,7 +71,10 @@ def decide_view(view: ChatView) -> Decision:
     for reader in readers():
         if reader.claims(view):
             return reader.decide(view)
-    return Decision(underspecified="no task reader of the solver recognises this task")
+    opening = " ".join(view.task.split()[:12])
+    tools = ", ".join(str(t.get("name")) for t in view.tools[:8]) or "none"
+    return Decision(underspecified=f"no task reader of the solver recognises this task (it opens {opening!r}; "
+                                   f"tools: {tools})")
 
 
 class SolverModel:

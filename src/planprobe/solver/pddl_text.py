@@ -253,7 +253,11 @@ class FactReader:
             best = max(scores.values(), default=0)
             top = sorted(p for p, s in scores.items() if s == best)
             if best == 0:
-                raise NoPredicate(f"the fact {text!r} names no predicate of the actions")
+                same = sorted(p for p, n in self.arity.items() if n == arity)
+                raise NoPredicate(f"the fact {text!r} names no predicate of the actions: its words "
+                                  f"{' '.join(content)!r} (its {arity} object name{'' if arity == 1 else 's'} aside) "
+                                  f"match none of the {arity}-place predicates the tools use "
+                                  f"({', '.join(same) or 'there are none'})")
             if len(top) != 1:
                 raise Unreadable(f"the fact {text!r} could name any of the predicates {', '.join(top)}")
             self.patterns[key] = top[0]
@@ -268,9 +272,11 @@ def read_facts(body: str, style: str, reader: FactReader, state: bool) -> list[P
     for item in _items(body):
         try:
             out.append(reader.fact(item))
-        except NoPredicate:
+        except NoPredicate as exc:
             if not state:
-                raise
+                raise NoPredicate(f"the goal: {exc}") from None
+        except Unreadable as exc:
+            raise Unreadable(f"{'the initial state' if state else 'the goal'}: {exc}") from None
     return out
 
 
@@ -317,11 +323,13 @@ def _unstated_kinds(tools: list[Tool], schemas: dict[str, dict[str, Any]], init:
 def read_task(view: ChatView) -> Reading:
     tools = [t for t in (read_tool(s) for s in view.tools) if t is not None]
     if not tools:
-        raise Unreadable("no tool describes an action")
+        raise Unreadable("no tool describes an action in the form 'Perform the action NAME(…). Preconditions: …' "
+                         f"(tools offered: {', '.join(str(s.get('name')) for s in view.tools) or 'none'})")
     parts = {part: paragraph(view.task, part) for part in _PARAGRAPHS}
     for part, found in parts.items():
         if found is None:
-            raise Unreadable(f"the task states no {part} paragraph")
+            raise Unreadable(f"the task states no {part} paragraph (one opening with "
+                             f"{' or '.join(repr(p.strip()) for p in _PARAGRAPHS[part])})")
     obj_body, obj_style = parts["objects"]  # type: ignore[misc]
     names = {oid.lower(): name for oid, name in _legend(obj_body, obj_style).items()}  # PDDL ids: lower case
     arity: dict[str, int] = {}

@@ -20,8 +20,8 @@ import pytest
 
 from helpers import run_agent
 from planprobe.agents import make_agent
-from planprobe.errors import PlanprobeError
 from planprobe.environment import Limits
+from planprobe.errors import PlanprobeError
 from planprobe.schema import Case, OracleKind, Trace
 from planprobe.suites.base import (
     AnswersInText,
@@ -329,15 +329,18 @@ def test_declaring_travelplanner_solvable_is_one_line(monkeypatch):
     its training queries as the sample, no variant, data located by one environment variable."""
     from helpers import shared_path
     from planprobe.suites.travelplanner.family import TravelPlannerFamily
-    from planprobe.suites.travelplanner.solver_claim import TRAIN_ENV, SolverSampleFromTraining
+    from planprobe.suites.travelplanner.solver_claim import (
+        TRAIN_ENV,
+        SolverSampleFromTraining,
+    )
 
     class Declared(SolverSampleFromTraining, TravelPlannerFamily):  # the one line: the mix-in among the bases
         pass
 
     family = Declared()
     assert isinstance(family, SolvableFromText) and solver_variants(family) == ()
-    monkeypatch.setenv(TRAIN_ENV, str(tmp_missing := Path("/nonexistent/travelplanner")))
-    with pytest.raises(SampleUnavailable, match=str(tmp_missing)):
+    monkeypatch.setenv(TRAIN_ENV, str(absent := Path("/nonexistent/travelplanner")))
+    with pytest.raises(SampleUnavailable, match=str(absent)):
         family.solver_sample(SOLVER_N, 1)
     monkeypatch.setenv(TRAIN_ENV, str(shared_path("data", "travelplanner")))
     sample = family.solver_sample(SOLVER_N, 1)

@@ -3,8 +3,8 @@
 Each ``chat`` call is answered from that call alone: the scaffold layer reads the messages and
 the tool list into a ``ChatView``, the first task reader that claims it decides, and the
 decision goes back in the call's answer form. Nothing else is consulted: no case, suite, run
-store or cache (the only state kept is each reader's memo of texts it has already read, a pure
-function of those texts). Deterministic, no network.
+store or cache (the only state kept is the PDDL reader's memo, keyed by exactly the texts a reading
+reads of a call — system prompt, task text, tool schemas — and valued by that reading). Deterministic, no network.
 
 Usage is counted so runs report it like any backend: one model call per chat; prompt and
 completion "tokens" are whitespace-separated words of the messages sent and of the reply (no

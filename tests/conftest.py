@@ -6,9 +6,16 @@ No test may depend on how fast the machine is: Hypothesis's per-example deadline
 its "too slow" health check both measure wall-clock time, so both are off for every
 property test (each test still sets its own number of examples)."""
 
+import os
+from pathlib import Path
+
 from hypothesis import HealthCheck, settings
 
 from llama_server import llama_server  # noqa: F401  (a session fixture: one server for all tests)
 
 settings.register_profile("planprobe", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("planprobe")
+
+# where a family whose solver sample is TravelPlanner's training data finds it (the shared copy; absent: skipped)
+os.environ.setdefault("PLANPROBE_TRAVELPLANNER_TRAIN",
+                      str(Path(__file__).resolve().parents[1].parent / "shared" / "data" / "travelplanner"))

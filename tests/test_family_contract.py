@@ -21,16 +21,20 @@ import pytest
 from helpers import run_agent
 from planprobe.agents import make_agent
 from planprobe.environment import Limits
+from planprobe.errors import PlanprobeError
 from planprobe.schema import Case, OracleKind, Trace
 from planprobe.suites.base import (
     AnswersInText,
     ClassifiesFaults,
     GeneratesSuites,
     JudgesPrefixes,
+    SampleUnavailable,
     SolvableFromText,
     WrapsCases,
+    solver_variants,
 )
 from planprobe.suites.io import load_suite, write_suite
+from planprobe.suites.planbench.spec import TASKS as PLANBENCH_TASKS
 from planprobe.suites.registry import families, get_family
 
 N = 6  # cases per kind of sample: enough for every fault to find room, small enough to run in seconds
@@ -245,19 +249,41 @@ SOLVER_N = 2  # cases per style and variant the family claims: the check runs on
 SOLVABLE = [name for name in NAMES if isinstance(get_family(name), SolvableFromText)]
 
 
-def solver_contract(family: SolvableFromText, out: Path, seed: int = 1) -> list[str]:
-    """What breaks the claim ``SolvableFromText``, one line each (empty: the claim holds): the
-    family's sample and an unsolvable variant of each of its cases, run under ``--agent tools
-    --model solver``, must all pass, exactly the unsolvable ones be refused, none be under-specified."""
-    from planprobe.solver.backend import SolverModel
+def solver_cases(family: SolvableFromText, seed: int = 1) -> tuple[list[Case], list[str]]:
+    """The family's sample and each variant its claim covers (``solver_variants``) of every sample
+    case; and a line for each variant the family cannot make (a claim it cannot keep)."""
     from planprobe.suites.robust import robustify
-    from solver.solver_helpers import run_cases
+    from planprobe.suites.robust.transforms import parse_transforms
 
     name = getattr(family, "name", "?")
-    sample = family.solver_sample(SOLVER_N, seed)
-    problems = [] if sample else [f"{name}: solver_sample gave no case"]
+    try:
+        sample = family.solver_sample(SOLVER_N, seed)
+    except SampleUnavailable as exc:
+        pytest.skip(f"{name}: {exc}")
+    cases, problems = list(sample), [] if sample else [f"{name}: solver_sample gave no case"]
     problems += [f"{c.id}: its family is {c.family!r}, not {name!r}" for c in sample if c.family != name]
-    cases = sample + [robustify(c, [("unsolvable", None)], seed) for c in sample]
+    for variant in solver_variants(family):
+        for case in sample:
+            try:
+                made = robustify(case, parse_transforms(list(variant)), seed)
+            except PlanprobeError as exc:
+                problems.append(f"{case.id}: variant {'+'.join(variant)}: {exc}")
+                continue
+            if made.id in {c.id for c in cases}:  # the controls of two unsolvable kinds: both "+solvable"
+                made = made.model_copy(update={"id": f"{made.id}[{'+'.join(variant)}]"})
+            cases.append(made)
+    return cases, problems
+
+
+def solver_contract(family: SolvableFromText, out: Path, seed: int = 1) -> list[str]:
+    """What breaks the claim ``SolvableFromText``, one line each (empty: the claim holds): the
+    family's sample and the variants of its cases that the claim covers, run under ``--agent tools
+    --model solver``, must all pass, exactly the unsolvable ones be refused (refusal precision and
+    recall 1.0), none be under-specified."""
+    from planprobe.solver.backend import SolverModel
+    from solver.solver_helpers import run_cases
+
+    cases, problems = solver_cases(family, seed)
     unsolvable = {c.id for c in cases if c.spec.get("unsolvable")}
     verdicts, findings = run_cases(cases, "tools", SolverModel(), out)
     problems += [f"{case_id}: under-specified: {'; '.join(missing)}" for case_id, _, missing in findings]
@@ -269,7 +295,24 @@ def solver_contract(family: SolvableFromText, out: Path, seed: int = 1) -> list[
 
 
 def test_the_families_the_solver_reads_claim_it():
-    assert {"constraints", "pddl"} <= set(SOLVABLE)
+    # the built-ins, and the test plug-in (its reader found through the entry-point group planprobe.solver_readers)
+    assert {"constraints", "pddl", "itinerary", "planbench", "lamps"} <= set(SOLVABLE)
+
+
+def test_each_claim_covers_the_variants_its_family_names():
+    def kinds(name: str) -> set[str]:
+        cases, problems = solver_cases(get_family(name))
+        assert not problems, problems[:3]
+        return {t.partition(":")[0] for c in cases for t in c.meta.transforms}
+
+    # every robustness variant where the agent calls tools
+    assert kinds("constraints") == kinds("pddl") == {"unsolvable", "extraneous", "broken", "cost"}
+    assert kinds("itinerary") == {"extraneous"}  # its plan is the answer text: nothing to remove, break or price
+    # none on a text task; t1's own contradictory goals are in the sample, half of them to refuse
+    planbench, _ = solver_cases(get_family("planbench"))
+    assert {c.spec["task"] for c in planbench} == set(PLANBENCH_TASKS)
+    assert "mystery_blocksworld" not in {c.meta.generator["domain"] for c in planbench}
+    assert any(c.spec.get("unsolvable") for c in planbench)
 
 
 @pytest.mark.parametrize("name", SOLVABLE)
@@ -280,6 +323,33 @@ def test_a_family_solvable_from_text_passes_under_the_solver(name, tmp_path):
     assert first == _jsonl(family.solver_sample(SOLVER_N, 1)) and len(set(first)) == len(first)
     problems = solver_contract(family, tmp_path / "run")
     assert not problems, problems[:5]
+
+
+def test_declaring_travelplanner_solvable_is_one_line(monkeypatch):
+    """TravelPlanner is not declared yet (the solver does not read its queries yet); the claim is ready:
+    its training queries as the sample, no variant, data located by one environment variable."""
+    from helpers import shared_path
+    from planprobe.suites.travelplanner.family import TravelPlannerFamily
+    from planprobe.suites.travelplanner.solver_claim import (
+        TRAIN_ENV,
+        SolverSampleFromTraining,
+    )
+
+    class Declared(SolverSampleFromTraining, TravelPlannerFamily):  # the one line: the mix-in among the bases
+        pass
+
+    family = Declared()
+    assert isinstance(family, SolvableFromText) and solver_variants(family) == ()
+    monkeypatch.setenv(TRAIN_ENV, str(absent := Path("/nonexistent/travelplanner")))
+    with pytest.raises(SampleUnavailable, match=str(absent)):
+        family.solver_sample(SOLVER_N, 1)
+    monkeypatch.setenv(TRAIN_ENV, str(shared_path("data", "travelplanner")))
+    sample = family.solver_sample(SOLVER_N, 1)
+    assert sorted(c.spec["mode"] for c in sample) == ["sole-planning"] * SOLVER_N + ["two-stage"] * SOLVER_N
+    assert _jsonl(sample) == _jsonl(family.solver_sample(SOLVER_N, 1)) != _jsonl(family.solver_sample(SOLVER_N, 2))
+    assert len({c.id for c in sample}) == len(sample)
+    for case in sample:
+        family.validate(case)
 
 
 def test_the_solver_contract_catches_a_family_whose_text_leaves_the_goal_out(tmp_path):

@@ -30,3 +30,36 @@ def test_every_scaffold_passes_constraint_cases_from_their_text(tmp_path, sample
     assert findings == []
     failed = {cid: [e.text for e in v.evidence] for cid, v in verdicts.items() if not v.passed}
     assert len(verdicts) == len(cases) and not failed, failed
+
+
+@pytest.mark.parametrize("protocol", ["holistic", "stepwise"])
+def test_the_backend_lets_the_constraint_reader_plan_a_protocol_case(tmp_path, protocol):
+    # Was 0/5 holistic on extended cases through the backend (each ~5 s): the backend played the base task
+    # call by call in its head, where an extended case's durations come only from results that never
+    # come, so the plan lost tasks. The constraint reader reads the protocol's tool JSON, which states
+    # them; the backend now lets a reader that claims the protocol text answer it.
+    from planprobe.suites.protocols.wrap import wrap
+
+    cases = [wrap(c, protocol, 2, seed=1) for ext in (False, True)
+             for c in generate_cases(ConstraintSuiteOptions(actions=(2, 6), extended=ext, n=5, seed=1))]
+    verdicts, findings = run_cases(cases, "tools", SolverModel(), tmp_path / "run")
+    assert findings == []
+    failed = {cid: [e.text for e in v.evidence] for cid, v in verdicts.items() if not v.passed}
+    assert len(verdicts) == len(cases) and not failed, failed
+
+
+@pytest.mark.parametrize("agent", ["react", "modular", "pmc"])
+@pytest.mark.parametrize("transform", ["unsolvable:missing-info", "unsolvable:removal", "broken", "cost"])
+def test_every_scaffold_passes_the_robustness_variants(tmp_path, transform, agent):
+    # Was 13/20 under react on unsolvable variants and their controls (found by benchmarks/solver_speed.py):
+    # a text listing of the tools (ReAct's "Arguments: {...}", the modular agent's "Parameters: {...}")
+    # says no argument is optional, and the solver read the listed arguments as optional, so it never sent
+    # the work_order the task gives. Every variant passes under tools.
+    from planprobe.suites.robust.transforms import parse_transforms, robustify
+
+    cases = [robustify(c, parse_transforms([transform]), 1) for ext in (False, True)
+             for c in generate_cases(ConstraintSuiteOptions(actions=(2, 6), extended=ext, n=4, seed=1))]
+    verdicts, findings = run_cases(cases, agent, SolverModel(), tmp_path / "run")
+    assert findings == []
+    failed = {cid: [e.text for e in v.evidence] for cid, v in verdicts.items() if not v.passed}
+    assert len(verdicts) == len(cases) and not failed, failed

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
-from solver_helpers import VARIANTS, pddl_cases, run_cases
+from solver_helpers import VARIANTS, pddl_cases, run_cases, view_of
 from typer.testing import CliRunner
 
 from planprobe.agents.modular import HISTORY_LENGTH, ModularAgent
@@ -19,6 +20,7 @@ from planprobe.runner.store import RunStore
 from planprobe.schema import Message
 from planprobe.solver.backend import SolverModel
 from planprobe.solver.base import ChatView, Decision, Step
+from planprobe.solver.pddl_reader import PDDLReader
 from planprobe.solver.scaffolds import Read, read_chat, render
 from planprobe.suites.io import write_suite
 from planprobe.suites.pddl_agent import PDDLSuiteOptions, generate_cases
@@ -92,6 +94,16 @@ def test_an_underspecified_text_is_reported_recorded_and_shown(tmp_path):
     assert "under-specified" in html and "the hand is sparkly" in html
 
 
+def test_an_underspecified_goal_names_its_fact_the_words_left_and_the_predicates_they_could_be():
+    # was "the fact 'the hand is sparkly' names no predicate of the actions": not which paragraph, nor
+    # what was tried; a maintainer fixing the family needs both
+    case = _muddled(pddl_cases("blocksworld", n=1)[0], "My goal is to have that: ",
+                    "My goal is to have that: the hand is sparkly, ")
+    missing = PDDLReader().decide(view_of(case)).underspecified
+    assert missing is not None and missing.startswith("the goal: the fact 'the hand is sparkly'")
+    assert "'hand sparkly'" in missing and "0-place predicates" in missing and "handempty" in missing
+
+
 def test_a_state_fact_no_action_can_use_is_left_out(tmp_path):
     # e.g. "X is an airport" once a variant took the only tool that needs airports away
     case = _muddled(pddl_cases("blocksworld", n=1)[0], "As initial conditions I have that: ",
@@ -100,14 +112,35 @@ def test_a_state_fact_no_action_can_use_is_left_out(tmp_path):
     assert findings == [] and all(v.passed for v in verdicts.values())
 
 
-def test_logistics_kinds_unstated_and_unreadable_from_names_are_underspecified_under_react(tmp_path):
-    # Logistics' English texts never state the type predicates; without the schema's enum (ReAct shows
-    # none) the solver reads them from the objects' names. Names that say nothing make it a finding.
+# Logistics' English state never says what kind each object is ((truck t0), (obj p0): PlanBench's sentences
+# hide them). The solver used to take kinds from the objects' names (truck_0 is a truck), so names that say
+# nothing left the case under-specified. The family now states each object's type in the legend, and the solver
+# reads it there, never from a name.
+OPAQUE = (("truck_", "kappa_"), ("package_", "sigma_"), ("airplane_", "delta_"), ("location_", "omega_"),
+          ("city_", "theta_"))
+
+
+def test_a_logistics_case_whose_names_say_nothing_is_solved_from_the_types_its_legend_states(tmp_path):
     case = pddl_cases("logistics", n=1)[0]
-    for old, new in (("truck_", "vehicle_"), ("package_", "thing_")):
+    assert "t0: truck_0 (truck)" in case.task and "p0: package_0 (obj)" in case.task
+    for old, new in OPAQUE:
         case = case.model_copy(update={"task": case.task.replace(old, new)})
+    assert not any(old in case.task for old, _ in OPAQUE)
+    for agent in ("react", "tools"):  # ReAct shows no schema enum: only the legend says which object is a truck
+        verdicts, findings = run_cases([case], agent, SolverModel(), tmp_path / agent)
+        assert findings == [] and all(v.passed for v in verdicts.values()), (agent, findings)
+
+
+def test_the_solver_takes_no_type_from_a_name(tmp_path):
+    # the text as it was before the family stated the types: informative names, no brackets
+    case = pddl_cases("logistics", n=1)[0]
+    legend = next(p for p in case.task.split("\n\n") if p.startswith("The objects"))
+    bare = "The objects, by the id you use in tool calls: " + re.sub(r" \([a-z, -]+\)(?=;|\.$)", "",
+                                                                      legend.partition("): ")[2])
+    case = case.model_copy(update={"task": case.task.replace(legend, bare)})
+    assert "truck_0" in case.task and "(truck)" not in case.task
     _, findings = run_cases([case], "react", SolverModel(), tmp_path / "react")
-    assert len(findings) == 1 and "(truck ?x)" in findings[0][2][0]
+    assert len(findings) == 1 and "(truck ?x)" in findings[0][2][0] and "drive-truck(truck)" in findings[0][2][0]
     verdicts, findings = run_cases([case], "tools", SolverModel(), tmp_path / "tools")  # the enum says it
     assert findings == [] and all(v.passed for v in verdicts.values())
 

@@ -3,8 +3,8 @@
 Each ``chat`` call is answered from that call alone: the scaffold layer reads the messages and
 the tool list into a ``ChatView``, the first task reader that claims it decides, and the
 decision goes back in the call's answer form. Nothing else is consulted: no case, suite, run
-store or cache (the only state kept is each reader's memo of texts it has already read, a pure
-function of those texts). Deterministic, no network.
+store or cache (the only state kept is the PDDL reader's memo, keyed by exactly the texts a reading
+reads of a call — system prompt, task text, tool schemas — and valued by that reading). Deterministic, no network.
 
 Usage is counted so runs report it like any backend: one model call per chat; prompt and
 completion "tokens" are whitespace-separated words of the messages sent and of the reply (no
@@ -56,6 +56,12 @@ def decide(read: Read) -> Decision:
     refused = refusal_made(read.view)
     if refused is not None:  # the episode's answer is given: say so and stop, whatever the task
         return Decision(answer=f"I refused the task: {refused}")
+    # a reader that claims the call as it stands answers it, a protocol case included when the reader reads
+    # the protocol's text itself (constraints: it plans on the durations the tool JSON states; played call by
+    # call in the head, the extended mode's results were unknown and 5/10 holistic plans lost tasks)
+    for reader in readers():
+        if reader.claims(read.view):
+            return reader.decide(read.view)
     planned = protocol_decision(read.view, decide_view)
     return planned if planned is not None else decide_view(read.view)
 
@@ -65,7 +71,10 @@ def decide_view(view: ChatView) -> Decision:
     for reader in readers():
         if reader.claims(view):
             return reader.decide(view)
-    return Decision(underspecified="no task reader of the solver recognises this task")
+    opening = " ".join(view.task.split()[:12])
+    tools = ", ".join(str(t.get("name")) for t in view.tools[:8]) or "none"
+    return Decision(underspecified=f"no task reader of the solver recognises this task (it opens {opening!r}; "
+                                   f"tools: {tools})")
 
 
 class SolverModel:

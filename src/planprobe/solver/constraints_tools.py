@@ -120,12 +120,14 @@ def setting(system: str, task: str, tools: tuple[dict[str, Any], ...]) -> Settin
         ordered = sorted(group, key=lambda s: str(s["name"]) != own)  # stable: the named tool first
         choices.append(tuple(str(s["name"]) for s in ordered))
     if not any(choices):
-        return "no tool carries out a task"
+        return (f"no tool carries out a task ({'the tasks listed: ' + ', '.join(names) if names else 'no task is listed'}; "
+                f"the tools offered: {', '.join(sorted(names_of)) or 'none'})")
     chosen = [s for s in task_like if any(str(s["name"]) in c for c in choices)]
     props = [((s.get("parameters") or {}).get("properties") or {}) for s in chosen]
     timed = [START in p for p in props]
     if any(timed) != all(timed):
-        return "some task tools take a start time and others do not"
+        untimed = [str(s["name"]) for s, t in zip(chosen, timed) if not t]
+        return f"some task tools take a start time and others do not (without one: {', '.join(untimed)})"
     given = {g.replace(" ", "_"): v for g, v in _GIVEN.findall(notes)}
     unknown = {u.replace(" ", "_") for u in _UNKNOWN.findall(notes)}
     extra_args: dict[str, dict[str, str]] = {}

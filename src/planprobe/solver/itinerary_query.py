@@ -99,7 +99,9 @@ def _room_reading(system: str, wanted: str) -> Callable[[str], bool] | None:
 def read_query(system: str, task: str) -> Query:
     m = _TRIP.search(task)
     if m is None:
-        return Query(problem="the query does not say the trip (days, people, origin, destination, dates, budget)")
+        opening = " ".join(task.split()[:16])
+        return Query(problem="the query does not say the trip in the form 'Please plan a N-day trip for … from ORIGIN to "
+                             f"DESTINATION, from DATE to DATE, with a budget of $…' (it opens {opening!r})")
     days = int(m.group(1))
     people = 1 if m.group(2) == "one person" else int(m.group(2).split()[0])
     dates = _dates(m.group(6), m.group(7), days)

@@ -180,13 +180,22 @@ def _next_call(reading: Reading, start: State, calls: list[tuple[Step, bool, Sta
     return _as_step(reading, plan[0]) if plan else None
 
 
+def memo_key(view: ChatView) -> tuple[str, str, str]:
+    """What ``read_task`` reads of a call: its system prompt, task text and tool schemas (never the
+    calls made, which are replayed on every call)."""
+    return (view.system, view.task, repr(view.tools))
+
+
 class PDDLReader:
     """Reads a PDDL agent task (plain or obfuscated, English or PDDL) and plays it perfectly."""
 
     name = "pddl"
 
     def __init__(self, memo_size: int = 256):
-        self._memo: OrderedDict[tuple[str, str], Reading | Unreadable] = OrderedDict()
+        # text read -> its reading: keyed by exactly what ``read_task`` reads of a call (system prompt, task
+        # text, tool schemas), valued by what it made of them (and the plans it found from states it was
+        # shown), so a hit answers as a fresh reading would; it holds no case, only texts (issue #27; tested)
+        self._memo: OrderedDict[tuple[str, str, str], Reading | Unreadable] = OrderedDict()
         self._memo_size = memo_size
 
     def forget(self) -> None:
@@ -198,7 +207,7 @@ class PDDLReader:
             paragraph(view.task, "goal") is not None
 
     def _reading(self, view: ChatView) -> Reading:
-        key = (view.task, repr(view.tools))
+        key = memo_key(view)
         hit = self._memo.get(key)
         if hit is None:
             try:

@@ -14,11 +14,11 @@ What it reads (and only that):
   the content words run together, or the predicate's name is one of the words). No sentence
   table of the family is used: this is a second, independent reading of the text.
 
-What a text leaves unsaid is found, not guessed silently: a *static* unary predicate an action
-needs (Logistics' ``(truck ?t)``) that the state never states is read from the tool schema's
-``enum`` when the call offers one (function calling), else from the objects' names (``truck_0``
-is a truck; one kind left over is paired with the one predicate left over: ``package_0`` with
-``obj``); when neither settles it the reading raises ``Unreadable``, naming what is missing.
+An object's *type* — a static unary predicate the actions need, Logistics' ``(truck ?t)``, that
+the English state leaves out as PlanBench's sentences do — is read where the text states it: the
+legend's brackets (``t0: truck_0 (truck)``), else the tool schema's ``enum`` when the call offers
+one (function calling). Never from the objects' names: a name is a label, not a fact. When the
+text states it nowhere the reading raises ``Unreadable``, naming the predicate.
 """
 
 from __future__ import annotations
@@ -49,11 +49,13 @@ _ATOM = re.compile(r"\(not \(([^()]*)\)\)|\(([^()]*)\)")
 _STOP = {"the", "is", "a", "an", "of", "currently", "that", "are"}
 _NAME_EDGE = r"[A-Za-z0-9_-]"
 _PARAGRAPHS = {
-    "objects": ("The objects, by the id you use in tool calls: ", "Objects: "),
+    "objects": ("The objects, by the id you use in tool calls", "Objects: "),
     "init": ("As initial conditions I have that: ", "Initial state: "),
     "goal": ("My goal is to have that: ", "Goal: "),
 }
 _NEGATED = "it is not the case that "
+_LEGEND_INTRO = re.compile(r"^(?:, each with its type in brackets \(.*?\))?: ")
+_TYPES = re.compile(r"\s+\(([^()]*)\)\s*$")  # an English legend item's stated types: "truck_0 (truck)"
 
 
 class Unreadable(Exception):
@@ -159,7 +161,10 @@ def paragraph(task: str, part: str) -> tuple[str, str] | None:
         block = block.strip()
         for i, prefix in enumerate(_PARAGRAPHS[part]):
             if block.startswith(prefix):
-                return block[len(prefix):].removesuffix("."), ("nl", "pddl")[i]
+                body = block[len(prefix):]
+                if part == "objects" and i == 0:  # ": " or ", each with its type in brackets (…): "
+                    body = _LEGEND_INTRO.sub("", body, count=1)
+                return body.removesuffix("."), ("nl", "pddl")[i]
     return None
 
 
@@ -170,12 +175,24 @@ def _legend(body: str, style: str) -> dict[str, str]:
         for item in body.split("; "):
             oid, sep, name = item.partition(": ")
             if sep:
-                out[oid.strip()] = name.strip()
+                out[oid.strip()] = _TYPES.sub("", name).strip()
     else:
         for item in body.split(", "):
             oid = item.split(" (")[0].strip()
             if oid:
                 out[oid] = oid
+    return out
+
+
+def _legend_types(body: str, style: str) -> list[Atom]:
+    """The types the English legend states in brackets: ``t0: truck_0 (truck)`` → ``(truck t0)``."""
+    out: list[Atom] = []
+    if style == "nl":
+        for item in body.split("; "):
+            oid, sep, name = item.partition(": ")
+            m = _TYPES.search(name)
+            if sep and m:
+                out += [Atom(k.strip().lower(), (oid.strip().lower(),)) for k in m.group(1).split(",") if k.strip()]
     return out
 
 
@@ -236,7 +253,11 @@ class FactReader:
             best = max(scores.values(), default=0)
             top = sorted(p for p, s in scores.items() if s == best)
             if best == 0:
-                raise NoPredicate(f"the fact {text!r} names no predicate of the actions")
+                same = sorted(p for p, n in self.arity.items() if n == arity)
+                raise NoPredicate(f"the fact {text!r} names no predicate of the actions: its words "
+                                  f"{' '.join(content)!r} (its {arity} object name{'' if arity == 1 else 's'} aside) "
+                                  f"match none of the {arity}-place predicates the tools use "
+                                  f"({', '.join(same) or 'there are none'})")
             if len(top) != 1:
                 raise Unreadable(f"the fact {text!r} could name any of the predicates {', '.join(top)}")
             self.patterns[key] = top[0]
@@ -251,22 +272,20 @@ def read_facts(body: str, style: str, reader: FactReader, state: bool) -> list[P
     for item in _items(body):
         try:
             out.append(reader.fact(item))
-        except NoPredicate:
+        except NoPredicate as exc:
             if not state:
-                raise
+                raise NoPredicate(f"the goal: {exc}") from None
+        except Unreadable as exc:
+            raise Unreadable(f"{'the initial state' if state else 'the goal'}: {exc}") from None
     return out
 
 
 # -- what the text leaves unsaid --------------------------------------------------------------------
 
-def _kind_word(name: str) -> str:
-    m = re.match(r"[A-Za-z]+", name)
-    return m.group(0).lower() if m else ""
-
-
-def _unstated_kinds(tools: list[Tool], schemas: dict[str, dict[str, Any]], init: set[Atom],
-                    names: dict[str, str]) -> list[Atom]:
-    """Facts of static unary predicates the actions need but the state never states."""
+def _unstated_kinds(tools: list[Tool], schemas: dict[str, dict[str, Any]], init: set[Atom]) -> list[Atom]:
+    """Facts of static unary predicates the actions need that neither the state nor the legend
+    states, read from the tool schema's ``enum`` (the objects a tool accepts there); a predicate
+    no enum settles is ``Unreadable``, named."""
     changed = {a.predicate for t in tools for a in (*t.action.add_effects, *t.action.del_effects)}
     stated = {a.predicate for a in init}
     needed: dict[str, list[tuple[Tool, str]]] = {}
@@ -291,26 +310,11 @@ def _unstated_kinds(tools: list[Tool], schemas: dict[str, dict[str, Any]], init:
         else:
             unresolved.append(pred)
     if unresolved:
-        kinds = {oid: _kind_word(name) for oid, name in names.items()}
-        left_kinds = set(kinds.values())
-        matched: dict[str, set[str]] = {}
-        for pred in unresolved:
-            word = re.sub(r"[^a-z]", "", pred.lower())
-            hits = {k for k in left_kinds if k and (k == word or k.startswith(word) or word.startswith(k))}
-            if len(hits) == 1:
-                matched[pred] = hits
-        used = {k for ks in matched.values() for k in ks}
-        rest_preds = [p for p in unresolved if p not in matched]
-        rest_kinds = [k for k in sorted(left_kinds - used) if k]
-        if len(rest_preds) == 1 and len(rest_kinds) == 1:
-            matched[rest_preds[0]] = {rest_kinds[0]}
-        missing = [p for p in unresolved if p not in matched]
-        if missing:
-            raise Unreadable("the text does not say which objects satisfy " +
-                             ", ".join(f"({p} ?x)" for p in missing) +
-                             " (a static precondition of the actions, stated nowhere in the state)")
-        for pred, ks in matched.items():
-            out += [Atom(pred, (oid,)) for oid, k in kinds.items() if k in ks]
+        users = sorted({f"{t.name}({key})" for pred in unresolved for t, key in needed[pred]})
+        raise Unreadable("the text does not say which objects satisfy " +
+                         ", ".join(f"({p} ?x)" for p in unresolved) +
+                         f" (a precondition of {', '.join(users)}: the state, the objects' legend and the tool "
+                         "schemas state it of no object)")
     return out
 
 
@@ -319,11 +323,13 @@ def _unstated_kinds(tools: list[Tool], schemas: dict[str, dict[str, Any]], init:
 def read_task(view: ChatView) -> Reading:
     tools = [t for t in (read_tool(s) for s in view.tools) if t is not None]
     if not tools:
-        raise Unreadable("no tool describes an action")
+        raise Unreadable("no tool describes an action in the form 'Perform the action NAME(…). Preconditions: …' "
+                         f"(tools offered: {', '.join(str(s.get('name')) for s in view.tools) or 'none'})")
     parts = {part: paragraph(view.task, part) for part in _PARAGRAPHS}
     for part, found in parts.items():
         if found is None:
-            raise Unreadable(f"the task states no {part} paragraph")
+            raise Unreadable(f"the task states no {part} paragraph (one opening with "
+                             f"{' or '.join(repr(p.strip()) for p in _PARAGRAPHS[part])})")
     obj_body, obj_style = parts["objects"]  # type: ignore[misc]
     names = {oid.lower(): name for oid, name in _legend(obj_body, obj_style).items()}  # PDDL ids: lower case
     arity: dict[str, int] = {}
@@ -339,7 +345,8 @@ def read_task(view: ChatView) -> Reading:
     schemas = {str(s.get("name")): s for s in view.tools}
     for t in tools:
         _extra_arguments(t, schemas.get(t.name, {}), f"{view.system}\n{view.task}")
-    init |= set(_unstated_kinds(tools, schemas, init, names))
+    init |= set(_legend_types(obj_body, obj_style))
+    init |= set(_unstated_kinds(tools, schemas, init))
     for a in init:
         arity.setdefault(a.predicate, len(a.args))
     predicates = tuple(Predicate(p, tuple(TypedName(f"?x{i}") for i in range(n))) for p, n in sorted(arity.items()))

@@ -311,7 +311,8 @@ def read_blocks(description: str) -> Reading:
     listed = [" ".join(ln.split()).lower().rstrip(".") for ln in head.split("Here are the actions I can do", 1)[-1].splitlines()]
     listed = [ln for ln in listed if ln]
     if not sep or sorted(listed) != sorted(_BLOCK_ACTIONS):
-        raise Unreadable("the actions are not the four block actions")
+        raise Unreadable("the actions are not the four block actions (" + (
+            f"listed: {'; '.join(listed)}" if sep else "no 'I have the following restrictions on my actions:'") + ")")
     actions: dict[str, tuple[Phrase, Schema]] = {}
     for line, name in _BLOCK_ACTIONS.items():
         parts: list[str | int] = []
@@ -356,7 +357,8 @@ def read_logistics(description: str) -> Reading:
             raise Unreadable(f"action {what!r} has no example naming its objects")
         actions[name] = (Phrase(tuple(p for p in parts if p != ""), *_THING), Schema(types))
     if set(actions) != set(_LOGISTICS_ACTIONS.values()):
-        raise Unreadable("not every logistics action is listed with an example")
+        unlisted = [what for what, name in _LOGISTICS_ACTIONS.items() if name not in actions]
+        raise Unreadable(f"not every logistics action is listed with an example (missing: {'; '.join(unlisted)})")
     for s in _sentences(intro.split(".", 1)[1] if "." in intro else ""):
         if s not in _LOGISTICS:
             raise Unreadable(f"a statement the reader does not understand: {s!r}")
@@ -382,4 +384,6 @@ def read_domain(description: str) -> Reading:
         return read_blocks(description)
     if "plan logistics" in description:
         return read_logistics(description)
-    raise Unreadable("the domain description is neither stated schemas nor a known English description")
+    opening = " ".join(description.split()[:12])
+    raise Unreadable("the domain description is neither stated schemas ('To perform …') nor the English of "
+                     f"Blocksworld or Logistics (it opens {opening!r})")

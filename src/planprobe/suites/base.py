@@ -14,6 +14,7 @@ from typing import (
 )
 
 from ..environment import Environment, Limits
+from ..errors import PlanprobeError
 from ..schema import Case, Evidence, ToolSpec, Trace, Verdict
 
 if TYPE_CHECKING:
@@ -330,6 +331,31 @@ class SolvableFromText(Protocol):
 
 
 @runtime_checkable
+class CoversSolverVariants(Protocol):
+    """Which robustness variants a ``SolvableFromText`` claim covers: each entry is one variant,
+    written as its ``--transform`` values (``("unsolvable:removal",)``, ``("extraneous:2",
+    "unsolvable")``); the contract test applies every entry to every case of ``solver_sample``. ``()``
+    says none applies (a family whose answer is text, no tool, has nothing for them to change); a
+    family's own unsolvable cases (``spec.unsolvable`` set) belong in its sample. Without this
+    attribute the claim covers ``DEFAULT_SOLVER_VARIANTS``."""
+
+    solver_variants: tuple[tuple[str, ...], ...]
+
+
+class SampleUnavailable(PlanprobeError):
+    """``solver_sample`` of a family whose cases come from data that is not on this machine (the
+    contract test skips that family, saying why)."""
+
+
+DEFAULT_SOLVER_VARIANTS: tuple[tuple[str, ...], ...] = (("unsolvable",),)
+
+
+def solver_variants(family: object) -> tuple[tuple[str, ...], ...]:
+    """The robustness variants a ``SolvableFromText`` family's claim covers (``CoversSolverVariants``)."""
+    return family.solver_variants if isinstance(family, CoversSolverVariants) else DEFAULT_SOLVER_VARIANTS
+
+
+@runtime_checkable
 class HasGenerateCommand(Protocol):
     """A family with a ``planprobe generate`` subcommand of its own (options only it has):
     ``generate_command`` is (the subcommand's name, ``"module:function"``), the function
@@ -345,7 +371,7 @@ CAPABILITIES: tuple[type, ...] = (
     WordsConstraints,
     OffersDistractors, Contradicts, Restates, AliasesTools, PricesPlans, PlanningTools, JudgesPrefixes, ExplainsPrefixes, GeneratesSuites,
     PricesCalls, ChainsComposites, CutsTrajectories, ComposesTools, HasGenerateCommand, StatesTasks,
-    PlansWrappedTools, LimitsProtocols, SolvableFromText,
+    PlansWrappedTools, LimitsProtocols, SolvableFromText, CoversSolverVariants,
 )
 
 

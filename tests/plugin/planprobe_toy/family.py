@@ -64,6 +64,13 @@ class LampsFamily:
                        task=f"Switch on each lamp exactly once, in this order: {', '.join(order)}.",
                        meta=CaseMeta(seed=seed, difficulty={"actions": len(order)}, topic="lamps"))
 
+    # SolvableFromText: the solver reads its tasks (its reader: solver_reader.py, an entry point); the
+    # claim covers the two unsolvable kinds a generic family can take, half of them to refuse
+    solver_variants = (("unsolvable:missing-info",), ("unsolvable:removal",))
+
+    def solver_sample(self, n: int, seed: int) -> list[Case]:
+        return list(self.generate(n, seed))
+
     def validate(self, case: Case) -> None:
         order = _order(case)
         tool = next((t for t in case.tools if t.name == TOOL), None)

@@ -50,6 +50,10 @@ class ConstraintFamily:
     def faulty_plan(self, case: Case, fault: str, rng: random.Random) -> list[PlannedCall] | None:
         return reference_plans.faulty_plan(prepare(case), fault, rng)
 
+    # CoversSolverVariants: every robustness variant, each unsolvable kind on its own
+    solver_variants = (("unsolvable:removal",), ("unsolvable:contradiction",), ("unsolvable:missing-info",),
+                       ("extraneous:2",), ("broken",), ("cost",))
+
     def solver_sample(self, n: int, seed: int) -> list[Case]:
         """``SolvableFromText``: ``n`` cases of each mode and style the solver reads (basic, extended,
         the paper's style); the paper's get their own seed so that no id repeats a basic case's."""

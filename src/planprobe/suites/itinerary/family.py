@@ -81,6 +81,17 @@ class ItineraryFamily(tp.TravelPlannerFamily):
         """``n`` cases of every level and length (the contract test's samples)."""
         return generate_cases(ItineraryOptions(n=n, seed=seed))
 
+    # CoversSolverVariants: only ``extraneous`` applies. The other variants take the tools a case
+    # needs from its reference plan's calls, and an itinerary's witness is its answer text (no calls):
+    # ``unsolvable`` and ``broken`` find nothing to remove or break, and ``cost`` has no plan to price.
+    solver_variants = (("extraneous:2",),)
+
+    def solver_sample(self, n: int, seed: int) -> list[Case]:
+        """``SolvableFromText``: ``n`` cases of every level and length (3, 5, 7 days), asking for a
+        valid plan and, on the next seed (so no id repeats), for the cheapest one."""
+        return [*generate_cases(ItineraryOptions(n=9 * n, seed=seed)),
+                *generate_cases(ItineraryOptions(n=9 * n, seed=seed + 1, cost_aware=True))]
+
     def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = "") -> Environment:
         return tp.TravelEnvironment(case, limits, trial, agent)
 

@@ -116,7 +116,10 @@ class Renderer:
         if self.tr is not None:
             tr = self.tr
             rules = tr.config.intro("default", p.domain).strip()
-            legend = "; ".join(f"{o.name}: {tr.object_name(o.name)}" for o in p.all_objects)
+            kinds = _unsaid_kinds(p, tr)
+            legend = "; ".join(f"{o.name}: {tr.object_name(o.name)}" + (f" ({', '.join(kinds[o.name])})"
+                                                                       if o.name in kinds else "")
+                               for o in p.all_objects)
             init = tr.init()
             goal = tr.goal()
         else:
@@ -124,7 +127,24 @@ class Renderer:
             legend = ", ".join(o.name if o.type == "object" else f"{o.name} ({o.type})" for o in p.all_objects)
             init = self.atoms(p.init)
             goal = " ".join(str(lit) for lit in p.goal)
-        return {"domain": rules, "objects": legend, "init": init, "goal": goal, "language": self.language}
+        out = {"domain": rules, "objects": legend, "init": init, "goal": goal, "language": self.language}
+        if self.tr is not None and (kinds := _unsaid_kinds(p, self.tr)):
+            first = next(o.name for o in p.all_objects if o.name in kinds)  # the example the legend's intro gives
+            out["kinds"] = (f"`{first}: {self.tr.object_name(first)} ({kinds[first][0]})` says that "
+                            f"({kinds[first][0]} {first}) holds")
+        return out
+
+
+def _unsaid_kinds(problem: Problem, tr) -> dict[str, list[str]]:
+    """Object -> the one-place facts of its initial state that the translation leaves out (its
+    ``hidden_predicates``: Logistics' ``(truck t0)``, ``(obj p0)``, as PlanBench's sentences do).
+    The actions' preconditions need them, so the legend states them: the agent reads each
+    object's type there, not from its name."""
+    out: dict[str, list[str]] = {}
+    for atom in sorted(problem.init, key=_sort_key):
+        if len(atom.args) == 1 and not tr.visible(atom):
+            out.setdefault(atom.args[0], []).append(atom.predicate)
+    return out
 
 
 def _pddl_rules(problem: Problem) -> str:
@@ -138,7 +158,10 @@ def _pddl_rules(problem: Problem) -> str:
 def task_text(description: dict[str, str], failed_calls: str) -> str:
     """The task as the agent reads it."""
     nl = description.get("language") == "nl"
-    objects = ("The objects, by the id you use in tool calls: " if nl else "Objects: ") + description["objects"] + "."
+    intro = "The objects, by the id you use in tool calls: "
+    if description.get("kinds"):
+        intro = f"The objects, by the id you use in tool calls, each with its type in brackets ({description['kinds']}): "
+    objects = (intro if nl else "Objects: ") + description["objects"] + "."
     init = ("As initial conditions I have that: " if nl else "Initial state: ") + description["init"] + "."
     goal = ("My goal is to have that: " if nl else "Goal: ") + description["goal"] + "."
     how = INSTRUCTIONS + (STRICT if failed_calls == "error" else LENIENT) + ENDING

@@ -43,6 +43,10 @@ class PDDLAgentFamily:
     def check(self, case: Case, trace: Trace) -> Verdict:
         return oracle.check(case, trace)
 
+    # CoversSolverVariants: every robustness variant, each unsolvable kind on its own
+    solver_variants = (("unsolvable:removal",), ("unsolvable:contradiction",), ("unsolvable:missing-info",),
+                       ("extraneous:2",), ("broken",), ("cost",))
+
     def solver_sample(self, n: int, seed: int) -> list[Case]:
         """``SolvableFromText``: ``n`` small cases of each domain, plain and obfuscated (both
         obfuscations), in English, and one PDDL-text variant reporting changes."""

@@ -20,6 +20,9 @@ from . import oracle, reference_answers
 from .prepared import prepare
 from .spec import FAMILY
 
+# the domains whose text states what a plan needs (Mystery Blocksworld's contradicts itself)
+SOLVABLE_DOMAINS = ("blocksworld", "random_blocksworld", "logistics", "mystery_logistics", "random_logistics")
+
 
 class TextEnvironment(Environment):
     """No tools: a call is recorded as a call to an unknown tool (and fails the case)."""
@@ -54,6 +57,23 @@ class PlanBenchFamily(NoToolPlans):
             if name == "reference" and not result.valid:
                 raise PlanprobeError(f"case {case.id}: field 'spec.reference': not a valid plan "
                                      f"({result.explain().splitlines()[0]})")
+
+    # CoversSolverVariants: none of the robustness variants applies to a text task (no tool to add,
+    # break, remove or price); t1's own unsolvable cases (a contradictory goal) are in the sample.
+    solver_variants = ()
+
+    def solver_sample(self, n: int, seed: int) -> list[Case]:
+        """``SolvableFromText``: ``n`` cases of each of PlanBench's tasks on every domain whose text
+        is consistent — every one but Mystery Blocksworld, whose description (PlanBench's, verbatim)
+        contradicts itself on Overcome's effects, so its cases are not solvable from their text
+        (docs/pddl.md, "Read by the solver"). t1 with its contradictory-goal variant (half its
+        cases must be refused), t3 judged at PlanBench's most demanding level (the explanation)."""
+        from .generator import PlanBenchOptions, generate_cases
+        from .spec import TASKS
+
+        return [c for task in TASKS for domain in SOLVABLE_DOMAINS
+                for c in generate_cases(PlanBenchOptions(task=task, domain=domain, n=n, seed=seed,
+                                                         unsolvable=task == "t1", verify="explanation"))]
 
     def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = "") -> Environment:
         return TextEnvironment(case, limits, trial, agent)

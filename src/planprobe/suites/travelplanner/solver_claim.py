@@ -1,0 +1,48 @@
+"""The ``SolvableFromText`` claim for TravelPlanner, ready to be made: TravelPlanner's cases come
+from its released data, not a generator, so its solver sample is the training queries (their plans
+annotated), read from the folder named by ``$PLANPROBE_TRAVELPLANNER_TRAIN``.
+
+Declaring it is one line, once the solver reads TravelPlanner's queries: put ``SolverSampleFromTraining``
+first among ``TravelPlannerFamily``'s bases. The contract test then holds the family to 100% under
+``--agent tools --model solver`` (and skips it, saying why, where the data is not on the machine).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+from ...schema import Case
+from ..base import SampleUnavailable
+
+TRAIN_ENV = "PLANPROBE_TRAVELPLANNER_TRAIN"
+MODES = ("sole-planning", "two-stage")
+
+
+def training_sample(n: int, seed: int) -> list[Case]:
+    """``n`` training queries (drawn by the seed) in each mode, ids distinct, byte-identical for the
+    same seed and data. Raises ``SampleUnavailable`` when the folder is not set or not there."""
+    from .importer import build_cases
+
+    folder = os.environ.get(TRAIN_ENV)
+    if not folder or not Path(folder).is_dir():
+        raise SampleUnavailable(f"TravelPlanner's training data: set ${TRAIN_ENV} to the folder of "
+                                f"train_queries_and_plans.jsonl (now: {folder or 'unset'})")
+    cases = build_cases(modes=list(MODES), strict=False, train_dir=Path(folder))
+    out: list[Case] = []
+    for mode in MODES:
+        own = [c for c in cases if c.spec.get("mode") == mode]
+        out += sorted(random.Random(f"planprobe/travelplanner/solver/{seed}/{mode}").sample(own, min(n, len(own))),
+                      key=lambda c: c.id)
+    return out
+
+
+class SolverSampleFromTraining:
+    """Mixed into a family's bases, it claims ``SolvableFromText`` with the training queries as the
+    sample; no robustness variant applies (the plan is the answer text: nothing to add, break or price)."""
+
+    solver_variants: tuple[tuple[str, ...], ...] = ()
+
+    def solver_sample(self, n: int, seed: int) -> list[Case]:
+        return training_sample(n, seed)

@@ -91,34 +91,40 @@ class ItineraryReader:
         q = read_query(view.system or "", view.task or "")
         if q.problem is not None:
             return Decision(underspecified=q.problem)
-        facts = read_facts(view.history)
-        unreadable = [k for k in facts.errors]
-        if unreadable:
-            k = unreadable[0]
-            return Decision(underspecified=f"the result of {k[0]} {list(k[1:])} cannot be read: "
-                                           f"{facts.errors[k][:200]!r}")
-        if q.state:
-            key: Key = (CITIES, q.destination)
-            if key not in facts.states:
-                return Decision(calls=(step_of(key),))
-            listed = facts.states[key]
-            if not listed:
-                return Decision(underspecified=f"CitySearch knows no cities of {q.destination}, the destination")
-            candidates = list(listed)
-        else:
-            candidates = [q.destination]
-        first = [city_key(t, c) for c in candidates for t in (HOTEL, FOOD) if city_key(t, c) not in facts.tables]
-        if first:
-            return Decision(calls=tuple(step_of(k) for k in first))
-        best = Search(q, facts, candidates).best()
-        if best is None:
-            return Decision(refuse="No plan meets every rule of the query with the travel information found.")
-        if best.unknown:
-            return Decision(calls=tuple(step_of(k) for k in sorted(best.unknown)))
-        if best.cost > q.budget + 1e-9:
-            return Decision(refuse=f"The cheapest plan meeting every rule costs {best.cost:g}, above the budget "
-                                   f"of {q.budget:g}.")
-        return Decision(answer=json.dumps(write_plan(q, best, facts), indent=1))
+        return gather(q, read_facts(view.history))
+
+
+def gather(q: Query, facts: Facts) -> Decision:
+    """The next move on a query read, given what the search tools have told so far: the calls
+    still needed, or the plan (JSON), or a refusal. Shared with the TravelPlanner reader, whose
+    two-stage mode asks the same tools."""
+    unreadable = [k for k in facts.errors]
+    if unreadable:
+        k = unreadable[0]
+        return Decision(underspecified=f"the result of {k[0]} {list(k[1:])} cannot be read: "
+                                       f"{facts.errors[k][:200]!r}")
+    if q.state:
+        key: Key = (CITIES, q.destination)
+        if key not in facts.states:
+            return Decision(calls=(step_of(key),))
+        listed = facts.states[key]
+        if not listed:
+            return Decision(underspecified=f"CitySearch knows no cities of {q.destination}, the destination")
+        candidates = [c for c in listed if c != q.origin]
+    else:
+        candidates = [q.destination]
+    first = [city_key(t, c) for c in candidates for t in (HOTEL, FOOD) if city_key(t, c) not in facts.tables]
+    if first:
+        return Decision(calls=tuple(step_of(k) for k in first))
+    best = Search(q, facts, candidates).best()
+    if best is None:
+        return Decision(refuse="No plan meets every rule of the query with the travel information found.")
+    if best.unknown:
+        return Decision(calls=tuple(step_of(k) for k in sorted(best.unknown)))
+    if best.cost > q.budget + 1e-9:
+        return Decision(refuse=f"The cheapest plan meeting every rule costs {best.cost:g}, above the budget "
+                               f"of {q.budget:g}.")
+    return Decision(answer=json.dumps(write_plan(q, best, facts), indent=1))
 
 
 READER = ItineraryReader()

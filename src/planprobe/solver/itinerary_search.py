@@ -79,6 +79,11 @@ class Search:
 
     # -- parts ---------------------------------------------------------------
 
+    def _hope(self, key: Key, unknown: set[Key]) -> None:
+        """A fact not known yet is hoped for, unless the facts are all there is (then it is none)."""
+        if not self.facts.closed:
+            unknown.add(key)
+
     def _n(self, row: Row, column: str) -> float:
         value = self.facts.number(row, column)
         return INF if value is None else value
@@ -93,14 +98,14 @@ class Search:
         if family == "drive":
             k = drive_key(a, b, "self-driving")
             if k not in self.facts.costs:
-                unknown.add(k)
+                self._hope(k, unknown)
             elif (c := self.facts.costs[k]) is not None:
                 options.append(Leg(a, b, day, "Self-driving", c * math.ceil(p / 5)))
         else:
             if not self.q.no_flight:
                 k = flight_key(a, b, date)
                 if k not in self.facts.tables:
-                    unknown.add(k)
+                    self._hope(k, unknown)
                 else:
                     rows = [r for r in self.facts.tables[k] if self._n(r, "Price") < INF]
                     if rows:
@@ -108,7 +113,7 @@ class Search:
                         options.append(Leg(a, b, day, "Flight", self._n(row, "Price") * p, row))
             k = drive_key(a, b, "taxi")
             if k not in self.facts.costs:
-                unknown.add(k)
+                self._hope(k, unknown)
             elif (c := self.facts.costs[k]) is not None:
                 options.append(Leg(a, b, day, "Taxi", c * math.ceil(p / 4)))
         best = min(options, key=lambda x: x.cost, default=None)
@@ -124,8 +129,10 @@ class Search:
         if memo in self._stays:
             return self._stays[memo]
         k = city_key(HOTEL, city)
-        if k not in self.facts.tables:
-            out: tuple[float, Row | None, frozenset[Key]] = (0.0, None, frozenset({k}))
+        if k not in self.facts.tables and self.facts.closed:
+            out: tuple[float, Row | None, frozenset[Key]] = (INF, None, frozenset())
+        elif k not in self.facts.tables:
+            out = (0.0, None, frozenset({k}))
         else:
             best: tuple[float, Row | None, frozenset[Key]] = (INF, None, frozenset())
             for row in self.facts.tables[k]:
@@ -151,28 +158,20 @@ class Search:
         k = city_key(FOOD, city)
         everything = (1 << len(cuisines)) - 1
         if k not in self.facts.tables:
-            hope: MealTable = {m: (0.0, (), 0) for m in range(everything + 1)}
-            self._meals[memo] = (hope, frozenset({k}))
+            hope: MealTable = {} if self.facts.closed else {m: (0.0, (), 0) for m in range(everything + 1)}
+            self._meals[memo] = (hope, frozenset() if self.facts.closed else frozenset({k}))
             return self._meals[memo]
         rows = self.facts.tables[k]
         need, spare = 3 * full, min(len(cuisines), 3)
         price = [self._n(r, "Average Cost") * self.q.people for r in rows]
         listed = [{c.strip() for c in r.get("Cuisines", "").split(",")} for r in rows]  # "among the Cuisines"
         covers = [sum(1 << i for i, c in enumerate(cuisines) if c in kinds) for kinds in listed]
-        exact: dict[int, tuple[float, tuple[int, ...]]] = {}
-        for size in range(need, need + spare + 1):
-            for pick in itertools.combinations(range(len(rows)), size):
-                cost = sum(price[i] for i in pick)
-                mask = 0
-                for i in pick:
-                    mask |= covers[i]
-                if mask not in exact or cost < exact[mask][0]:
-                    exact[mask] = (cost, pick)
+        exact = _cheapest_picks(price, covers, need, need + spare)
         table: MealTable = {}
         for want in range(everything + 1):
             found = [(c, pick) for mask, (c, pick) in exact.items() if mask & want == want]
             if found:
-                c, pick = min(found, key=lambda x: (x[0], len(x[1])))
+                c, pick = min(found, key=lambda x: (x[0], len(x[1]), x[1]))
                 table[want] = (c, tuple(rows[i] for i in pick), len(pick) - need)
         out: tuple[MealTable, frozenset[Key]] = (table, frozenset())
         self._meals[memo] = out
@@ -183,7 +182,7 @@ class Search:
             return True, frozenset()
         k = city_key(SIGHT, city)
         if k not in self.facts.tables:
-            return True, frozenset({k})
+            return (False, frozenset()) if self.facts.closed else (True, frozenset({k}))
         return len(self.facts.tables[k]) >= full, frozenset()
 
     # -- the whole plan ----------------------------------------------------------
@@ -262,6 +261,31 @@ class Search:
             return None
         total, chosen, extra = states[everything]
         return total, chosen, extra, unknown
+
+
+def _cheapest_picks(price: list[float], covers: list[int], least: int, most: int
+                    ) -> dict[int, tuple[float, tuple[int, ...]]]:
+    """Per exact set of cuisines covered: the cheapest pick of ``least`` to ``most`` distinct
+    restaurants (their indices), fewer picks on a tie. A knapsack over (picks, covered) — exact,
+    and fast on TravelPlanner's tables of dozens of restaurants, where trying every combination
+    is not."""
+    INF_PICK: tuple[float, tuple[int, ...]] = (INF, ())
+    best: list[dict[int, tuple[float, tuple[int, ...]]]] = [{} for _ in range(most + 1)]
+    best[0][0] = (0.0, ())
+    for i in sorted(range(len(price)), key=lambda j: (price[j], j)):
+        if price[i] == INF:
+            continue
+        for n in range(most, 0, -1):
+            for mask, (c, pick) in list(best[n - 1].items()):
+                m2, c2 = mask | covers[i], c + price[i]
+                if c2 < best[n].get(m2, INF_PICK)[0] - 1e-12:
+                    best[n][m2] = (c2, (*pick, i))
+    out: dict[int, tuple[float, tuple[int, ...]]] = {}
+    for n in range(least, most + 1):
+        for mask, (c, pick) in best[n].items():
+            if mask not in out or c < out[mask][0] - 1e-12:
+                out[mask] = (c, tuple(sorted(pick)))
+    return out
 
 
 def _better(a: Rank, b: Rank) -> bool:

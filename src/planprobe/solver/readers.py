@@ -22,6 +22,7 @@ BUILTIN_READERS = {
     "constraints": "planprobe.solver.constraints_reader:READER",
     "itinerary": "planprobe.solver.itinerary_reader:READER",
     "planbench": "planprobe.solver.planbench_reader:READER",
+    "travelplanner": "planprobe.solver.travelplanner_reader:READER",
 }
 
 

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .itinerary_facts import (
+    FLIGHT,
     FOOD,
     HOTEL,
     SIGHT,
@@ -71,8 +72,11 @@ def _splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:
 
 
 class Search:
-    def __init__(self, q: Query, facts: Facts, candidates: list[str]):
-        self.q, self.facts, self.candidates = q, facts, candidates
+    def __init__(self, q: Query, facts: Facts, candidates: list[str], greedy: bool = False):
+        """``greedy``: any plan within the budget will do, so prefer the plan that hopes for the
+        fewest facts (within the budget, then cheaper) over the cheapest: on a sparse sandbox the
+        cheapest hope is mostly routes that do not exist, and asking for each costs calls."""
+        self.q, self.facts, self.candidates, self.greedy = q, facts, candidates, greedy
         self._legs: dict[tuple[str, str, int, str], tuple[Leg, frozenset[Key]]] = {}
         self._stays: dict[tuple[str, int], tuple[float, Row | None, frozenset[Key]]] = {}
         self._meals: dict[tuple[str, int], tuple[MealTable, frozenset[Key]]] = {}
@@ -210,20 +214,44 @@ class Search:
                     stays.append(row)
                 if not feasible:
                     continue
+                options = [(family, *self._legs_of(route, nights, family)) for family in self.families()]
+                options = [o for o in options if o[2] != INF]
+                if found is not None:  # meals only add cost and hoped facts: skip what cannot beat the best
+                    options = [o for o in options if self._better(
+                        (base + o[2], self._doubts(frozenset(unknown | o[3])), route, nights, o[0]), found.rank)]
+                if not options:
+                    continue
                 cover = self._cover(route, nights, everything)
                 if cover is None:
                     continue
                 meal_cost, meal_rows, extras, u3 = cover
-                for family in self.families():
-                    legs, leg_cost, lu = self._legs_of(route, nights, family)
-                    if leg_cost == INF:
-                        continue
+                for family, legs, leg_cost, lu in options:
                     total = base + meal_cost + leg_cost
                     u_all = frozenset(unknown | u3 | lu)
-                    rank = (total, len(u_all), route, nights, family)
-                    if found is None or _better(rank, found.rank):
+                    rank = (total, self._doubts(u_all), route, nights, family)
+                    if found is None or self._better(rank, found.rank):
                         found = Best(total, u_all, route, nights, legs, tuple(stays), meal_rows, extras, rank)
         return found
+
+    def _doubts(self, unknown: frozenset[Key]) -> int:
+        """How many facts a plan hopes for; greedy, a flight between two cities with no road
+        between them (a distance known to be none) counts three times: the sandbox is unlikely
+        to know such a flight on a given date either, so plans that hope for one are tried late."""
+        if not self.greedy:
+            return len(unknown)
+        n = 0
+        for k in unknown:
+            unlikely = k[0] == FLIGHT and any(
+                self.facts.costs.get(drive_key(k[1], k[2], mode), 0.0) is None for mode in ("taxi", "self-driving"))
+            n += 3 if unlikely else 1
+        return n
+
+    def _better(self, a: Rank, b: Rank) -> bool:
+        if self.greedy:
+            over_a, over_b = a[0] > self.q.budget + 1e-9, b[0] > self.q.budget + 1e-9
+            if (over_a, a[1]) != (over_b, b[1]):
+                return (over_a, a[1]) < (over_b, b[1])
+        return _better(a, b)
 
     def _legs_of(self, route: tuple[str, ...], nights: tuple[int, ...], family: str
                  ) -> tuple[tuple[Leg, ...], float, set[Key]]:
@@ -243,24 +271,39 @@ class Search:
     def _cover(self, route: tuple[str, ...], nights: tuple[int, ...], everything: int
                ) -> tuple[float, tuple[tuple[Row, ...], ...], tuple[int, ...], set[Key]] | None:
         """The cheapest meals of the route covering every asked cuisine (a choice of covered
-        cuisines per city)."""
-        states: dict[int, tuple[float, tuple[tuple[Row, ...], ...], tuple[int, ...]]] = {0: (0.0, (), ())}
+        cuisines per city): a walk over the cities on the costs alone, the choice read back at
+        the end (a search tries thousands of routes)."""
         unknown: set[Key] = set()
+        tables: list[MealTable] = []
         for city, n in zip(route, nights):
             table, u = self.meals(city, n - 1)
             unknown |= u
-            nxt: dict[int, tuple[float, tuple[tuple[Row, ...], ...], tuple[int, ...]]] = {}
-            for have, (c0, rows0, ex0) in states.items():
-                for want, (c, rows, ex) in table.items():
-                    mask = have | want
-                    cand = (c0 + c, (*rows0, rows), (*ex0, ex))
-                    if mask not in nxt or cand[0] < nxt[mask][0]:
-                        nxt[mask] = cand
+            tables.append(table)
+        states: dict[int, float] = {0: 0.0}
+        back: list[dict[int, tuple[int, int]]] = []
+        for table in tables:
+            nxt: dict[int, float] = {}
+            step: dict[int, tuple[int, int]] = {}
+            for have, c0 in states.items():
+                for want, entry in table.items():
+                    mask, cost = have | want, c0 + entry[0]
+                    if mask not in nxt or cost < nxt[mask]:
+                        nxt[mask] = cost
+                        step[mask] = (have, want)
             states = nxt
+            back.append(step)
         if everything not in states:
             return None
-        total, chosen, extra = states[everything]
-        return total, chosen, extra, unknown
+        wants: list[int] = []
+        mask = everything
+        for step in reversed(back):
+            have, want = step[mask]
+            wants.append(want)
+            mask = have
+        wants.reverse()
+        chosen = tuple(table[w][1] for table, w in zip(tables, wants))
+        extra = tuple(table[w][2] for table, w in zip(tables, wants))
+        return states[everything], chosen, extra, unknown
 
 
 def _cheapest_picks(price: list[float], covers: list[int], least: int, most: int

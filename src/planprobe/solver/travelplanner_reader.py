@@ -22,12 +22,13 @@ It imports nothing of the family, the agents or the runner (``tests/solver``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any
 
 from .base import ChatView, Decision
-from .itinerary_facts import HOTEL, read_facts
+from .itinerary_facts import FOOD, HOTEL, SIGHT, Facts, Key, Row, read_facts
 from .itinerary_query import NEEDED_RULES, Query
 from .itinerary_reader import TOOLS, gather, write_plan
 from .itinerary_search import Search
@@ -41,6 +42,7 @@ _BACKGROUND = re.compile(r"^([A-Za-z][A-Za-z_ ]*[A-Za-z]): ", re.MULTILINE)
 _LABELS = (("current_city", "Current City"), ("transportation", "Transportation"), ("breakfast", "Breakfast"),
            ("attraction", "Attraction"), ("lunch", "Lunch"), ("dinner", "Dinner"), ("accommodation", "Accommodation"))
 _QUERY = re.compile(r"^\s*Query:\s*(.+?)\s*\Z", re.DOTALL)
+NAME_COLUMN = {HOTEL: "NAME", FOOD: "Name", SIGHT: "Name"}
 _RULE_PHRASES = tuple((what, phrase) for what, phrase in NEEDED_RULES)
 
 
@@ -67,6 +69,30 @@ def _answer(system: str, days: list[dict[str, Any]]) -> str:
     if JSON_FORMAT in system or COMMONSENSE not in system:
         return json.dumps(days, indent=1)
     return day_layout(days)
+
+
+def unambiguous(facts: Facts) -> Facts:
+    """The facts without the places a plan cannot name unambiguously: a name a city's table lists
+    on rows that differ (two 'Burger King' in one city at two prices). A plan writes only 'Name,
+    City', and nothing the prompt says tells which row it would be judged by, so a careful planner
+    does not use such a name."""
+    tables: dict[Key, list[Row]] = {}
+    for key, rows in facts.tables.items():
+        column = NAME_COLUMN.get(key[0])
+        if column is None:
+            tables[key] = rows
+            continue
+        seen: dict[str, set[tuple[tuple[str, str], ...]]] = {}
+        for row in rows:
+            seen.setdefault(row.get(column, ""), set()).add(tuple(sorted(row.items())))
+        kept, done = [], set()
+        for row in rows:
+            name = row.get(column, "")
+            if len(seen[name]) == 1 and name not in done:
+                kept.append(row)
+                done.add(name)
+        tables[key] = kept
+    return dataclasses.replace(facts, tables=tables)
 
 
 def _over_budget(q: Query, cost: float) -> Decision:
@@ -97,12 +123,13 @@ class TravelPlannerReader:
             return Decision(underspecified=trip.problem or "the query cannot be read")
         q = trip.query
         if given is None:
-            decision = gather(q, read_facts(view.history))
+            decision = gather(q, unambiguous(read_facts(view.history)), satisfice=True)
             if decision.answer is not None:
                 return Decision(answer=_answer(system, json.loads(decision.answer)))
             return decision
         phrases = PHRASES + tuple(n for n in _BACKGROUND.findall(system) if " " in n)
         facts, unreadable = read_information(given[0], phrases)
+        facts = unambiguous(facts)
         if unreadable:
             return Decision(underspecified="; ".join(unreadable[:3]))
         listed = [c for c in cities_with(facts, HOTEL) if c != q.origin]

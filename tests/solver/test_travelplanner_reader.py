@@ -163,3 +163,22 @@ def test_a_name_listed_twice_at_different_prices_is_not_used():
             {"Name": "Burger King", "Average Cost": "13"}, {"Name": "Haowin", "Average Cost": "12"}]
     kept = unambiguous(Facts(tables={(FOOD, "Yakima"): rows})).tables[(FOOD, "Yakima")]
     assert kept == [{"Name": "Haowin", "Average Cost": "12"}]
+
+
+def test_the_official_splits_layout_passes_from_its_text(train_dir):
+    """An official split's sole-planning case ('Given information: … Query: … Travel Plan:' under
+    planprobe's own system prompt, which states every rule and the JSON format), built here from
+    training queries (no official split is in the shared data), passes under --strict."""
+    from planprobe.solver.travelplanner_info import split_given
+    from planprobe.suites.travelplanner.cases import make_case
+    from planprobe.suites.travelplanner.fields import parse_fields
+
+    cases = []
+    for case in _cases(train_dir, "sole-planning")[::5]:
+        given = split_given(case.task)
+        assert given is not None
+        cases.append(make_case(split="validation", idx=case.spec["idx"], mode="sole-planning",
+                               fields=parse_fields(case.spec["fields"], case.id), sandbox=case.spec["sandbox"],
+                               plan=None, strict=True, reference_information=given[0]))
+    assert all(c.task.startswith("Given information: [") and c.task.endswith("\nTravel Plan:") for c in cases)
+    assert _failures(cases) == []

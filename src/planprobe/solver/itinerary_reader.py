@@ -133,6 +133,8 @@ def gather(q: Query, facts: Facts, satisfice: bool = False) -> Decision:
     if first and not satisfice:  # satisficing asks for a city's tables only when a plan needs them
         return Decision(calls=tuple(step_of(k) for k in first))
     best = Search(q, facts, candidates, greedy=satisfice).best()
+    if satisfice and best is not None and not best.unknown and best.cost > q.budget + 1e-9:
+        best = Search(q, facts, candidates).best()  # nothing known fits: a cheaper plan may need facts not asked
     if best is None:
         return Decision(refuse="No plan meets every rule of the query with the travel information found.")
     if best.unknown:

@@ -121,7 +121,8 @@ class Search:
             elif (c := self.facts.costs[k]) is not None:
                 options.append(Leg(a, b, day, "Taxi", c * math.ceil(p / 4)))
         best = min(options, key=lambda x: x.cost, default=None)
-        if unknown and (best is None or best.cost > 0):
+        # a cheaper vehicle not asked about yet is hoped for, unless any known one will do (greedy)
+        if unknown and (best is None or best.cost > 0) and not (self.greedy and best is not None):
             out = (Leg(a, b, day, "", 0.0), frozenset(unknown))
         else:
             out = (best or Leg(a, b, day, "", INF), frozenset())

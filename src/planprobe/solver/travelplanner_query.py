@@ -168,31 +168,38 @@ def _destination(text: str, origin: str) -> tuple[str | None, int, bool, str | N
     return towards[0], 1, False, None
 
 
-def _local(text: str) -> tuple[dict[str, object], str | None]:
-    out: dict[str, object] = {}
+@dataclass(frozen=True)
+class Local:
+    """The query's local constraints."""
+
+    allow: str | None = None
+    room: tuple[str, Callable[[str], bool]] | None = None
+    cuisines: tuple[str, ...] = ()
+    no_flight: bool = False
+    no_driving: bool = False
+
+
+def _local(text: str) -> tuple[Local, str | None]:
     rules = [name for name, pattern in HOUSE_RULES if pattern.search(text)]
     if len(rules) > 1:
-        return out, f"the query asks the accommodation to allow several things ({', '.join(rules)})"
-    out["allow"] = rules[0] if rules else None
+        return Local(), f"the query asks the accommodation to allow several things ({', '.join(rules)})"
     rooms = [(name, test) for name, pattern, test in ROOMS if pattern.search(text)]
     if len(rooms) > 1:
-        return out, f"the query asks for several room types ({', '.join(n for n, _ in rooms)})"
-    room: tuple[str, Callable[[str], bool]] | None = rooms[0] if rooms else None
-    out["room"] = room
-    out["cuisines"] = tuple(c for c in CUISINES if re.search(rf"\b{c}\b", text))
+        return Local(), f"the query asks for several room types ({', '.join(n for n, _ in rooms)})"
     no_flight = no_driving = False
     for sentence in _sentences(text):
         fly, drive = _FLY.search(sentence), _DRIVE.search(sentence)
         if not (fly or drive):
             continue
         if not _NOT.search(sentence):
-            return out, f"a transportation wish the reader cannot read: {sentence.strip()!r}"
+            return Local(), f"a transportation wish the reader cannot read: {sentence.strip()!r}"
         if fly and drive:
-            return out, f"a sentence that rules out flights or driving, or both: {sentence.strip()!r}"
+            return Local(), f"a sentence that rules out flights or driving, or both: {sentence.strip()!r}"
         no_flight |= bool(fly)
         no_driving |= bool(drive)
-    out["no_flight"], out["no_driving"] = no_flight, no_driving
-    return out, None
+    return Local(allow=rules[0] if rules else None, room=rooms[0] if rooms else None,
+                 cuisines=tuple(c for c in CUISINES if re.search(rf"\b{c}\b", text)),
+                 no_flight=no_flight, no_driving=no_driving), None
 
 
 def read_trip(text: str) -> Trip:
@@ -220,10 +227,7 @@ def read_trip(text: str) -> Trip:
     local, problem = _local(text)
     if problem:
         return Trip(None, problem)
-    room = local["room"]
-    assert room is None or isinstance(room, tuple)
     return Trip(Query(days=len(dates), people=people, origin=origin, destination=destination, cities=cities,
-                      state=state, dates=dates, budget=budgets.pop(), allow=local["allow"],  # type: ignore[arg-type]
-                      room=room[1] if room else None, room_text=room[0] if room else None,
-                      cuisines=local["cuisines"], no_flight=bool(local["no_flight"]),  # type: ignore[arg-type]
-                      no_driving=bool(local["no_driving"])))
+                      state=state, dates=dates, budget=budgets.pop(), allow=local.allow,
+                      room=local.room[1] if local.room else None, room_text=local.room[0] if local.room else None,
+                      cuisines=local.cuisines, no_flight=local.no_flight, no_driving=local.no_driving))

@@ -117,7 +117,8 @@ class TravelPlannerReader:
         if problem is not None:
             return Decision(underspecified=problem)
         given = split_given(task)
-        text = given[1] if given else (_QUERY.match(task) or re.match(r"(.*)", task, re.DOTALL)).group(1)  # type: ignore[union-attr]
+        asked = _QUERY.match(task)
+        text = given[1] if given else (asked.group(1) if asked else task)
         trip = read_trip(text)
         if trip.query is None:
             return Decision(underspecified=trip.problem or "the query cannot be read")

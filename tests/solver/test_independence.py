@@ -93,3 +93,24 @@ def test_cases_made_here_pass_when_a_fresh_process_answers_every_call(tmp_path, 
     assert "planprobe.solver.pddl_reader" in loaded and "planprobe.solver.itinerary_pmc" in loaded
     assert not [m for m in loaded if m.startswith(FORBIDDEN)], loaded
     assert list(empty.iterdir()) == []  # and it wrote nothing where it ran
+
+
+def test_travelplanner_cases_pass_when_a_fresh_process_answers_every_call(tmp_path, fresh_solver):
+    # TravelPlanner (both modes): the sandbox and the annotated fields stay in this process; the
+    # solver, started in an empty directory, reads the query, the given information and the tool
+    # results from the messages alone
+    from helpers import shared_path
+    from planprobe.suites.travelplanner.importer import build_cases
+
+    proc, empty = fresh_solver
+    model = PipeSolver(proc)
+    cases = [c for c in build_cases(modes=["sole-planning", "two-stage"], strict=True,
+                                    train_dir=shared_path("data", "travelplanner")) if c.spec["idx"] in (3, 22, 36)]
+    verdicts, findings = run_cases(cases, "tools", model, tmp_path / "tools", concurrency=2)
+    failed = sorted(cid for cid, v in verdicts.items() if not v.passed)
+    assert len(verdicts) == len(cases) == 6 and not failed and not findings, (failed, findings)
+    _, err = proc.communicate(timeout=60)
+    loaded = json.loads(err.split("LOADED ", 1)[1])
+    assert "planprobe.solver.travelplanner_reader" in loaded
+    assert not [m for m in loaded if m.startswith(FORBIDDEN)], loaded
+    assert list(empty.iterdir()) == []

@@ -93,12 +93,15 @@ def _number(text: str) -> float | None:
 class Facts:
     """Results read so far: ``tables`` (a table's rows; [] for none), ``costs`` (a route's cost
     by a mode; None when the tool says there is none), ``states`` (a state's cities; None: not a
-    state), and ``errors``: calls whose result could not be read."""
+    state), and ``errors``: calls whose result could not be read. ``closed``: the facts are all
+    there is (information given in the task, not gathered with tools), so a fact absent is none —
+    no flight, no route, no table — rather than one not asked for yet."""
 
     tables: dict[Key, list[Row]] = field(default_factory=dict)
     costs: dict[Key, float | None] = field(default_factory=dict)
     states: dict[Key, list[str] | None] = field(default_factory=dict)
     errors: dict[Key, str] = field(default_factory=dict)
+    closed: bool = False
 
     def known(self, key: Key) -> bool:
         return key in self.tables or key in self.costs or key in self.states

@@ -22,6 +22,8 @@ from typing import Any
 from .base import ChatView, Decision
 from .itinerary_facts import (
     CITIES,
+    DRIVE,
+    FLIGHT,
     FOOD,
     HOTEL,
     SIGHT,
@@ -91,34 +93,59 @@ class ItineraryReader:
         q = read_query(view.system or "", view.task or "")
         if q.problem is not None:
             return Decision(underspecified=q.problem)
-        facts = read_facts(view.history)
-        unreadable = [k for k in facts.errors]
-        if unreadable:
-            k = unreadable[0]
-            return Decision(underspecified=f"the result of {k[0]} {list(k[1:])} cannot be read: "
-                                           f"{facts.errors[k][:200]!r}")
-        if q.state:
-            key: Key = (CITIES, q.destination)
-            if key not in facts.states:
-                return Decision(calls=(step_of(key),))
-            listed = facts.states[key]
-            if not listed:
-                return Decision(underspecified=f"CitySearch knows no cities of {q.destination}, the destination")
-            candidates = list(listed)
-        else:
-            candidates = [q.destination]
-        first = [city_key(t, c) for c in candidates for t in (HOTEL, FOOD) if city_key(t, c) not in facts.tables]
-        if first:
-            return Decision(calls=tuple(step_of(k) for k in first))
-        best = Search(q, facts, candidates).best()
-        if best is None:
-            return Decision(refuse="No plan meets every rule of the query with the travel information found.")
-        if best.unknown:
-            return Decision(calls=tuple(step_of(k) for k in sorted(best.unknown)))
-        if best.cost > q.budget + 1e-9:
-            return Decision(refuse=f"The cheapest plan meeting every rule costs {best.cost:g}, above the budget "
-                                   f"of {q.budget:g}.")
-        return Decision(answer=json.dumps(write_plan(q, best, facts), indent=1))
+        return gather(q, read_facts(view.history))
+
+
+def _urgency(q: Query, key: Key) -> tuple[int, bool, Key]:
+    """Which fact to ask first when any plan will do: the legs leaving and reaching the origin
+    (their dates are fixed: the first and the last day), then the other legs, then a city's
+    tables. To and from the origin a flight first (those legs are long); between the cities
+    visited a distance first (one answer serves every date, where a flight serves one)."""
+    leg = key[0] in (DRIVE, FLIGHT)
+    outer = leg and q.origin in key[1:3]
+    rank = (0 if outer else 1) if leg else 2
+    return rank, (key[0] != FLIGHT) if outer else (key[0] == FLIGHT), key
+
+
+def gather(q: Query, facts: Facts, satisfice: bool = False) -> Decision:
+    """The next move on a query read, given what the search tools have told so far: the calls
+    still needed, or the plan (JSON), or a refusal. Shared with the TravelPlanner reader, whose
+    two-stage mode asks the same tools. ``satisfice``: any plan within the budget will do (the
+    query does not ask for the cheapest), so the search prefers the plan that hopes for the fewest
+    facts (``Search(greedy=True)``): a plan of known facts within the budget is the answer at
+    once, without asking for the facts a cheaper one might need."""
+    unreadable = [k for k in facts.errors]
+    if unreadable:
+        k = unreadable[0]
+        return Decision(underspecified=f"the result of {k[0]} {list(k[1:])} cannot be read: "
+                                       f"{facts.errors[k][:200]!r}")
+    if q.state:
+        key: Key = (CITIES, q.destination)
+        if key not in facts.states:
+            return Decision(calls=(step_of(key),))
+        listed = facts.states[key]
+        if not listed:
+            return Decision(underspecified=f"CitySearch knows no cities of {q.destination}, the destination")
+        candidates = [c for c in listed if c != q.origin]
+    else:
+        candidates = [q.destination]
+    first = [city_key(t, c) for c in candidates for t in (HOTEL, FOOD) if city_key(t, c) not in facts.tables]
+    if first and not satisfice:  # satisficing asks for a city's tables only when a plan needs them
+        return Decision(calls=tuple(step_of(k) for k in first))
+    best = Search(q, facts, candidates, greedy=satisfice).best()
+    if satisfice and best is not None and not best.unknown and best.cost > q.budget + 1e-9:
+        best = Search(q, facts, candidates).best()  # nothing known fits: a cheaper plan may need facts not asked
+    if best is None:
+        return Decision(refuse="No plan meets every rule of the query with the travel information found.")
+    if best.unknown:
+        # satisficing asks for the routes first (on a sparse sandbox they fail most often, and a
+        # scaffold that takes one call a reply then re-plans after each)
+        order = sorted(best.unknown, key=lambda k: _urgency(q, k)) if satisfice else sorted(best.unknown)
+        return Decision(calls=tuple(step_of(k) for k in order))
+    if best.cost > q.budget + 1e-9:
+        return Decision(refuse=f"The cheapest plan meeting every rule costs {best.cost:g}, above the budget "
+                               f"of {q.budget:g}.")
+    return Decision(answer=json.dumps(write_plan(q, best, facts), indent=1))
 
 
 READER = ItineraryReader()

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .itinerary_facts import (
+    FLIGHT,
     FOOD,
     HOTEL,
     SIGHT,
@@ -71,13 +72,21 @@ def _splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:
 
 
 class Search:
-    def __init__(self, q: Query, facts: Facts, candidates: list[str]):
-        self.q, self.facts, self.candidates = q, facts, candidates
+    def __init__(self, q: Query, facts: Facts, candidates: list[str], greedy: bool = False):
+        """``greedy``: any plan within the budget will do, so prefer the plan that hopes for the
+        fewest facts (within the budget, then cheaper) over the cheapest: on a sparse sandbox the
+        cheapest hope is mostly routes that do not exist, and asking for each costs calls."""
+        self.q, self.facts, self.candidates, self.greedy = q, facts, candidates, greedy
         self._legs: dict[tuple[str, str, int, str], tuple[Leg, frozenset[Key]]] = {}
         self._stays: dict[tuple[str, int], tuple[float, Row | None, frozenset[Key]]] = {}
         self._meals: dict[tuple[str, int], tuple[MealTable, frozenset[Key]]] = {}
 
     # -- parts ---------------------------------------------------------------
+
+    def _hope(self, key: Key, unknown: set[Key]) -> None:
+        """A fact not known yet is hoped for, unless the facts are all there is (then it is none)."""
+        if not self.facts.closed:
+            unknown.add(key)
 
     def _n(self, row: Row, column: str) -> float:
         value = self.facts.number(row, column)
@@ -93,14 +102,14 @@ class Search:
         if family == "drive":
             k = drive_key(a, b, "self-driving")
             if k not in self.facts.costs:
-                unknown.add(k)
+                self._hope(k, unknown)
             elif (c := self.facts.costs[k]) is not None:
                 options.append(Leg(a, b, day, "Self-driving", c * math.ceil(p / 5)))
         else:
             if not self.q.no_flight:
                 k = flight_key(a, b, date)
                 if k not in self.facts.tables:
-                    unknown.add(k)
+                    self._hope(k, unknown)
                 else:
                     rows = [r for r in self.facts.tables[k] if self._n(r, "Price") < INF]
                     if rows:
@@ -108,11 +117,12 @@ class Search:
                         options.append(Leg(a, b, day, "Flight", self._n(row, "Price") * p, row))
             k = drive_key(a, b, "taxi")
             if k not in self.facts.costs:
-                unknown.add(k)
+                self._hope(k, unknown)
             elif (c := self.facts.costs[k]) is not None:
                 options.append(Leg(a, b, day, "Taxi", c * math.ceil(p / 4)))
         best = min(options, key=lambda x: x.cost, default=None)
-        if unknown and (best is None or best.cost > 0):
+        # a cheaper vehicle not asked about yet is hoped for, unless any known one will do (greedy)
+        if unknown and (best is None or best.cost > 0) and not (self.greedy and best is not None):
             out = (Leg(a, b, day, "", 0.0), frozenset(unknown))
         else:
             out = (best or Leg(a, b, day, "", INF), frozenset())
@@ -124,8 +134,10 @@ class Search:
         if memo in self._stays:
             return self._stays[memo]
         k = city_key(HOTEL, city)
-        if k not in self.facts.tables:
-            out: tuple[float, Row | None, frozenset[Key]] = (0.0, None, frozenset({k}))
+        if k not in self.facts.tables and self.facts.closed:
+            out: tuple[float, Row | None, frozenset[Key]] = (INF, None, frozenset())
+        elif k not in self.facts.tables:
+            out = (0.0, None, frozenset({k}))
         else:
             best: tuple[float, Row | None, frozenset[Key]] = (INF, None, frozenset())
             for row in self.facts.tables[k]:
@@ -151,28 +163,20 @@ class Search:
         k = city_key(FOOD, city)
         everything = (1 << len(cuisines)) - 1
         if k not in self.facts.tables:
-            hope: MealTable = {m: (0.0, (), 0) for m in range(everything + 1)}
-            self._meals[memo] = (hope, frozenset({k}))
+            hope: MealTable = {} if self.facts.closed else {m: (0.0, (), 0) for m in range(everything + 1)}
+            self._meals[memo] = (hope, frozenset() if self.facts.closed else frozenset({k}))
             return self._meals[memo]
         rows = self.facts.tables[k]
         need, spare = 3 * full, min(len(cuisines), 3)
         price = [self._n(r, "Average Cost") * self.q.people for r in rows]
         listed = [{c.strip() for c in r.get("Cuisines", "").split(",")} for r in rows]  # "among the Cuisines"
         covers = [sum(1 << i for i, c in enumerate(cuisines) if c in kinds) for kinds in listed]
-        exact: dict[int, tuple[float, tuple[int, ...]]] = {}
-        for size in range(need, need + spare + 1):
-            for pick in itertools.combinations(range(len(rows)), size):
-                cost = sum(price[i] for i in pick)
-                mask = 0
-                for i in pick:
-                    mask |= covers[i]
-                if mask not in exact or cost < exact[mask][0]:
-                    exact[mask] = (cost, pick)
+        exact = _cheapest_picks(price, covers, need, need + spare)
         table: MealTable = {}
         for want in range(everything + 1):
             found = [(c, pick) for mask, (c, pick) in exact.items() if mask & want == want]
             if found:
-                c, pick = min(found, key=lambda x: (x[0], len(x[1])))
+                c, pick = min(found, key=lambda x: (x[0], len(x[1]), x[1]))
                 table[want] = (c, tuple(rows[i] for i in pick), len(pick) - need)
         out: tuple[MealTable, frozenset[Key]] = (table, frozenset())
         self._meals[memo] = out
@@ -183,7 +187,7 @@ class Search:
             return True, frozenset()
         k = city_key(SIGHT, city)
         if k not in self.facts.tables:
-            return True, frozenset({k})
+            return (False, frozenset()) if self.facts.closed else (True, frozenset({k}))
         return len(self.facts.tables[k]) >= full, frozenset()
 
     # -- the whole plan ----------------------------------------------------------
@@ -211,20 +215,44 @@ class Search:
                     stays.append(row)
                 if not feasible:
                     continue
+                options = [(family, *self._legs_of(route, nights, family)) for family in self.families()]
+                options = [o for o in options if o[2] != INF]
+                if found is not None:  # meals only add cost and hoped facts: skip what cannot beat the best
+                    options = [o for o in options if self._better(
+                        (base + o[2], self._doubts(frozenset(unknown | o[3])), route, nights, o[0]), found.rank)]
+                if not options:
+                    continue
                 cover = self._cover(route, nights, everything)
                 if cover is None:
                     continue
                 meal_cost, meal_rows, extras, u3 = cover
-                for family in self.families():
-                    legs, leg_cost, lu = self._legs_of(route, nights, family)
-                    if leg_cost == INF:
-                        continue
+                for family, legs, leg_cost, lu in options:
                     total = base + meal_cost + leg_cost
                     u_all = frozenset(unknown | u3 | lu)
-                    rank = (total, len(u_all), route, nights, family)
-                    if found is None or _better(rank, found.rank):
+                    rank = (total, self._doubts(u_all), route, nights, family)
+                    if found is None or self._better(rank, found.rank):
                         found = Best(total, u_all, route, nights, legs, tuple(stays), meal_rows, extras, rank)
         return found
+
+    def _doubts(self, unknown: frozenset[Key]) -> int:
+        """How many facts a plan hopes for; greedy, a flight between two cities with no road
+        between them (a distance known to be none) counts three times: the sandbox is unlikely
+        to know such a flight on a given date either, so plans that hope for one are tried late."""
+        if not self.greedy:
+            return len(unknown)
+        n = 0
+        for k in unknown:
+            unlikely = k[0] == FLIGHT and any(
+                self.facts.costs.get(drive_key(k[1], k[2], mode), 0.0) is None for mode in ("taxi", "self-driving"))
+            n += 3 if unlikely else 1
+        return n
+
+    def _better(self, a: Rank, b: Rank) -> bool:
+        if self.greedy:
+            over_a, over_b = a[0] > self.q.budget + 1e-9, b[0] > self.q.budget + 1e-9
+            if (over_a, a[1]) != (over_b, b[1]):
+                return (over_a, a[1]) < (over_b, b[1])
+        return _better(a, b)
 
     def _legs_of(self, route: tuple[str, ...], nights: tuple[int, ...], family: str
                  ) -> tuple[tuple[Leg, ...], float, set[Key]]:
@@ -244,24 +272,64 @@ class Search:
     def _cover(self, route: tuple[str, ...], nights: tuple[int, ...], everything: int
                ) -> tuple[float, tuple[tuple[Row, ...], ...], tuple[int, ...], set[Key]] | None:
         """The cheapest meals of the route covering every asked cuisine (a choice of covered
-        cuisines per city)."""
-        states: dict[int, tuple[float, tuple[tuple[Row, ...], ...], tuple[int, ...]]] = {0: (0.0, (), ())}
+        cuisines per city): a walk over the cities on the costs alone, the choice read back at
+        the end (a search tries thousands of routes)."""
         unknown: set[Key] = set()
+        tables: list[MealTable] = []
         for city, n in zip(route, nights):
             table, u = self.meals(city, n - 1)
             unknown |= u
-            nxt: dict[int, tuple[float, tuple[tuple[Row, ...], ...], tuple[int, ...]]] = {}
-            for have, (c0, rows0, ex0) in states.items():
-                for want, (c, rows, ex) in table.items():
-                    mask = have | want
-                    cand = (c0 + c, (*rows0, rows), (*ex0, ex))
-                    if mask not in nxt or cand[0] < nxt[mask][0]:
-                        nxt[mask] = cand
+            tables.append(table)
+        states: dict[int, float] = {0: 0.0}
+        back: list[dict[int, tuple[int, int]]] = []
+        for table in tables:
+            nxt: dict[int, float] = {}
+            step: dict[int, tuple[int, int]] = {}
+            for have, c0 in states.items():
+                for want, entry in table.items():
+                    mask, cost = have | want, c0 + entry[0]
+                    if mask not in nxt or cost < nxt[mask]:
+                        nxt[mask] = cost
+                        step[mask] = (have, want)
             states = nxt
+            back.append(step)
         if everything not in states:
             return None
-        total, chosen, extra = states[everything]
-        return total, chosen, extra, unknown
+        wants: list[int] = []
+        mask = everything
+        for step in reversed(back):
+            have, want = step[mask]
+            wants.append(want)
+            mask = have
+        wants.reverse()
+        chosen = tuple(table[w][1] for table, w in zip(tables, wants))
+        extra = tuple(table[w][2] for table, w in zip(tables, wants))
+        return states[everything], chosen, extra, unknown
+
+
+def _cheapest_picks(price: list[float], covers: list[int], least: int, most: int
+                    ) -> dict[int, tuple[float, tuple[int, ...]]]:
+    """Per exact set of cuisines covered: the cheapest pick of ``least`` to ``most`` distinct
+    restaurants (their indices), fewer picks on a tie. A knapsack over (picks, covered) — exact,
+    and fast on TravelPlanner's tables of dozens of restaurants, where trying every combination
+    is not."""
+    INF_PICK: tuple[float, tuple[int, ...]] = (INF, ())
+    best: list[dict[int, tuple[float, tuple[int, ...]]]] = [{} for _ in range(most + 1)]
+    best[0][0] = (0.0, ())
+    for i in sorted(range(len(price)), key=lambda j: (price[j], j)):
+        if price[i] == INF:
+            continue
+        for n in range(most, 0, -1):
+            for mask, (c, pick) in list(best[n - 1].items()):
+                m2, c2 = mask | covers[i], c + price[i]
+                if c2 < best[n].get(m2, INF_PICK)[0] - 1e-12:
+                    best[n][m2] = (c2, (*pick, i))
+    out: dict[int, tuple[float, tuple[int, ...]]] = {}
+    for n in range(least, most + 1):
+        for mask, (c, pick) in best[n].items():
+            if mask not in out or c < out[mask][0] - 1e-12:
+                out[mask] = (c, tuple(sorted(pick)))
+    return out
 
 
 def _better(a: Rank, b: Rank) -> bool:

@@ -23,6 +23,7 @@ BUILTIN_READERS = {
     "itinerary": "planprobe.solver.itinerary_reader:READER",
     "itinerary-pmc": "planprobe.solver.itinerary_pmc:READER",
     "planbench": "planprobe.solver.planbench_reader:READER",
+    "travelplanner": "planprobe.solver.travelplanner_reader:READER",
 }
 
 

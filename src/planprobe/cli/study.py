@@ -83,7 +83,9 @@ def study(
         return
     if dirs:
         raise PlanprobeError(f"study {name}: unexpected argument {str(dirs[0])!r} (only 'compare' takes directories)")
-    get_study(name)  # unknown or planned: one line before anything else
+    chosen_study = get_study(name)  # unknown or planned: one line before anything else
+    if agent is None and model:  # a study may name the paper's agent (agentdebug: modular); else tools
+        agent = getattr(chosen_study, "model_agent", None)
     if out is None:
         raise PlanprobeError(f"study {name}: --out DIR is required (the study directory; re-run to resume)")
     if size and size not in ("full", "quick", "tiny"):
@@ -109,9 +111,13 @@ def _run(name: str, out: Path, size: str, agent: str | None, model: str | None, 
     from ..studies.base import StudyContext
     from ..studies.directory import Identity, open_study_dir
     from ..studies.execute import run_study
+    from ..studies.registry import get_study
     from ..studies.tables import render_study
 
     iterations, timeout = 50, 180.0  # PDoctor §6.1; PlanBench's tasks are one reply each
+    limits_of = getattr(get_study(name), "limits", None)  # a study with its own limits per case and size
+    if limits_of is not None:
+        iterations, timeout = limits_of(size)
     check_limits(concurrency, iterations, timeout)
     params = chat_params(temperature, max_tokens, seed)
     options = model_options(base_url=base_url, api_key_env=api_key_env, tool_results_as=tool_results_as, cache=cache,

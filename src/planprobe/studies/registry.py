@@ -6,15 +6,13 @@ from __future__ import annotations
 from ..errors import PlanprobeError
 from .base import Study
 
-BUILT = ("pdoctor", "planbench")
+BUILT = ("pdoctor", "planbench", "agentdebug")
 PLANNED = {
     "apb": ("Agent Planning Benchmark: its splits and regimes, scored by its judge (planned)",
             "APB's data set (--apb-data FILE)"),
     "pmc": (("PMC: TravelPlanner with and without the unconventional hint, sole-planning / two-stage, and "
             "API-Bank level 3 (planned)"), ("TravelPlanner's validation split and database (--travelplanner DIR), "
                                           "API-Bank's data (--api-bank DIR)")),
-    "agentdebug": ("AgentDebug: its detectors and repair against its baselines (planned)",
-                   "nothing to download for the formal labels; the paper's traces for its own figures"),
 }
 NAMES = BUILT + tuple(PLANNED)
 
@@ -29,6 +27,10 @@ def get_study(name: str) -> Study:
         from .planbench import STUDY as planbench
 
         return planbench
+    if name == "agentdebug":
+        from .agentdebug import STUDY as agentdebug
+
+        return agentdebug
     if name in PLANNED:
         raise PlanprobeError(f"study {name!r} is planned, not built yet (its steps: docs/studies.md); built: "
                              f"{', '.join(BUILT)}")

@@ -9,7 +9,7 @@ each the library code of a planprobe command, in ``DIR``:
 1. ``run FAMILY``: the agent on the family's cases (``planprobe generate`` + ``run``);
 2. ``label FAMILY``: every failure labelled formally, the error bench written in AgentDebug's
    trajectory format (``planprobe errorbench``) to ``bench/FAMILY.jsonl``;
-3. ``detect FAMILY DETECTOR``: each detector's picks (``planprobe detect -o``), scored against
+3. ``detect``: each detector's picks on each family (a file per family and detector) (``planprobe detect -o``), scored against
    the formal labels: Step, Step+Module, All correct (Table 1), and planprobe's within [E, PNR];
 4. ``repair FAMILY CONDITION``: re-rollouts from the detected step with feedback (AgentDebug),
    restarts without feedback (Best-of-N) and with the failure as feedback (Self-Refine), and
@@ -21,6 +21,7 @@ Every step writes its file when it is done; a re-run reads finished files back.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +75,7 @@ SIZES = {
                            blocks=(3, 5), actions=(3, 5), packages=(1, 3)),
     "quick": AgentDebugSize(cases=(2, 2, 2), iterations=12, timeout=600.0, rounds=1, detector_tokens=200,
                             blocks=(3, 3), actions=(3, 3), packages=(1, 1)),
-    "tiny": AgentDebugSize(cases=(4, 4, 4), iterations=24, timeout=180.0, rounds=2, detector_tokens=200,
+    "tiny": AgentDebugSize(cases=(2, 2, 2), iterations=24, timeout=180.0, rounds=2, detector_tokens=200,
                            blocks=(3, 4), actions=(3, 4), packages=(1, 2)),
 }
 
@@ -101,6 +102,20 @@ def detector_model(ctx: StudyContext) -> Any | None:
     model = getattr(ctx.agent, "model", None) or getattr(ctx.agent, "models", None)  # python: agents keep models
     get = getattr(model, "get", None)  # a RoleModels: the agent role's model (or the default)
     return get("agent") if callable(get) and hasattr(model, "models") else model
+
+
+async def release_connections(model: Any) -> None:
+    """Close the HTTP connections an endpoint model opened in this event loop, keeping the model
+    (the agent's) open: it opens fresh ones on the next loop (``openai_backend._bind_loop``).
+    Left open, they would be closed from the next loop and fail there, noisily. A model without
+    connections (the embedded one, the solver) is left as it is."""
+    seen = 0
+    while model is not None and seen < 8:  # through wrappers (the record/replay cache) to the backend
+        for client in getattr(model, "clients", None) or []:
+            close = getattr(client, "close", None)
+            if close is not None:
+                await close()
+        model, seen = getattr(model, "inner", None), seen + 1
 
 
 @dataclass
@@ -178,7 +193,7 @@ class AgentDebugStudy:
 
     def steps(self, size: str) -> list[str]:
         out = [f"run {f}" for f, _, _ in FAMILIES] + [f"label {f}" for f, _, _ in FAMILIES]
-        out += [f"detect {f} {d}" for f, _, _ in FAMILIES for d in DETECTORS]
+        out += ["detect"]
         out += [f"repair {f} {c}" for f, _, _ in FAMILIES for c in CONDITIONS]
         return out
 
@@ -193,28 +208,27 @@ class AgentDebugStudy:
         results = {f: FamilyResult(f) for f, _, _ in FAMILIES}
         out = StudyOutcome()
         for (fam, _, _), n in zip(FAMILIES, s.cases):
-            ctx.step(f"run {fam}", lambda fam=fam, n=n: self._run_family(ctx, fam, n, results[fam]))
+            ctx.step(f"run {fam}", functools.partial(self._run_family, ctx, fam, n))
             out.runs.append(f"runs/{fam}")
         for fam, _, _ in FAMILIES:
             _count(ctx, results[fam])
         for fam, _, _ in FAMILIES:
-            results[fam].bench = ctx.step(f"label {fam}", lambda fam=fam: self._bench(ctx, fam, results[fam]))
+            results[fam].bench = ctx.step(f"label {fam}", functools.partial(self._bench, ctx, fam))
+        detectors = [d for d in DETECTORS if model is not None or d not in ("agentdebug", "direct", "brute-force",
+                                                                            "binary-search")]
+        picks = ctx.step("detect", functools.partial(self._detect, ctx, results, detectors, model, s.detector_tokens))
         for fam, _, _ in FAMILIES:
-            results[fam].picks = {}
-            for det in DETECTORS:
-                if det in ("agentdebug", "direct", "brute-force", "binary-search") and model is None:
-                    continue
-                results[fam].picks[det] = ctx.step(f"detect {fam} {det}", lambda fam=fam, det=det: self._detect(
-                    ctx, fam, det, results[fam].scored, model, s.detector_tokens))
+            results[fam].picks = picks[fam]
         for fam, _, _ in FAMILIES:
-            results[fam].repairs = {}
+            repairs: dict[str, list[dict[str, Any]]] = {}
+            results[fam].repairs = repairs
             if not resumable:
                 continue
             for cond in CONDITIONS:
-                if cond not in ("none", "self-refine") and cond not in results[fam].picks:
+                if cond not in ("none", "self-refine") and cond not in picks[fam]:
                     continue
-                results[fam].repairs[cond] = ctx.step(f"repair {fam} {cond}", lambda fam=fam, cond=cond: self._repair(
-                    ctx, fam, cond, results[fam], s.rounds))
+                repairs[cond] = ctx.step(f"repair {fam} {cond}", functools.partial(
+                    self._repair, ctx, fam, cond, results[fam], s.rounds))
         why_no_model = "the model detectors need a model: run with --model"
         why_no_repair = (f"agent {ctx.config.agent} cannot continue from a step: repair needs --agent modular, react, "
                          "tools or a python: agent taking 'prefix'")
@@ -226,7 +240,7 @@ class AgentDebugStudy:
         out.plots.append(self._plot(ctx, results, s.rounds))
         return out
 
-    def _run_family(self, ctx: StudyContext, fam: str, n: int, result: FamilyResult) -> None:
+    def _run_family(self, ctx: StudyContext, fam: str, n: int) -> None:
         from ..analysis.summary import summarize
         from ..runner.suite_run import run_suite
         from ..suites.io import load_suite, write_suite
@@ -246,10 +260,9 @@ class AgentDebugStudy:
     @staticmethod
     def _cases(fam: str, n: int, seed: int, s: AgentDebugSize) -> list:
         if fam == "constraints":
-            from ..suites.constraints.generator import ConstraintSuiteOptions
-            from ..suites.constraints.generator import generate_cases as constraint_cases
+            from ..suites.constraints import generator
 
-            return list(constraint_cases(ConstraintSuiteOptions(n=n, seed=seed, actions=s.actions)))
+            return list(generator.generate_cases(generator.ConstraintSuiteOptions(n=n, seed=seed, actions=s.actions)))
         from ..suites.pddl_agent import PDDLSuiteOptions, generate_cases
 
         opts = (PDDLSuiteOptions(domain="blocksworld", n=n, seed=seed, blocks=s.blocks) if fam == "blocksworld" else
@@ -258,7 +271,7 @@ class AgentDebugStudy:
         opts.check()
         return list(generate_cases(opts))
 
-    def _bench(self, ctx: StudyContext, fam: str, result: FamilyResult) -> list[dict[str, Any]]:
+    def _bench(self, ctx: StudyContext, fam: str) -> list[dict[str, Any]]:
         """Every failure of the family's run, labelled, in AgentDebug's trajectory format."""
         from ..debug.bench import bench_record
         from ..debug.run_labels import LabelCounts, label_run
@@ -273,27 +286,36 @@ class AgentDebugStudy:
         ctx.say(f"  {fam}: {len(rows)} failure(s) labelled, {counts.passed} passed")
         return rows
 
-    def _detect(self, ctx: StudyContext, fam: str, det: str, records: list[dict[str, Any]], model: Any,
-                tokens: int) -> list[dict[str, Any]]:
-        """The detector's pick on every trajectory with a step, beside its truth (``detect -o``)."""
+    def _detect(self, ctx: StudyContext, results: dict[str, FamilyResult], detectors: list[str], model: Any,
+                tokens: int) -> dict[str, dict[str, list[dict[str, Any]]]]:
+        """Each detector's pick on every trajectory with a step, beside its truth (``detect -o``), one
+        file per family and detector (read back when it exists); one event loop for all of them."""
         from ..debug.detectors import MODEL_DETECTORS, ModelAsker, detect_one
 
-        path = Path(ctx.directory) / "detect" / f"{fam}-{det}.jsonl"
-        if path.exists():
-            return _lines(path)
+        async def go() -> dict[str, dict[str, list[dict[str, Any]]]]:
+            out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+            try:
+                for fam, _, _ in FAMILIES:
+                    out[fam] = {}
+                    for det in detectors:
+                        path = Path(ctx.directory) / "detect" / f"{fam}-{det}.jsonl"
+                        if path.exists():
+                            out[fam][det] = _lines(path)
+                            continue
+                        ask = ModelAsker(model, tokens) if det in MODEL_DETECTORS else None
+                        rows = []
+                        for r in results[fam].scored:
+                            pick = await detect_one(det, r, ctx.seed, ask)
+                            rows.append({"task_id": r["metadata"]["task_id"], "trial": r["metadata"].get("trial", 0),
+                                         "truth": r["critical_error"], "pick": pick.to_json()})
+                        _write(path, rows)
+                        out[fam][det] = rows
+            finally:
+                if model is not None:
+                    await release_connections(model)
+            return out
 
-        async def go() -> list[dict[str, Any]]:
-            ask = ModelAsker(model, tokens) if det in MODEL_DETECTORS else None
-            rows = []
-            for r in records:
-                pick = await detect_one(det, r, ctx.seed, ask)
-                rows.append({"task_id": r["metadata"]["task_id"], "trial": r["metadata"].get("trial", 0),
-                             "truth": r["critical_error"], "pick": pick.to_json()})
-            return rows
-
-        rows = asyncio.run(go())
-        _write(path, rows)
-        return rows
+        return asyncio.run(go())
 
     def _repair(self, ctx: StudyContext, fam: str, cond: str, result: FamilyResult, rounds: int) -> list[dict[str, Any]]:
         """Every labelled failure re-rolled out under ``cond`` (``planprobe debug``), in the run's order."""
@@ -372,6 +394,8 @@ class AgentDebugStudy:
             t.rows.append(TableRow(label, cells, source="yours" if det in MODEL_DETECTORS else "planprobe"))
         t.notes.append("the paper's rows: its environments (left of each '/'), human-annotated truth; yours: "
                        "planprobe's family in that place (right), the formal labels as truth")
+        t.notes.append("planprobe's Brute Force and Binary Search name a step only (a yes/no question per prefix, "
+                       "docs/debugging.md): their S+M and ALL are 0 by construction")
         t.notes.append("Average: the paper averages the three environments' rates; planprobe pools the trajectories "
                        "(each figure with its 95% Wilson interval)")
         chance = _chance(results)
@@ -617,6 +641,7 @@ def _pooled(results: dict[str, FamilyResult], det: str) -> Any | None:
         return None
     total = Score()
     for s in scores:
+        assert s is not None
         for f in ("n", "step", "step_module", "all_correct", "within", "answered", "calls", "tokens"):
             setattr(total, f, getattr(total, f) + getattr(s, f))
         total.distances += s.distances

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from study_helpers import measures, results_snapshot, study, study_json, table
 
+from helpers import cli_here
 from http_faults import ScriptedServer, chat_reply
 from planprobe.studies.published import find_table
 
@@ -190,6 +191,11 @@ def test_an_interrupted_study_resumes_where_it_stopped_without_redoing_work(tmp_
     assert code == 0, err
     assert {p.name: p.read_bytes() for p in (out / "repair").iterdir()} == repaired
     assert _rerollouts(out) == attempts  # no repair was re-rolled out again
+    page = tmp_path / "study.html"
+    code, _, err = cli_here(capsys, monkeypatch, "report", str(out), "-o", str(page))
+    assert code == 0, err
+    html = page.read_text(encoding="utf-8")
+    assert "Table 1: critical-error detection" in html and html.count("<svg") == 1 and "(Fig. 7a)" in html
     assert (out / "study.json").read_bytes() == before  # same seed, same bytes
 
 

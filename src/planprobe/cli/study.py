@@ -39,7 +39,7 @@ from .options import (
 
 
 def study(
-    name: str | None = typer.Argument(None, help="pdoctor | planbench (apb, pmc, agentdebug: planned) | compare."),
+    name: str | None = typer.Argument(None, help="pdoctor | planbench | agentdebug (apb, pmc: planned) | compare."),
     dirs: list[Path] | None = typer.Argument(None, help="compare: two or more study directories."),
     list_: bool = typer.Option(False, "--list", help="List the studies, what each runs and the data it needs."),
     out: Path | None = typer.Option(None, "--out", help="Study directory; re-run the same command to resume."),

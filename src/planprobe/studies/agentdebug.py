@@ -67,16 +67,23 @@ class AgentDebugSize:
     detector_tokens: int
     blocks: tuple[int, int]
     actions: tuple[int, int]
+    cities: tuple[int, int]  # logistics
+    locations: tuple[int, int]
     packages: tuple[int, int]
+    repairs: tuple[str, ...] = CONDITIONS  # the repair conditions run
 
 
 SIZES = {
+    # full: planprobe's generator defaults for the worlds (the paper's environments are not these)
     "full": AgentDebugSize(cases=(100, 50, 50), iterations=50, timeout=180.0, rounds=5, detector_tokens=400,
-                           blocks=(3, 5), actions=(3, 5), packages=(1, 3)),
-    "quick": AgentDebugSize(cases=(2, 2, 2), iterations=12, timeout=600.0, rounds=1, detector_tokens=200,
-                            blocks=(3, 3), actions=(3, 3), packages=(1, 1)),
+                           blocks=(3, 5), actions=(3, 5), cities=(2, 3), locations=(1, 3), packages=(1, 3)),
+    # quick: minutes-to-tens-of-minutes on the embedded model; a perfect agent still fits every case in
+    # the cap (3 blocks take at most 8 actions); the paper's repair conditions only
+    "quick": AgentDebugSize(cases=(1, 1, 1), iterations=10, timeout=600.0, rounds=1, detector_tokens=160,
+                            blocks=(3, 3), actions=(3, 3), cities=(2, 2), locations=(1, 1), packages=(1, 1),
+                            repairs=("agentdebug", "none", "self-refine")),
     "tiny": AgentDebugSize(cases=(2, 2, 2), iterations=24, timeout=180.0, rounds=2, detector_tokens=200,
-                           blocks=(3, 4), actions=(3, 4), packages=(1, 2)),
+                           blocks=(3, 4), actions=(3, 4), cities=(2, 2), locations=(1, 2), packages=(1, 2)),
 }
 
 
@@ -161,6 +168,11 @@ class AgentDebugStudy:
             Setting("cases per family", "/".join(str(n) for n in s.cases),
                     "§2.2: AgentErrorBench holds 100 ALFWorld, 50 WebShop and 50 GAIA failed trajectories; planprobe "
                     "runs that many cases per family and benches every failure (so at most that many)", chosen=True),
+            Setting("worlds", f"Blocksworld: blocks {_span(s.blocks)}; Constraints: actions {_span(s.actions)}; "
+                              f"Logistics: cities {_span(s.cities)}, locations per city {_span(s.locations)}, "
+                              f"packages {_span(s.packages)}",
+                    "not in the paper: planprobe's generator defaults" if size == "full" else
+                    "small worlds that a perfect agent finishes within the iteration cap", chosen=True),
             Setting("agent", "--agent given; with --model and no --agent: modular (memory, reflection, plan, action)",
                     "§3 and Figs. 17-19: the modular rollout; Fig. 7c: it beats ReAct, Reflection, Act-only"),
             Setting("iterations per case", s.iterations,
@@ -184,7 +196,9 @@ class AgentDebugStudy:
                     "§4.2 Implementation: up to N = 5 re-rollouts, each beginning at the identified critical step"
                     if size == "full" else "§4.2: N = 5; fewer at this size", chosen=size != "full"),
             Setting("repair baselines", "Best-of-N (fresh restarts, no feedback), Self-Refine (restart with the "
-                                        "failure as feedback), at the same number of attempts",
+                                        "failure as feedback), at the same number of attempts"
+                    + ("; planprobe's: from the formal E and from a random step" if "oracle" in s.repairs else
+                       "; planprobe's (from the formal E, from a random step) not at this size"),
                     "§4.2 Baselines (also Vanilla Debugger and ToT, not built); the paper matches token budgets, "
                     "planprobe matches attempts and reports tokens"),
             Setting("success", "cases passed at the first attempt, and passed or fixed within the re-rollouts",
@@ -224,8 +238,11 @@ class AgentDebugStudy:
             results[fam].repairs = repairs
             if not resumable:
                 continue
-            for cond in CONDITIONS:
+            for cond in s.repairs:
                 if cond not in ("none", "self-refine") and cond not in picks[fam]:
+                    continue
+                if not results[fam].bench:
+                    repairs[cond] = []  # no failure: nothing to re-roll out
                     continue
                 repairs[cond] = ctx.step(f"repair {fam} {cond}", functools.partial(
                     self._repair, ctx, fam, cond, results[fam], s.rounds))
@@ -266,8 +283,8 @@ class AgentDebugStudy:
         from ..suites.pddl_agent import PDDLSuiteOptions, generate_cases
 
         opts = (PDDLSuiteOptions(domain="blocksworld", n=n, seed=seed, blocks=s.blocks) if fam == "blocksworld" else
-                PDDLSuiteOptions(domain="logistics", n=n, seed=seed, cities=(2, 2), locations=(1, 2),
-                                 packages=s.packages, airplanes=(1, 1)))
+                PDDLSuiteOptions(domain="logistics", n=n, seed=seed, cities=s.cities, locations=s.locations,
+                                 packages=s.packages))
         opts.check()
         return list(generate_cases(opts))
 
@@ -476,7 +493,7 @@ class AgentDebugStudy:
         from ..agents.prefix import can_resume
 
         t = StudyTable(id="agentdebug.figure5_text", where="Fig. 5", row_header="agent backbone",
-                       title=f"task success: first attempt and after up to {rounds} re-rollouts",
+                       title=f"task success: first attempt and after up to {_times(rounds)}",
                        columns=["First attempt", "AgentDebug", "Best-of-N", "Self-Refine"])
         add_published_rows(t)
         for row in t.rows:
@@ -510,12 +527,14 @@ class AgentDebugStudy:
         from ..analysis.stats import mcnemar_exact
 
         t = StudyTable(id="agentdebug.repair", where="planprobe", row_header="repair",
-                       title=f"planprobe's: failed cases fixed within {rounds} re-rollouts, paired against Best-of-N",
+                       title=f"planprobe's: failed cases fixed within {_times(rounds)}, paired against Best-of-N",
                        columns=[title for _, title, _ in FAMILIES] + ["all", "tokens", "vs Best-of-N (McNemar p)"])
         failed = sum(len(r.bench or []) for r in results.values())
         base = self._fixed_set(results, "none", rounds)
         for cond, title in REPAIRS + PLANPROBE_REPAIRS:
-            why = why_no_repair if not can_resume(ctx.agent) else why_no_model
+            why = (why_no_repair if not can_resume(ctx.agent) else
+                   f"not run at size {ctx.size} (the paper's repairs only)" if cond not in SIZES[ctx.size].repairs
+                   else why_no_model)
             cells: dict[str, Any] = {}
             fixed_all, n_all, tokens, ran = 0, 0, 0, True
             for fam, ftitle, _ in FAMILIES:
@@ -534,6 +553,8 @@ class AgentDebugStudy:
             mine = self._fixed_set(results, cond, rounds)
             if cond == "none":
                 cells["vs Best-of-N (McNemar p)"] = "—"
+            elif not failed:
+                cells["vs Best-of-N (McNemar p)"] = Missing("no failure to repair")
             elif mine is None or base is None or not n_all:
                 cells["vs Best-of-N (McNemar p)"] = Missing("both repairs are needed for the paired test")
             else:
@@ -591,6 +612,14 @@ class AgentDebugStudy:
                 series.append({"label": title, "points": pts})
         return {"id": "agentdebug-attempts", "title": "Task success over re-rollouts (Fig. 7a)",
                 "x": "re-rollouts", "series": series}
+
+
+def _times(rounds: int) -> str:
+    return f"{rounds} re-rollout{'s' if rounds != 1 else ''}"
+
+
+def _span(r: tuple[int, int]) -> str:
+    return str(r[0]) if r[0] == r[1] else f"{r[0]}-{r[1]}"
 
 
 def _pick(data: dict[str, Any] | None) -> Any:

@@ -121,6 +121,7 @@ def test_the_models_detectors_and_repair_against_best_of_n(tmp_path, capsys, mon
                               "--base-url", srv.url, "--no-cache")
         asked = len(srv.requests)
     assert code == 0, err
+    assert "Event loop is closed" not in err  # each loop's connections were closed in it
     data = study_json(tmp_path / "m")
     bench = {fam: [json.loads(x) for x in (tmp_path / "m" / "bench" / f"{fam}.jsonl").read_text().splitlines()]
              for fam in ("blocksworld", "constraints", "logistics")}

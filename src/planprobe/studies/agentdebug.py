@@ -113,16 +113,36 @@ def detector_model(ctx: StudyContext) -> Any | None:
 
 async def release_connections(model: Any) -> None:
     """Close the HTTP connections an endpoint model opened in this event loop, keeping the model
-    (the agent's) open: it opens fresh ones on the next loop (``openai_backend._bind_loop``).
-    Left open, they would be closed from the next loop and fail there, noisily. A model without
-    connections (the embedded one, the solver) is left as it is."""
+    (the agent's) for the next loop (``OpenAIModel.release``). Left open, they would be closed from a
+    later loop and fail there, noisily. A model without connections (the embedded one, the solver)
+    has no ``release``: nothing to do."""
     seen = 0
     while model is not None and seen < 8:  # through wrappers (the record/replay cache) to the backend
-        for client in getattr(model, "clients", None) or []:
-            close = getattr(client, "close", None)
-            if close is not None:
-                await close()
+        release = getattr(model, "release", None)
+        if release is not None:
+            await release()
         model, seen = getattr(model, "inner", None), seen + 1
+
+
+class ReleasingAgent:
+    """The study's agent for one re-rollout (its own event loop): it closes the endpoint connections
+    it opened before that loop ends (``release_connections``)."""
+
+    def __init__(self, agent: Any, model: Any) -> None:
+        self.agent, self.model, self.name = agent, model, agent.name
+        self.resumable = bool(getattr(agent, "resumable", True))
+
+    async def __call__(self, case: Any, env: Any) -> str | None:
+        try:
+            return await self.agent(case, env)
+        finally:
+            await release_connections(self.model)
+
+    async def resume(self, case: Any, env: Any, prefix: Any) -> str | None:
+        try:
+            return await self.agent.resume(case, env, prefix)
+        finally:
+            await release_connections(self.model)
 
 
 @dataclass
@@ -267,9 +287,10 @@ class AgentDebugStudy:
         if not suite.exists():  # written atomically: a file that exists is whole; the same seed, the same bytes
             write_suite(self._cases(fam, n, ctx.seed, s), suite)
         run = Path(ctx.directory) / "runs" / fam
+        model = detector_model(ctx)
         done = run_suite(run, load_suite(suite), ctx.agent, ctx.config, suite_name=str(suite),
                          on_open=lambda store, _total, _done: ctx.on_store(store), summarize=summarize,
-                         runner=ctx.runner)
+                         runner=ctx.runner, aclose=(lambda: release_connections(model)) if model is not None else None)
         if done.infra:
             raise StudyInfraError(f"{run}: {len(done.infra)} result(s) failed for infrastructure reasons; run the "
                                   "same command again to retry them")
@@ -342,13 +363,14 @@ class AgentDebugStudy:
         path = Path(ctx.directory) / "repair" / f"{fam}-{cond}.jsonl"
         if path.exists():
             return _lines(path)
+        model = detector_model(ctx)
         picks = {f"{p['task_id']}#{p['trial']}": p["pick"] for p in (result.picks or {}).get(cond, [])}
         run = Path(ctx.directory) / "runs" / fam
         rows = []
         for case, trace, verdict, _limit in list(failed_results(run, LabelCounts())):
             pick = _pick(picks.get(f"{case.id}#{trace.trial}")) if cond not in ("none", "self-refine") else None
-            repaired = repair_case(run, case.id, trace.trial, verdict, cond, pick, lambda: ctx.agent, rounds,
-                                   ctx.config.model)
+            repaired = repair_case(run, case.id, trace.trial, verdict, cond, pick,
+                                   lambda: ReleasingAgent(ctx.agent, model), rounds, ctx.config.model)
             rows.append(repaired.to_json())
         _write(path, rows)
         fixed = sum(r["fixed_at"] is not None for r in rows)

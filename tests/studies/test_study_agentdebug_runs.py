@@ -237,3 +237,15 @@ def test_list_shows_agentdebug_built(capsys, monkeypatch):
     assert code == 0
     line = next(x for x in out.splitlines() if x.startswith("agentdebug"))
     assert "planned" not in line and "Table 1" in line
+
+
+def test_compare_pairs_the_same_cases_of_two_agents(faulty, tmp_path, capsys, monkeypatch):
+    code, _, err = _run(capsys, monkeypatch, tmp_path / "oracle")  # no --agent, no --model: the oracle agent
+    assert code == 0, err
+    assert all(r["cells"]["failures labelled"] == "0" for r in table(study_json(tmp_path / "oracle"),
+                                                                          "agentdebug.bench")["rows"])
+    code, out, err = study(capsys, monkeypatch, "compare", str(tmp_path / "oracle"), str(faulty), "--json")
+    assert code == 0, err
+    paired = json.loads(out)["paired"][0]
+    assert [r["run"] for r in paired["runs"]] == ["runs/blocksworld", "runs/constraints", "runs/logistics"]
+    assert paired["pairs"] == 6 and paired["a_only"] == 6 and paired["b_only"] == 0

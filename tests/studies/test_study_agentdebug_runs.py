@@ -135,6 +135,9 @@ def test_the_models_detectors_and_repair_against_best_of_n(tmp_path, capsys, mon
             right = all(r["critical_error"]["error_type"] == "impossible_action" for r in bench[key])
             assert row[f"{env} / {fam} S+M"]["value"] == 1.0
             assert row[f"{env} / {fam} ALL"]["value"] == (1.0 if right else 0.0)
+    paper = find_table("agentdebug.table1")
+    assert f"the paper's average: {paper.cell('AgentDebug', 'Average S').text}" in table(
+        data, "agentdebug.table1")["reading"]
     steps = [sum(m["role"] == "assistant" for m in r["messages"]) for rows in bench.values() for r in rows]
     calls = {r["label"]: r["cells"]["model calls"] for r in table(data, "agentdebug.formal")["rows"]}
     assert calls["AgentDebug (openai:m)"] == str(sum(4 * n + 1 for n in steps))  # stage 1 per step and module, then 2

@@ -319,7 +319,8 @@ class AgentDebugStudy:
             return _lines(path)
         run = Path(ctx.directory) / "runs" / fam
         counts = LabelCounts()
-        rows = [bench_record(case, trace, labels, run=fam) for case, trace, labels in label_run(run, counts)]
+        labelled = label_run(run, counts, workers=ctx.workers, backend=ctx.backend, address=ctx.address)
+        rows = [bench_record(case, trace, labels, run=fam) for case, trace, labels in labelled]
         _write(path, rows)
         ctx.say(f"  {fam}: {len(rows)} failure(s) labelled, {counts.passed} passed")
         return rows
@@ -492,7 +493,8 @@ class AgentDebugStudy:
                                            "Step+M": Measure(pooled.step_module, pooled.n),
                                            "All": Measure(pooled.all_correct, pooled.n)}))
             t.reading = (f"{label} as AgentDebug's detector: step {Measure(pooled.step, pooled.n).text()}, all correct "
-                         f"{Measure(pooled.all_correct, pooled.n).text()} (GPT-4.1 in the paper: 42.0 and 32.0)")
+                         f"{Measure(pooled.all_correct, pooled.n).text()}"
+                         + _paper("agentdebug.figure7b", "GPT-4.1", ("Step", "All"), "GPT-4.1 in the paper"))
         t.notes.append("pooled over the three families; Error: the error type alone right, at any step")
         return t
 
@@ -532,7 +534,7 @@ class AgentDebugStudy:
                 cells[col] = m if m is not None else Missing(
                     why_no_repair if not can_resume(ctx.agent) else why_no_model)
             t.rows.append(TableRow(f"{yours(ctx)} ({name})", cells))
-        t.notes.append("the paper's figures are ALFWorld's (read from its text: '21 (first attempt) to 55'); its "
+        t.notes.append("the paper's figures are ALFWorld's (read from its text: 'from 21 (first attempt) to 55'); its "
                        "Blocksworld row stands in for ALFWorld; success counts a case passed at the first attempt or "
                        "fixed within the re-rollouts")
         first = t.rows[-1].cells["First attempt"]
@@ -636,6 +638,16 @@ class AgentDebugStudy:
                 "x": "re-rollouts", "series": series}
 
 
+def _paper(table_id: str, row: str, columns: tuple[str, ...], what: str) -> str:
+    """" (what: a and b)" from the published data; empty when it is not shipped."""
+    published = find_published(table_id)
+    try:
+        texts = [published.cell(row, c).text for c in columns] if published is not None else []
+    except LookupError:
+        texts = []
+    return f" ({what}: {' and '.join(texts)})" if texts else ""
+
+
 def _times(rounds: int) -> str:
     return f"{rounds} re-rollout{'s' if rounds != 1 else ''}"
 
@@ -723,7 +735,8 @@ def _reading_table1(ctx: StudyContext, results: dict[str, FamilyResult]) -> str:
     parts = []
     if mine is not None:
         parts.append(f"AgentDebug with {ctx.config.model}: S {Measure(mine.step, mine.n).text()}, ALL "
-                     f"{Measure(mine.all_correct, mine.n).text()} (the paper's average: 45.0% and 24.3%)")
+                     f"{Measure(mine.all_correct, mine.n).text()}"
+                     + _paper("agentdebug.table1", "AgentDebug", ("Average S", "Average ALL"), "the paper's average"))
     else:
         parts.append("no model: the paper's detectors were not run")
     if rnd is not None:

@@ -14,7 +14,7 @@ import pytest
 from study_helpers import measures, results_snapshot, study, study_json, table
 
 from helpers import cli_here
-from http_faults import ScriptedServer, chat_reply
+from http_faults import Reply, ScriptedServer, chat_reply
 from planprobe.studies.published import find_table
 
 HERE = Path(__file__).resolve().parent
@@ -103,9 +103,17 @@ def test_the_tables_have_the_papers_rows_and_columns_with_its_figures(faulty, ca
     assert "not comparable with the paper's" in out.lower()
 
 
+LONG = 7  # the scripted model's context holds a whole trajectory (direct prompting) of fewer steps than this
+OVERFLOW = {"error": {"message": "This model's maximum context length is 4096 tokens", "type": "invalid_request_error",
+                      "code": "context_length_exceeded"}}
+
+
 def _scripted(i, body, headers):
-    """A detector model that always blames step 1's planning (an impossible action); it reads only the prompt."""
+    """A detector model that always blames step 1's planning (an impossible action); it reads only the prompt,
+    and a whole trajectory of LONG steps or more does not fit its context."""
     prompt = body["messages"][-1]["content"]
+    if "\n\nTrajectory:\n" in prompt and f"Step {LONG}:" in prompt:
+        return Reply(400, OVERFLOW)
     if '"recoverable"' in prompt:
         return chat_reply('{"recoverable": false}')
     if '"error_detected"' in prompt:
@@ -127,7 +135,13 @@ def test_the_models_detectors_and_repair_against_best_of_n(tmp_path, capsys, mon
              for fam in ("blocksworld", "constraints", "logistics")}
     for label in MODEL_ROWS:
         row = measures(_row(data, "agentdebug.table1", f"yours: {label} (openai:m)"))
-        assert len(row) == len(COLUMNS) and all(row[c]["value"] == 1.0 for c in COLUMNS if c.endswith(" S"))
+        assert len(row) == len(COLUMNS)
+        if label == "Direct Prompting":  # no answer where the whole trajectory did not fit: counted, not guessed
+            for (env, fam), key in zip(PLACES, bench):
+                fits = sum(sum(m["role"] == "assistant" for m in r["messages"]) < LONG for r in bench[key])
+                assert row[f"{env} / {fam} S"]["hits"] == fits and row[f"{env} / {fam} S"]["n"] == len(bench[key])
+            continue
+        assert all(row[c]["value"] == 1.0 for c in COLUMNS if c.endswith(" S"))
         if label in ("Brute Force", "Binary Search"):  # a search names a step only: no module, no type
             assert all(row[c]["hits"] == 0 for c in COLUMNS if not c.endswith(" S"))
             continue
@@ -141,8 +155,12 @@ def test_the_models_detectors_and_repair_against_best_of_n(tmp_path, capsys, mon
     steps = [sum(m["role"] == "assistant" for m in r["messages"]) for rows in bench.values() for r in rows]
     calls = {r["label"]: r["cells"]["model calls"] for r in table(data, "agentdebug.formal")["rows"]}
     assert calls["AgentDebug (openai:m)"] == str(sum(4 * n + 1 for n in steps))  # stage 1 per step and module, then 2
-    assert calls["Direct Prompting (openai:m)"] == str(len(steps))
-    assert asked == sum(int(c) for c in calls.values())  # every detector call reached the model, nothing else did
+    long = sum(n >= LONG for n in steps)
+    assert long and calls["Direct Prompting (openai:m)"] == str(len(steps) - long)  # the overflows are not counted
+    assert asked == sum(int(c) for c in calls.values()) + long  # every detector call reached the model, nothing else
+    direct = measures(_row(data, "agentdebug.formal", "Direct Prompting"))["answered"]
+    assert direct["hits"] == len(steps) - long and direct["n"] == len(steps)
+    assert "context" in " ".join(table(data, "agentdebug.formal")["notes"])
     # repair: re-rolled out from the detected step with feedback, the agent finishes; restarts without do not
     fig5 = measures(next(r for r in table(data, "agentdebug.figure5_text")["rows"]
                          if r["label"].endswith("(all families)")))

@@ -329,7 +329,8 @@ class AgentDebugStudy:
                 tokens: int) -> dict[str, dict[str, list[dict[str, Any]]]]:
         """Each detector's pick on every trajectory with a step, beside its truth (``detect -o``), one
         file per family and detector (read back when it exists); one event loop for all of them."""
-        from ..debug.detectors import MODEL_DETECTORS, ModelAsker, detect_one
+        from ..debug.detectors import MODEL_DETECTORS, ModelAsker, Pick, detect_one
+        from ..errors import ContextLimitError
 
         async def go() -> dict[str, dict[str, list[dict[str, Any]]]]:
             out: dict[str, dict[str, list[dict[str, Any]]]] = {}
@@ -344,9 +345,13 @@ class AgentDebugStudy:
                         ask = ModelAsker(model, tokens) if det in MODEL_DETECTORS else None
                         rows = []
                         for r in results[fam].scored:
-                            pick = await detect_one(det, r, ctx.seed, ask)
-                            rows.append({"task_id": r["metadata"]["task_id"], "trial": r["metadata"].get("trial", 0),
-                                         "truth": r["critical_error"], "pick": pick.to_json()})
+                            row = {"task_id": r["metadata"]["task_id"], "trial": r["metadata"].get("trial", 0),
+                                   "truth": r["critical_error"]}
+                            try:
+                                row["pick"] = (await detect_one(det, r, ctx.seed, ask)).to_json()
+                            except ContextLimitError as exc:  # the trajectory does not fit the model: no answer
+                                row["pick"], row["no_answer"] = Pick().to_json(), f"context limit: {exc}"[:300]
+                            rows.append(row)
                         _write(path, rows)
                         out[fam][det] = rows
             finally:
@@ -466,6 +471,11 @@ class AgentDebugStudy:
                                            "tokens": str(pooled.tokens)}, source="planprobe"))
             if det != "oracle" and (best is None or pooled.within > best[1]):
                 best = (title, pooled.within, pooled.n)
+        overflow = sum(1 for r in results.values() for rows in (r.picks or {}).values() for p in rows
+                       if p.get("no_answer"))
+        if overflow:
+            t.notes.append(f"{overflow} pick(s) without an answer: the trajectory did not fit the model's context "
+                           "window (a longer --ctx, or a model with a larger one); counted in n, never guessed")
         t.notes.append("within [E, PNR]: the pick lies between the earliest error and the point of no return (or the "
                        "budget PNR) — every step there still leads to the loss; the paper has no such notion")
         t.reading = (f"closest to the formal labels (within [E, PNR], the oracle aside): {best[0]} "

@@ -475,7 +475,7 @@ class AgentDebugStudy:
                        if p.get("no_answer"))
         if overflow:
             t.notes.append(f"{overflow} pick(s) without an answer: the trajectory did not fit the model's context "
-                           "window (a longer --ctx, or a model with a larger one); counted in n, never guessed")
+                           "window; counted in n, never guessed")
         t.notes.append("within [E, PNR]: the pick lies between the earliest error and the point of no return (or the "
                        "budget PNR) — every step there still leads to the loss; the paper has no such notion")
         t.reading = (f"closest to the formal labels (within [E, PNR], the oracle aside): {best[0]} "

@@ -15,6 +15,7 @@ from study_helpers import measures, results_snapshot, study, study_json, table
 
 from helpers import cli_here
 from http_faults import Reply, ScriptedServer, chat_reply
+from planprobe.studies.agentdebug import SIZES
 from planprobe.studies.published import find_table
 
 HERE = Path(__file__).resolve().parent
@@ -270,3 +271,17 @@ def test_compare_pairs_the_same_cases_of_two_agents(faulty, tmp_path, capsys, mo
     paired = json.loads(out)["paired"][0]
     assert [r["run"] for r in paired["runs"]] == ["runs/blocksworld", "runs/constraints", "runs/logistics"]
     assert paired["pairs"] == 6 and paired["a_only"] == 6 and paired["b_only"] == 0
+
+
+def test_quick_worlds_fit_a_perfect_agent_within_the_quick_iteration_cap(tmp_path, capsys, monkeypatch):
+    code, out, err = study(capsys, monkeypatch, "agentdebug", "--model", "solver", "--out", str(tmp_path / "q"),
+                           "--quick", "-q")
+    assert code == 0, err
+    data = study_json(tmp_path / "q")
+    assert data["identity"]["size"] == "quick" and not data["comparable_with_paper"]
+    rows = table(data, "agentdebug.bench")["rows"]
+    assert all(measures(r)["first-attempt success"]["value"] == 1.0 for r in rows)
+    settings = {s["name"]: s for s in data["settings"]}
+    assert settings["iterations per case"]["value"] == SIZES["quick"].iterations
+    assert settings["iterations per case"]["chosen"]
+    assert "not comparable with the paper's" in err.lower() + out.lower()

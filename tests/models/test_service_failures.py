@@ -260,3 +260,29 @@ def test_one_model_over_several_event_loops_and_closed_from_another():
 
         asyncio.run(both())
     assert len(server.requests) == 4
+
+
+def test_release_closes_a_loops_connections_in_it_and_the_next_loop_opens_new_ones(caplog):
+    """A study runs one model over many loops (runs, detectors, re-rollouts): ``release`` at the end
+    of each loop closes its connections there, so none is closed later from another loop (which
+    fails: "Event loop is closed"); the model keeps answering, and closing it afterwards is fine."""
+    import gc
+    import logging
+
+    caplog.set_level(logging.ERROR, logger="asyncio")
+    with ScriptedServer(always(lambda: chat_reply("hi"))) as server:
+        m = model(server.url)
+        asyncio.run(m.release())  # a loop that never called the model: nothing to release
+
+        async def one_loop() -> str | None:
+            try:
+                reply = await m.chat([Message(role="user", content="x")], None, ChatParams())
+                return reply.message.content
+            finally:
+                await m.release()
+
+        assert [asyncio.run(one_loop()) for _ in range(4)] == ["hi"] * 4
+        asyncio.run(m.aclose())
+        gc.collect()
+    assert len(server.requests) == 4
+    assert "Event loop is closed" not in caplog.text and "never retrieved" not in caplog.text

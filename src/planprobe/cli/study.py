@@ -40,7 +40,7 @@ from .options import (
 
 
 def study(
-    name: str | None = typer.Argument(None, help="pdoctor | planbench | apb | pmc (agentdebug: planned) | compare."),
+    name: str | None = typer.Argument(None, help="pdoctor | planbench | apb | pmc | agentdebug | compare."),
     dirs: list[Path] | None = typer.Argument(None, help="compare: two or more study directories."),
     list_: bool = typer.Option(False, "--list", help="List the studies, what each runs and the data it needs."),
     out: Path | None = typer.Option(None, "--out", help="Study directory; re-run the same command to resume."),
@@ -95,7 +95,9 @@ def study(
         return
     if dirs:
         raise PlanprobeError(f"study {name}: unexpected argument {str(dirs[0])!r} (only 'compare' takes directories)")
-    chosen_study = get_study(name)  # unknown or planned: one line before anything else
+    chosen_study = get_study(name)  # unknown: one line before anything else
+    if agent is None and model:  # a study may name the paper's agent (agentdebug: modular); else tools
+        agent = getattr(chosen_study, "model_agent", None)
     if out is None:
         raise PlanprobeError(f"study {name}: --out DIR is required (the study directory; re-run to resume)")
     data: dict[str, Any] = {k: str(v) for k, v in (("travelplanner", travelplanner), ("api_bank", api_bank),
@@ -132,9 +134,13 @@ def _run(name: str, out: Path, size: str, agent: str | None, model: str | None, 
     from ..studies.base import StudyContext
     from ..studies.directory import Identity, open_study_dir
     from ..studies.execute import run_study
+    from ..studies.registry import get_study
     from ..studies.tables import render_study
 
     iterations, timeout = 50, 180.0  # PDoctor §6.1; PlanBench's tasks are one reply each
+    limits_of = getattr(get_study(name), "limits", None)  # a study with its own limits per case and size
+    if limits_of is not None:
+        iterations, timeout = limits_of(size)
     check_limits(concurrency, iterations, timeout)
     params = chat_params(temperature, max_tokens, seed)
     options = model_options(base_url=base_url, api_key_env=api_key_env, tool_results_as=tool_results_as, cache=cache,

@@ -58,6 +58,7 @@ FATAL_STATUS = {401: "check the API key", 403: "check the API key and its permis
 CONTEXT_OVERFLOW = re.compile(r"context[_ ]length|context window|maximum context|context size|exceed_context|"
                               r"too many tokens|prompt is too long", re.IGNORECASE)
 CLIENT_POOLS = 8
+_RELEASED: Any = object()  # OpenAIModel._loop after release(): no loop owns its clients (they are closed)
 
 
 def check_base_url(base_url: str | None) -> str | None:
@@ -147,7 +148,20 @@ class OpenAIModel:
                 self.clients = self._make_clients()
             self._loop = loop
 
+    async def release(self) -> None:
+        """Close the connections opened in the running event loop, keeping the model: its next call
+        (in a later loop) opens fresh ones. For code that runs one model over many loops one after
+        another (a study's runs, detectors and re-rollouts): connections left open are closed by the
+        garbage collector from a later loop, where closing them fails ("Event loop is closed")."""
+        if self._loop is None or self._loop is not asyncio.get_running_loop():
+            return  # nothing opened in this loop
+        for client in self.clients:
+            await client.close()
+        self._loop = _RELEASED  # not a loop: the next call makes new clients
+
     async def aclose(self) -> None:
+        if self._loop is _RELEASED:
+            return  # closed by release()
         if self._loop is not None and self._loop is not asyncio.get_running_loop() and self._loop.is_closed():
             return  # its connections went with their loop; they cannot be closed from this one
         for client in self.clients:

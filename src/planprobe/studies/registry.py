@@ -1,48 +1,25 @@
-"""The studies by name, for ``planprobe study NAME`` and ``--list``. The planned ones are
-listed with their steps (docs/studies.md) and refused in one line until they are built."""
+"""The studies by name, for ``planprobe study NAME`` and ``--list``; each study's module is
+imported only when it is asked for (start-up stays light)."""
 
 from __future__ import annotations
+
+import importlib
 
 from ..errors import PlanprobeError
 from .base import Study
 
-BUILT = ("pdoctor", "planbench", "apb", "pmc")
-PLANNED = {
-    "agentdebug": ("AgentDebug: its detectors and repair against its baselines (planned)",
-                   "nothing to download for the formal labels; the paper's traces for its own figures"),
-}
-NAMES = BUILT + tuple(PLANNED)
+BUILT = ("pdoctor", "planbench", "apb", "pmc", "agentdebug")  # the order of --list
+NAMES = BUILT
 
 
 def get_study(name: str) -> Study:
-    """The study called ``name``; a one-line error for a planned or unknown one."""
-    if name == "pdoctor":
-        from .pdoctor import STUDY as pdoctor
-
-        return pdoctor
-    if name == "planbench":
-        from .planbench import STUDY as planbench
-
-        return planbench
-    if name == "apb":
-        from .apb import STUDY as apb
-
-        return apb
-    if name == "pmc":
-        from .pmc import STUDY as pmc
-
-        return pmc
-    if name in PLANNED:
-        raise PlanprobeError(f"study {name!r} is planned, not built yet (its steps: docs/studies.md); built: "
-                             f"{', '.join(BUILT)}")
-    raise PlanprobeError(f"unknown study {name!r}: expected one of {', '.join(NAMES)} (planprobe study --list)")
+    """The study called ``name``; a one-line error naming the studies for an unknown one."""
+    if name not in BUILT:
+        raise PlanprobeError(f"unknown study {name!r}: expected one of {', '.join(NAMES)} (planprobe study --list)")
+    study: Study = importlib.import_module(f"planprobe.studies.{name}").STUDY
+    return study
 
 
 def listing() -> list[tuple[str, str, str]]:
-    """(name, one-line description, the data it needs) of every study, built first."""
-    out = []
-    for name in BUILT:
-        s = get_study(name)
-        out.append((name, s.description, s.needs))
-    out += [(name, desc, needs) for name, (desc, needs) in PLANNED.items()]
-    return out
+    """(name, one-line description, the data it needs) of every study."""
+    return [(name, s.description, s.needs) for name in BUILT for s in (get_study(name),)]

@@ -65,6 +65,11 @@ def generate_planbench(
                                                                      "cases get a goal proven unsolvable and must "
                                                                      "be refused. The tool transforms do not "
                                                                      "apply to text tasks.")] = [],  # noqa: B006 -- typer passes a new list
+    corrected_text: Annotated[bool, typer.Option("--corrected-text", help="mystery_blocksworld: the domain "
+                                                 "description with PlanBench's slip corrected (Overcome makes "
+                                                 "'Province object' true, not 'Pain object'); default: "
+                                                 "PlanBench's text verbatim, as its published figures used. "
+                                                 "Recorded in each case.")] = False,
     workers: Annotated[int | None, typer.Option(help="Processes (default: all cores for 2000+ cases); the "
                                                         "output is the same for any number.")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress bar.")] = False,
@@ -77,7 +82,8 @@ def generate_planbench(
         task=task, domain=domain, n=n, seed=seed, shots=shots, blocks=parse_range(blocks, "--blocks"),
         cities=parse_range(cities, "--cities"), locations=parse_range(locations, "--locations"),
         packages=parse_range(packages, "--packages"), airplanes=parse_range(airplanes, "--airplanes"),
-        verify=verify, rules=rules, unsolvable=planbench_transforms(transform))
+        verify=verify, rules=rules, unsolvable=planbench_transforms(transform),
+        corrected_text=corrected_text)
     opts.check()
     with _progress(quiet or n < 2000) as progress:
         bar = progress.add_task("generating", total=n)

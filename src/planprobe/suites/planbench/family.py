@@ -20,8 +20,11 @@ from . import oracle, reference_answers
 from .prepared import prepare
 from .spec import FAMILY
 
-# the domains whose text states what a plan needs (Mystery Blocksworld's contradicts itself)
-SOLVABLE_DOMAINS = ("blocksworld", "random_blocksworld", "logistics", "mystery_logistics", "random_logistics")
+# the domains whose text states what a plan needs; Mystery Blocksworld's verbatim text contradicts
+# itself, so its cases are solvable from their text only with the corrected description
+SOLVABLE_DOMAINS = ("blocksworld", "random_blocksworld", "logistics", "mystery_logistics", "random_logistics",
+                    "mystery_blocksworld")
+CORRECTED_TEXT_DOMAINS = ("mystery_blocksworld",)
 
 
 class TextEnvironment(Environment):
@@ -63,17 +66,18 @@ class PlanBenchFamily(NoToolPlans):
     solver_variants = ()
 
     def solver_sample(self, n: int, seed: int) -> list[Case]:
-        """``SolvableFromText``: ``n`` cases of each of PlanBench's tasks on every domain whose text
-        is consistent — every one but Mystery Blocksworld, whose description (PlanBench's, verbatim)
-        contradicts itself on Overcome's effects, so its cases are not solvable from their text
-        (docs/pddl.md, "Read by the solver"). t1 with its contradictory-goal variant (half its
+        """``SolvableFromText``: ``n`` cases of each of PlanBench's tasks on every domain. Mystery
+        Blocksworld's with ``corrected_text``: its verbatim description (PlanBench's) contradicts
+        itself on Overcome's effects, so only the corrected one makes its cases solvable from their
+        text (docs/pddl.md, "Read by the solver"). t1 with its contradictory-goal variant (half its
         cases must be refused), t3 judged at PlanBench's most demanding level (the explanation)."""
         from .generator import PlanBenchOptions, generate_cases
         from .spec import TASKS
 
         return [c for task in TASKS for domain in SOLVABLE_DOMAINS
                 for c in generate_cases(PlanBenchOptions(task=task, domain=domain, n=n, seed=seed,
-                                                         unsolvable=task == "t1", verify="explanation"))]
+                                                         unsolvable=task == "t1", verify="explanation",
+                                                         corrected_text=domain in CORRECTED_TEXT_DOMAINS))]
 
     def environment(self, case: Case, limits: Limits, trial: int = 0, agent: str = "") -> Environment:
         return TextEnvironment(case, limits, trial, agent)

@@ -29,7 +29,7 @@ from .problems import generalizable
 from .prompts import prompt
 from .spec import FAMILY, SPEC_VERSION, TASKS, VERIFY_LEVELS
 from .tasks import Block, Built, build
-from .worlds import Shown, show, variant
+from .worlds import VARIANTS, Shown, has_corrected_text, show, variant
 
 __all__ = ["DEFAULT_SHOTS", "SYSTEM", "PlanBenchOptions", "generate_case", "generate_cases",
            "generate_lines"]
@@ -54,6 +54,8 @@ class PlanBenchOptions:
     verify: str = "binary"  # t3: the level that decides pass/fail
     rules: str = "planbench"  # t7: how negations in a stated state are read
     unsolvable: bool = False  # t1: half the cases get a contradictory goal and must be refused
+    # the domain's corrected description instead of PlanBench's verbatim one (Mystery Blocksworld's slip)
+    corrected_text: bool = False
 
     @property
     def n_shots(self) -> int:
@@ -88,6 +90,10 @@ class PlanBenchOptions:
             raise PlanprobeError(f"--verify {self.verify!r}: expected one of {', '.join(VERIFY_LEVELS)}")
         if self.rules not in ("planbench", "planprobe"):
             raise PlanprobeError(f"--rules {self.rules!r}: expected planbench or planprobe")
+        if self.corrected_text and not has_corrected_text(var):
+            correctable = ", ".join(n for n, v in VARIANTS.items() if has_corrected_text(v))
+            raise PlanprobeError(f"--corrected-text: the {var.name} description has nothing to correct (it is "
+                                 f"consistent with its PDDL); only {correctable} has a corrected text")
         if self.unsolvable and self.task != "t1":
             raise PlanprobeError(f"--transform unsolvable:contradiction applies to plan generation (t1) only, "
                                  f"not to {self.task} ({TASKS[self.task]})")
@@ -128,7 +134,7 @@ def generate_case(index: int, opts: PlanBenchOptions) -> Case:
             hit = shown_cache[id(problem)] = show(problem, var, opts.seed, f"{key}/objects/{len(shown_cache)}")
         return hit
 
-    text = prompt(opts.task, built, lambda b: shown_of(b.problem), opts.unsolvable)
+    text = prompt(opts.task, built, lambda b: shown_of(b.problem), opts.unsolvable, opts.corrected_text)
     q = shown_of(built.query.problem)  # the query's problem: the judged problem shares its objects
     judged = q.restated(built.judged)
     spec = {
@@ -151,6 +157,8 @@ def generate_case(index: int, opts: PlanBenchOptions) -> Case:
         "refusal_note": opts.unsolvable,
         "shots": opts.n_shots,
     }
+    if opts.corrected_text:  # only when set: a default suite stays byte-identical to one made before the option
+        spec["corrected_text"] = True
     return Case(id=_case_id(opts, var.name, index, unsolvable is not None), family=FAMILY, task=text, system=SYSTEM,
                 tools=[], spec=spec, meta=_meta(opts, var, index, built, unsolvable is not None))
 
@@ -190,10 +198,14 @@ def _meta(opts: PlanBenchOptions, var, index: int, built: Built, unsolvable: boo
         transforms.append("unsolvable:contradiction")
     if "plan_kind" in built.notes:
         tags.append(built.notes["plan_kind"])
+    if opts.corrected_text:
+        tags.append("corrected-text")
     generator = {"family": FAMILY, "task": opts.task, "domain": var.name, "index": index, "shots": opts.n_shots,
                  **{k: v for k, v in built.notes.items()}}
     if opts.task == "t3":
         generator["verify"] = opts.verify
+    if opts.corrected_text:
+        generator["corrected_text"] = True
     return CaseMeta(topic=f"{opts.task} {var.name}", difficulty=difficulty, seed=opts.seed, generator=generator,
                     tags=tags, transforms=transforms)
 

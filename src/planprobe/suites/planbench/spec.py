@@ -69,6 +69,8 @@ class PlanBenchSpec(BaseModel):
     unsolvable: str | None = None  # why no plan exists (a contradictory goal): the reply must refuse
     refusal_note: bool = False  # the prompt says how to refuse
     shots: int = Field(default=1, ge=0)  # worked examples in the prompt
+    # the prompt's domain description is the corrected one, not PlanBench's verbatim text (absent: verbatim)
+    corrected_text: bool = False
 
 
 def parse_spec(case: Case) -> PlanBenchSpec:

@@ -21,7 +21,7 @@ from ...pddl.model import Atom, Domain, PDDLLiteral, Problem
 from ...pddl.obfuscate import Renaming, obfuscate_domain, obfuscate_problem
 from ...pddl.translation import Translator, load_translation, translator
 
-__all__ = ["ALIASES", "VARIANTS", "Shown", "Variant", "show", "variant"]
+__all__ = ["ALIASES", "VARIANTS", "Shown", "Variant", "has_corrected_text", "show", "variant"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,11 @@ def variant(name: str) -> Variant:
         known = ", ".join([*VARIANTS, *ALIASES])
         raise PlanprobeError(f"--domain {name!r}: expected one of {known}")
     return VARIANTS[key]
+
+
+def has_corrected_text(var: Variant) -> bool:
+    """Whether ``var``'s translation config has a corrected description (``--corrected-text``)."""
+    return var.translation is not None and "corrected" in load_translation(var.translation).intros
 
 
 @lru_cache(maxsize=16)

@@ -380,6 +380,44 @@ def test_same_seed_same_bytes_and_cases_independent():
     assert other != a
 
 
+SLIP = "Once Overcome action is performed the following will be true: Harmony, Pain object, Object Craves other object."
+FIXED = SLIP.replace("Harmony, Pain object", "Harmony, Province object")
+
+
+@pytest.mark.parametrize("task", ["t1", "t2", "t3", "t6", "t7"])
+def test_corrected_text_changes_only_the_slipped_sentence(task):
+    """``--corrected-text``: the verbatim text (PlanBench's, slip included) stays the default; the
+    option replaces that one phrase and records itself, and the case is otherwise the same."""
+    default, fixed = suite(task, "mystery_blocksworld"), suite(task, "mystery_blocksworld", corrected_text=True)
+    for d, f in zip(default, fixed, strict=True):
+        assert SLIP in d.task and FIXED not in d.task and "corrected_text" not in d.spec
+        assert f.task == d.task.replace(SLIP, FIXED) and f.task != d.task
+        assert f.spec == {**d.spec, "corrected_text": True} and f.meta.generator["corrected_text"] is True
+        assert "corrected-text" in f.meta.tags and "corrected-text" not in d.meta.tags
+        FAMILY.validate(f)
+        assert FAMILY.check(f, answer(f, FAMILY.reference_answer(f))).passed
+
+
+def test_a_corrected_intro_follows_the_tasks_intro_variant():
+    """t1/t2 use their own intro variant where a config has one; its correction is
+    ``<variant>_corrected``, else the config's ``corrected`` text."""
+    from planprobe.suites.planbench.prompts import corrected_variant
+
+    intros = {"default": "d", "plan_generation": "p", "corrected": "dc", "plan_generation_corrected": "pc"}
+    assert corrected_variant(intros, "plan_generation") == "plan_generation_corrected"
+    assert corrected_variant(intros, "cost") == "corrected"
+    assert corrected_variant({"default": "d"}, "default") is None
+
+
+def test_cli_corrected_text_is_recorded(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "m.jsonl"
+    code, _, _ = cli_here(capsys, monkeypatch, "generate", "planbench", "--task", "t7", "--domain", "mystery", "--n",
+                          "2", "--seed", "4", "--corrected-text", "-q", "-o", str(out))
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert code == 0 and len(lines) == 2
+    assert all(x["spec"]["corrected_text"] and FIXED in x["task"] and SLIP not in x["task"] for x in lines)
+
+
 def test_cli_generate_run_show(tmp_path):
     suite_path = tmp_path / "s.jsonl"
     cmd = [*planprobe_cmd(), "generate", "planbench", "--task", "t2", "--domain", "logistics", "--n", "5",
@@ -414,6 +452,8 @@ def test_cli_generate_run_show(tmp_path):
     (["--transform", "sideways"], "unknown transform"),
     (["--task", "t3", "--transform", "unsolvable"], "t1"),
     (["--domain", "logistics", "--packages", "0"], "--packages 0"),
+    (["--corrected-text"], "nothing to correct"),
+    (["--domain", "mystery_logistics", "--corrected-text"], "only mystery_blocksworld"),
 ])
 def test_cli_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, fragment):
     code, _, err = cli_here(capsys, monkeypatch, "generate", "planbench", *args, "-o", str(tmp_path / "x.jsonl"))

@@ -88,6 +88,23 @@ def test_mystery_blocksworld_text_contradicts_itself(task):
         assert d.underspecified is not None and "overcome" in d.underspecified and "Pain object" in d.underspecified
 
 
+@pytest.mark.parametrize("task", TASKS)
+def test_mystery_blocksworld_with_the_corrected_text_passes_from_its_text(task):
+    """The fix of that finding (``--corrected-text``): the same description with "Province object"
+    where the slip says "Pain object" determines the domain, and every task passes from its text."""
+    for case in cases(task, "mystery_blocksworld", 3, corrected_text=True):
+        assert "following will be true: Harmony, Province object, Object Craves other object." in case.task
+        verdict, d = judge(case)
+        assert d.underspecified is None and verdict.passed, (case.id, d, verdict.errors)
+
+
+def test_mystery_blocksworld_corrected_contradictory_goals_are_refused_exactly():
+    for case in cases("t1", "mystery_blocksworld", 8, seed=3, unsolvable=True, corrected_text=True):
+        verdict, d = judge(case)
+        assert verdict.passed and d.underspecified is None, (case.id, d)
+        assert (d.refuse is not None) == case.id.endswith("+unsolvable-contradiction"), case.id
+
+
 def _description(domain: str, task: str = "t1") -> str:
     return cases(task, domain, 1)[0].task.partition("[STATEMENT]")[0]
 

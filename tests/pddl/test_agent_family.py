@@ -173,6 +173,10 @@ def test_task_and_spec_content():
     assert {t.name for t in case.tools} == {"attack", "succumb", "overcome", "feast"}
     for part in ("init", "goal"):
         assert spec["description"][part] in case.task
+    # the rules are Mystery Blocksworld's description corrected: PlanBench's verbatim text says Overcome makes
+    # "Pain object" true where the PDDL adds "Province object" (the PlanBench family keeps the slip by default)
+    assert "Harmony, Province object, Object Craves other object" in case.task
+    assert "Harmony, Pain object" not in case.task
     (plain,) = generate_cases(PDDLSuiteOptions(n=1, seed=1, obfuscate="random", language="pddl"))
     assert plain.spec["description"]["language"] == "pddl"
     assert plain.spec["description"]["init"].startswith("(") and "(handempty)" not in plain.task  # renamed

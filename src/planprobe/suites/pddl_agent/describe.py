@@ -115,7 +115,9 @@ class Renderer:
         p = self.problem
         if self.tr is not None:
             tr = self.tr
-            rules = tr.config.intro("default", p.domain).strip()
+            # planprobe's own tasks take a config's corrected description where it has one (Mystery
+            # Blocksworld's verbatim PlanBench text slips on Overcome's effects; PlanBench's family keeps it)
+            rules = tr.config.intro("corrected" if "corrected" in tr.config.intros else "default", p.domain).strip()
             kinds = _unsaid_kinds(p, tr)
             legend = "; ".join(f"{o.name}: {tr.object_name(o.name)}" + (f" ({', '.join(kinds[o.name])})"
                                                                        if o.name in kinds else "")

@@ -18,7 +18,7 @@ from planprobe.schema import Case
 from planprobe.solver.base import ChatView, Decision, Observed
 from planprobe.solver.itinerary_facts import read_table
 from planprobe.solver.itinerary_query import read_query
-from planprobe.solver.itinerary_reader import READER
+from planprobe.solver.itinerary_reader import READER, ItineraryReader
 from planprobe.suites.itinerary.generate import ItineraryOptions, generate_cases
 from planprobe.suites.registry import get_family
 
@@ -27,9 +27,12 @@ SOLVER_DIR = Path(__file__).resolve().parents[2] / "src" / "planprobe" / "solver
 RULES_HEAD = "The plan is judged by these rules"
 
 
-def play(case: Case) -> tuple[Any, list[Decision], tuple[Observed, ...]]:
+CHEAPEST = ItineraryReader(always_cheapest=True)  # the cheapest plan even where any plan within the budget passes
+
+
+def play(case: Case, reader: ItineraryReader = CHEAPEST) -> tuple[Any, list[Decision], tuple[Observed, ...]]:
     """One episode (``solver_helpers.drive``): the verdict, the decisions, the calls with their results."""
-    episode = drive(READER, case)
+    episode = drive(reader, case)
     return episode.verdict, episode.decisions, episode.history
 
 
@@ -58,6 +61,20 @@ def test_every_case_passes_from_its_text_at_the_minimum_cost(sample):
         if labels["cost"] is None or abs(labels["cost"] - labels["min_cost"]) > 1e-9:
             dearer.append((case.id, labels["cost"], labels["min_cost"]))
     assert under == [] and failed == [] and dearer == []
+
+
+def test_a_query_that_does_not_ask_for_the_cheapest_plan_gets_one_within_budget_with_few_calls():
+    """The solver as it runs: where any plan within the budget passes it asks only for what such a plan
+    needs. Asking for everything a cheaper plan might use took one case to 50 calls, over the limit of a
+    scaffold that makes one call a reply (ReAct, modular), while `tools` passed it (issue #27)."""
+    cases = list(generate_cases(ItineraryOptions(n=27, seed=3)))
+    calls = {}
+    for case in cases:
+        verdict, decisions, history = play(case, READER)
+        assert verdict.passed and not any(d.underspecified or d.refuse for d in decisions), case.id
+        calls[case.id] = len(history)
+    cheapest_calls = {case.id: len(play(case)[2]) for case in cases}
+    assert all(calls[c] <= cheapest_calls[c] for c in calls) and sum(calls.values()) < sum(cheapest_calls.values())
 
 
 def test_the_rules_are_what_make_the_case_solvable():

@@ -61,3 +61,13 @@ def test_a_case_tools_finishes_within_the_limit_is_not_cut_short_under_pmc(tmp_p
             assert verdict.passed, (agent, case.id, trace.status, [e.text for e in verdict.evidence])
             traces[agent] = trace
         assert traces["pmc"].iterations > traces["tools"].iterations  # the coordinators' calls are counted
+
+
+def test_a_case_needing_many_searches_fits_a_one_call_a_reply_scaffold(tmp_path):
+    # itinerary-11-00053 (`generate travel --n 60 --seed 11`) passed under `tools` (16 replies, 50 calls) but ran
+    # out of iterations under `react` and `modular`, which make one call a reply: the solver asked for every fact
+    # a cheaper plan might use although the query does not ask for the cheapest; now 23 calls.
+    case = list(generate_cases(ItineraryOptions(n=60, seed=11)))[53]
+    for agent in ("react", "modular"):
+        verdicts, findings = run_cases([case], agent, SolverModel(), tmp_path / agent)
+        assert findings == [] and verdicts[case.id].passed, agent

@@ -296,7 +296,7 @@ def solver_contract(family: SolvableFromText, out: Path, seed: int = 1) -> list[
 
 def test_the_families_the_solver_reads_claim_it():
     # the built-ins, and the test plug-in (its reader found through the entry-point group planprobe.solver_readers)
-    assert {"constraints", "pddl", "itinerary", "planbench", "lamps"} <= set(SOLVABLE)
+    assert {"constraints", "pddl", "itinerary", "planbench", "travelplanner", "lamps"} <= set(SOLVABLE)
 
 
 def test_each_claim_covers_the_variants_its_family_names():
@@ -328,25 +328,25 @@ def test_a_family_solvable_from_text_passes_under_the_solver(name, tmp_path):
     assert not problems, problems[:5]
 
 
-def test_declaring_travelplanner_solvable_is_one_line(monkeypatch):
-    """TravelPlanner is not declared yet (the solver does not read its queries yet); the claim is ready:
-    its training queries as the sample, no variant, data located by one environment variable."""
+def test_travelplanner_claims_solvable_from_text_from_its_training_queries(monkeypatch):
+    """TravelPlanner declares the claim (the mix-in first among its bases): its training queries in
+    both modes are the sample, located by one environment variable; the contract test skips it,
+    saying why, where the data is not there."""
     from helpers import shared_path
-    from planprobe.suites.travelplanner.family import TravelPlannerFamily
-    from planprobe.suites.travelplanner.solver_claim import (
-        TRAIN_ENV,
-        SolverSampleFromTraining,
-    )
+    from planprobe.suites.travelplanner.solver_claim import TRAIN_ENV
 
-    class Declared(SolverSampleFromTraining, TravelPlannerFamily):  # the one line: the mix-in among the bases
-        pass
-
-    family = Declared()
-    assert isinstance(family, SolvableFromText) and solver_variants(family) == ()
+    family = get_family("travelplanner")
+    assert "travelplanner" in SOLVABLE and isinstance(family, SolvableFromText)
+    assert solver_variants(family) == ()  # see TravelPlannerFamily: sole-planning cases have no tool to vary
     monkeypatch.setenv(TRAIN_ENV, str(absent := Path("/nonexistent/travelplanner")))
     with pytest.raises(SampleUnavailable, match=str(absent)):
         family.solver_sample(SOLVER_N, 1)
-    monkeypatch.setenv(TRAIN_ENV, str(shared_path("data", "travelplanner")))
+    with pytest.raises(pytest.skip.Exception, match="travelplanner: TravelPlanner's training data"):
+        solver_cases(family)
+    data = shared_path("data", "travelplanner")
+    if not (data / "train_queries_and_plans.jsonl").is_file():
+        pytest.skip(f"TravelPlanner's training data is not at {data}")
+    monkeypatch.setenv(TRAIN_ENV, str(data))
     sample = family.solver_sample(SOLVER_N, 1)
     assert sorted(c.spec["mode"] for c in sample) == ["sole-planning"] * SOLVER_N + ["two-stage"] * SOLVER_N
     assert _jsonl(sample) == _jsonl(family.solver_sample(SOLVER_N, 1)) != _jsonl(family.solver_sample(SOLVER_N, 2))

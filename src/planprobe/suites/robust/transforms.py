@@ -126,12 +126,36 @@ def _unsupported(case: Case, transform: str) -> PlanprobeError:
     return PlanprobeError(f"case {case.id}: the {case.family!r} family does not support --transform {transform}")
 
 
-def _unsolvable_kinds(case: Case) -> tuple[str, ...]:
+def _cannot(case: Case, transform: str, why: str) -> PlanprobeError:
+    """A variant that cannot be made from this case: say which case, which transform and why
+    (instead of an ``IndexError`` from an empty draw)."""
+    return PlanprobeError(f"case {case.id}: cannot make --transform {transform}: {why}")
+
+
+# why a kind that works on a tool the reference plan calls finds none (an answer-text family:
+# TravelPlanner, itinerary, PlanBench, a planning-protocol wrapper)
+_NO_CALLS = "its reference plan calls no tool (the answer is text)"
+_NEEDS_CALLS = {"removal": "no tool whose removal makes it unsolvable",
+                "missing-info": "no tool that could need a parameter the task does not give"}
+
+
+def _unsolvable_kinds(case: Case, needed: list[str]) -> tuple[str, ...]:
     """The kinds a plain ``unsolvable`` draws from: all of them, less ``contradiction`` for a
-    family that cannot make one (the built-ins can: their draws are unchanged)."""
-    if isinstance(get_family(case.family), Contradicts):
-        return UNSOLVABLE_KINDS
-    return tuple(k for k in UNSOLVABLE_KINDS if k != "contradiction")
+    family that cannot make one and less the kinds that change a needed tool when the reference
+    plan calls none (the built-ins' cases have both: their draws are unchanged)."""
+    contradicts = isinstance(get_family(case.family), Contradicts)
+    kinds = tuple(k for k in UNSOLVABLE_KINDS if (k != "contradiction" or contradicts)
+                  and (needed or k not in _NEEDS_CALLS))
+    if not kinds:
+        raise _cannot(case, "unsolvable", f"the case has {_NEEDS_CALLS['removal']} and "
+                      f"{_NEEDS_CALLS['missing-info']} ({_NO_CALLS}), and the {case.family!r} family cannot "
+                      "contradict its goals")
+    return kinds
+
+
+def _check_needed(case: Case, needed: list[str], transform: str, kind: str) -> None:
+    if not needed:
+        raise _cannot(case, transform, f"the case has {_NEEDS_CALLS[kind]}: {_NO_CALLS}")
 
 
 def robustify(case: Case, transforms: list[tuple[str, str | None]], seed: int = 0) -> Case:
@@ -152,7 +176,9 @@ def robustify(case: Case, transforms: list[tuple[str, str | None]], seed: int = 
         spec.refuse_tool = REFUSE_TOOL
         # the kind is drawn for controls too: each control carries that kind's change, made
         # solvable, so nothing but planning tells a variant from a control
-        kind = kinds["unsolvable"] or rng.choice(_unsolvable_kinds(case))
+        kind = kinds["unsolvable"] or rng.choice(_unsolvable_kinds(case, needed))
+        if kind in _NEEDS_CALLS:
+            _check_needed(case, needed, f"unsolvable:{kind}" if kinds["unsolvable"] else "unsolvable", kind)
         if rng.random() < 0.5:
             base, tools, spec.unsolvable, note = _unsolvable(case, tools, needed, kind, rng, spec, taken)
             tags.append(f"unsolvable-{kind}")
@@ -169,6 +195,9 @@ def robustify(case: Case, transforms: list[tuple[str, str | None]], seed: int = 
         family = get_family(case.family)
         distractors = (list(family.distractor_tools(case, k, rng)) if isinstance(family, OffersDistractors)
                        else near_duplicate_tools(tools, k, rng))
+        if not distractors and not case.tools:
+            raise _cannot(case, f"extraneous:{k}", "the case has no tool, so no distractor tool can be made "
+                          "(its answer is text)")
         spec.distractors += [t.name for t in distractors]
         taken |= {t.name for t in distractors}
         for tool in distractors:  # spread among the real tools: position carries no hint
@@ -230,6 +259,9 @@ def _broken(case: Case, tools: list[ToolSpec], needed: list[str], rng: random.Ra
             *((spec.unsolvable.missing_tool, spec.unsolvable.removed_tool) if spec.unsolvable else ())}
     present = {t.name for t in tools}
     candidates = [t for t in needed if t in present and t not in busy] or [t for t in needed if t in present]
+    if not candidates:
+        raise _cannot(case, "broken", "the case has no needed tool to break: "
+                      + (_NO_CALLS if not needed else "none of the tools its reference plan calls is offered"))
     name = rng.choice(candidates)
     original = next(t for t in tools if t.name == name)
     twin = _alias_name(rng, taken)
@@ -284,6 +316,15 @@ def _free_params(tools: list[ToolSpec], param: str) -> list[str]:
     """Missing-info's parameters other than ``param`` that no tool of the case takes."""
     taken = {p for t in tools for p in (t.parameters.get("properties") or {})}
     return [p for p, _, _ in MISSING_PARAMS if p != param and p not in taken]
+
+
+def _free_param(case: Case, tools: list[ToolSpec], param: str, rng: random.Random) -> str:
+    """One of ``_free_params``, drawn; a clear error when the case's tools take them all."""
+    free = _free_params(tools, param)
+    if not free:
+        raise _cannot(case, "unsolvable:missing-info", "its tools already take every parameter missing-info "
+                      f"can name ({', '.join(p for p, _, _ in MISSING_PARAMS)})")
+    return rng.choice(free)
 
 
 NEAR_DUPLICATES = (
@@ -341,7 +382,7 @@ def _unsolvable(case: Case, tools: list[ToolSpec], needed: list[str], kind: str,
     assert kind == "missing-info", kind  # parse_transforms admits only UNSOLVABLE_KINDS
     tool_name = rng.choice(needed)
     param, description, _ = rng.choice(MISSING_PARAMS)
-    other = rng.choice(_free_params(tools, param))  # the task gives a value, not for this one
+    other = _free_param(case, tools, param, rng)  # the task gives a value, not for this one
     out = [_with_param(t, param, description) if t.name == tool_name else t for t in tools]
     # the required parameter is named as in the controls, as not known: the text names one
     # required parameter and one that no tool takes in both (issue #26: "a required parameter the
@@ -369,7 +410,7 @@ def _control(case: Case, tools: list[ToolSpec], needed: list[str], kind: str, rn
     param, description, _ = rng.choice(MISSING_PARAMS)
     value = _value(param, rng)
     spec.given = Given(tool=tool_name, param=param, value=value)
-    unknown = rng.choice(_free_params(tools, param))  # not known, and no tool takes it
+    unknown = _free_param(case, tools, param, rng)  # not known, and no tool takes it
     return case, [_with_param(t, param, description) if t.name == tool_name else t for t in tools], \
         _notes(_value_note(param, value), _unknown_note(unknown), rng)
 

@@ -36,6 +36,7 @@ from . import reference_answers
 from .cases import FAMILY, TOOLS, prepare
 from .evaluate import PAPER_NAMES, Evaluator, PlanEvaluation
 from .plan import format_problem, read_answer
+from .solver_claim import SolverSampleFromTraining
 from .tools import run_tool
 
 CHECKER = "travelplanner/1"
@@ -92,7 +93,7 @@ def check(case: Case, trace: Trace) -> Verdict:
                    checker=CHECKER + ("/strict" if prepare(case).strict else ""), labels={FAMILY: labels})
 
 
-class TravelPlannerFamily(NoToolPlans):
+class TravelPlannerFamily(SolverSampleFromTraining, NoToolPlans):  # SolvableFromText: the training queries
     name = FAMILY
     faults: ClassVar[dict[str, str]] = {k: v[1] for k, v in reference_answers.MUTATIONS.items()}
 

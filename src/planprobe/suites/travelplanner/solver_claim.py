@@ -1,10 +1,10 @@
-"""The ``SolvableFromText`` claim for TravelPlanner, ready to be made: TravelPlanner's cases come
-from its released data, not a generator, so its solver sample is the training queries (their plans
-annotated), read from the folder named by ``$PLANPROBE_TRAVELPLANNER_TRAIN``.
+"""The ``SolvableFromText`` claim for TravelPlanner: its cases come from its released data, not a
+generator, so its solver sample is the training queries (their plans annotated), read from the
+folder named by ``$PLANPROBE_TRAVELPLANNER_TRAIN``.
 
-Declaring it is one line, once the solver reads TravelPlanner's queries: put ``SolverSampleFromTraining``
-first among ``TravelPlannerFamily``'s bases. The contract test then holds the family to 100% under
-``--agent tools --model solver`` (and skips it, saying why, where the data is not on the machine).
+Declared in one line: ``SolverSampleFromTraining`` is first among ``TravelPlannerFamily``'s bases.
+The contract test holds the family to 100% under ``--agent tools --model solver`` (and skips it,
+saying why, where the data is not on the machine).
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def training_sample(n: int, seed: int) -> list[Case]:
 
 class SolverSampleFromTraining:
     """Mixed into a family's bases, it claims ``SolvableFromText`` with the training queries as the
-    sample; no robustness variant applies (the plan is the answer text: nothing to add, break or price)."""
+    sample; no robustness variant applies to every case (the plan is the answer text: no called tool
+    to remove or break, no plan to price; and a sole-planning case has no tool to imitate)."""
 
     solver_variants: tuple[tuple[str, ...], ...] = ()
 

@@ -76,7 +76,8 @@ def test_cli_judges_a_run_and_resumes_from_the_log(llama_server, tmp_path):
     subprocess.run(planprobe_cmd() + ["run", str(suite), "--out", str(run), "-q"], check=True, env=env,
                    capture_output=True)
     args = planprobe_cmd() + ["judge", str(run), "--judge-model", "openai:smollm2", "--base-url", llama_server,
-                              "--samples", "1", "--limit", "2", "--max-tokens", "24", "--json", "-q"]
+                              "--samples", "1", "--limit", "2", "--max-tokens", "24", "--json", "-q",
+                              "--request-timeout", "100000"]  # out of reach on a loaded machine (60 s was not)
     first = subprocess.run(args, check=False, capture_output=True, text=True, env=env)
     assert first.returncode == 0, first.stderr
     data = json.loads(first.stdout)

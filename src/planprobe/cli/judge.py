@@ -14,6 +14,7 @@ from rich.progress import TextColumn
 from rich.table import Table
 
 from ..errors import PlanprobeError
+from ..option_checks import check
 from .common import (
     _progress,
     err_console,
@@ -22,7 +23,16 @@ from .common import (
     stop_exit_code,
     stopped_by,
 )
-from .options import ApiKeyEnv, BaseUrl, CachePath, Ctx, ModelPath, Quiet, Threads
+from .options import (
+    ApiKeyEnv,
+    BaseUrl,
+    CachePath,
+    Ctx,
+    ModelPath,
+    Quiet,
+    RequestTimeout,
+    Threads,
+)
 
 APB_CODE_HELP = ("Your checkout of APB's official code (git clone "
                  "https://github.com/Mikivishy/AgentPlanningBenchmark): APB's prompt texts are read from its "
@@ -92,6 +102,7 @@ def judge_cmd(
     judge_model: str = typer.Option("local", help="local (the embedded model) or openai:<model>."),
     base_url: BaseUrl = None,
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    request_timeout: RequestTimeout = 60.0,
     samples: int = typer.Option(3, help="Judge samples per trace; the verdict is their median grade."),
     threshold: float = typer.Option(1.0, help="Pass when the median grade reaches this (1.0 = no error at all, "
                                               "APB's is_correct)."),
@@ -138,6 +149,7 @@ def judge_cmd(
 
     if style not in ("planprobe", "apb"):
         raise PlanprobeError(f"--style must be planprobe or apb, not {style!r}")
+    check("--request-timeout", request_timeout, above=0)
     if style == "apb":
         from .apb import judge_apb
 
@@ -145,7 +157,7 @@ def judge_cmd(
             raise PlanprobeError("--style apb judges once at temperature 0 with APB's JSON reply: --samples, "
                                  "--threshold, --temperature, --format and --calibrate are for --style planprobe")
         options = ModelOptions(base_url=base_url, api_key_env=api_key_env, cache=cache, cache_path=cache_path,
-                               model_path=model_path, threads=threads, n_ctx=ctx)
+                               model_path=model_path, threads=threads, n_ctx=ctx, request_timeout=request_timeout)
         judge_apb(run_dir, judge_model=judge_model, model_options=options, out=out, scores=scores, splits=splits,
                   max_tokens=max_tokens, json_mode=response_format, concurrency=concurrency, limit=limit,
                   skip_invalid=skip_invalid, as_json=as_json, quiet=quiet, apb_code=apb_code)
@@ -171,7 +183,7 @@ def judge_cmd(
         store.close()
     model = make_model(judge_model, ModelOptions(base_url=base_url, api_key_env=api_key_env, cache=cache,
                                                  cache_path=cache_path, model_path=model_path, threads=threads,
-                                                 n_ctx=ctx))
+                                                 n_ctx=ctx, request_timeout=request_timeout))
     tally = {"judged": 0, "passed": 0}
     with _progress(quiet, TextColumn("judged pass {task.fields[rate]}")) as progress:
         task = progress.add_task("judging", total=None, rate="-")

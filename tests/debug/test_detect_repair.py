@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -196,15 +197,23 @@ def test_model_replies_are_read_never_run():
 # -- repair ---------------------------------------------------------------------------
 
 
-@pytest.fixture()
-def failing_run(tmp_path):
-    r = pp("generate", "constraints", "--actions", "3-4", "--n", "6", "--seed", "3", "-o", tmp_path / "s.jsonl")
+@pytest.fixture(scope="module")
+def failing_run_made(tmp_path_factory):
+    """The failing run, made once per module by the command line; each test gets its own copy."""
+    root = tmp_path_factory.mktemp("failing")
+    r = pp("generate", "constraints", "--actions", "3-4", "--n", "6", "--seed", "3", "-o", root / "s.jsonl")
     assert r.returncode == 0, r.stderr
-    r = pp("run", tmp_path / "s.jsonl", "--agent", "python:repair_agent:agent", "--out", tmp_path / "r", "-q")
+    r = pp("run", root / "s.jsonl", "--agent", "python:repair_agent:agent", "--out", root / "r", "-q")
     assert r.returncode == 0, r.stderr
-    shown = json.loads(pp("show", tmp_path / "r", "--json").stdout)
+    shown = json.loads(pp("show", root / "r", "--json").stdout)
     assert shown["passed"] == 0  # every case fails: the agent breaks the order unless guided
-    return tmp_path / "r"
+    return root / "r"
+
+
+@pytest.fixture()
+def failing_run(failing_run_made, tmp_path):
+    """A private copy of the failing run: what one test's debug writes into it no other test sees."""
+    return Path(shutil.copytree(failing_run_made, tmp_path / "r"))
 
 
 def _debug(run, detector, rounds=2, *extra, **env):

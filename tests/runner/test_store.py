@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 
 import pytest
@@ -23,8 +24,11 @@ from planprobe.suites.registry import get_family
 
 
 def pp(*args, cwd=None):
+    # SIGINT back to its default in the child: a test run started in the background (nohup, '&' in a
+    # script) ignores SIGINT and passes that on, and Python then never turns Ctrl-C into KeyboardInterrupt
     return subprocess.run(planprobe_cmd() + [str(a) for a in args], capture_output=True, text=True, cwd=cwd,
-                          env=subprocess_env(), timeout=300)
+                          env=subprocess_env(), timeout=300,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def one_line_error(r, *fragments):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -65,3 +66,44 @@ def cli_here(capsys, monkeypatch, *args: str) -> tuple[int, str, str]:
         code = exc.code or 0
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def planprobe_here(*args, env: dict | None = None, cwd=None) -> subprocess.CompletedProcess:
+    """The command line run in this process, returned as ``subprocess.run`` would return it (exit code,
+    stdout, stderr as text): no interpreter start and no imports, ~0.5 s of CPU saved per call. For
+    tests whose behaviour does not depend on a real process (signals, the entry point's own exit path,
+    a fresh process's state keep ``planprobe_cmd``). ``env`` entries are set for the call only and
+    COLUMNS is 200, as ``subprocess_env`` sets it; an unexpected exception is a traceback and exit 1,
+    as in a process."""
+    import contextlib
+    import io
+    import traceback
+
+    from planprobe import cli
+
+    argv = ["planprobe", *(str(a) for a in args)]
+    out, err = io.StringIO(), io.StringIO()
+    saved_env = dict(os.environ)
+    saved_argv, saved_cwd = sys.argv, os.getcwd()
+    os.environ.update({"COLUMNS": "200", **(env or {})})
+    code = 0
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.argv = argv
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                cli.main()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+                if isinstance(exc.code, str):
+                    err.write(exc.code + "\n")
+            except Exception:  # noqa: BLE001 -- what a process would print before exiting 1
+                traceback.print_exc(file=err)
+                code = 1
+    finally:
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())

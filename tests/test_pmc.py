@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from helpers import cases, planprobe_cmd, run_agent, subprocess_env
+from helpers import cases, planprobe_cmd, planprobe_here, run_agent, subprocess_env
 from http_faults import ScriptedServer, chat_reply
 from planprobe.agents import make_agent
 from planprobe.agents.pmc_plan import PLAN_ERRORS, PlanDefect, levels, parse_plan
@@ -199,8 +199,7 @@ def test_a_model_per_role_is_used_for_that_role():
 
 def test_unknown_role_is_one_line_and_nonzero(tmp_path):
     suite = tmp_path / "s.jsonl"
-    subprocess.run([*planprobe_cmd(), "generate", "constraints", "--n", "1", "-o", str(suite)], check=True,
-                   env=subprocess_env(), capture_output=True)
+    planprobe_here("generate", "constraints", "--n", "1", "-o", suite).check_returncode()
     out = subprocess.run([*planprobe_cmd(), "run", str(suite), "--agent", "pmc", "--model",
                           "local,planner=local", "--out", str(tmp_path / "r")],
                          env=subprocess_env(), capture_output=True, text=True)
@@ -211,11 +210,9 @@ def test_unknown_role_is_one_line_and_nonzero(tmp_path):
 
 def test_a_family_without_tools_is_refused_in_one_line(tmp_path):
     suite = tmp_path / "t.jsonl"
-    subprocess.run([*planprobe_cmd(), "generate", "planbench", "--task", "t1", "--n", "1", "-o", str(suite)],
-                   check=True, env=subprocess_env(), capture_output=True)
-    out = subprocess.run([*planprobe_cmd(), "run", str(suite), "--agent", "pmc", "--model", "openai:x",
-                          "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "r")],
-                         env=subprocess_env(), capture_output=True, text=True)
+    planprobe_here("generate", "planbench", "--task", "t1", "--n", "1", "-o", suite).check_returncode()
+    out = planprobe_here("run", suite, "--agent", "pmc", "--model", "openai:x", "--base-url", "http://127.0.0.1:9/v1",
+                         "--out", tmp_path / "r")
     assert out.returncode != 0
     lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "has no tools" in lines[0] and "--agent pmc" in lines[0]
@@ -239,8 +236,8 @@ def test_compare_pairs_pmc_with_a_single_agent_and_splits_usage_by_role(tmp_path
     with ScriptedServer(Oracle()) as server:
         pp.run_suite(suite, _agent(server.url), tmp_path / "pmc", concurrency=1)
     pp.run_suite(suite, "random", tmp_path / "random")
-    out = subprocess.run([*planprobe_cmd(), "compare", str(tmp_path / "random"), str(tmp_path / "pmc"), "--json"],
-                         env=subprocess_env(), capture_output=True, text=True, check=True)
+    out = planprobe_here("compare", tmp_path / "random", tmp_path / "pmc", "--json")
+    out.check_returncode()
     data = json.loads(out.stdout)
     assert data["pairs"] == 3
     a, b = data["usage_per_case"]["a"], data["usage_per_case"]["b"]
@@ -249,8 +246,9 @@ def test_compare_pairs_pmc_with_a_single_agent_and_splits_usage_by_role(tmp_path
     assert b["total"]["model_calls"] == sum(b[r]["model_calls"] for r in ("manager", "executor", "supervisor",
                                                                            "deliverer"))
     assert b["supervisor"]["model_calls"] >= 1  # the chain's later sub-tasks depend on earlier ones
-    text = subprocess.run([*planprobe_cmd(), "compare", str(tmp_path / "random"), str(tmp_path / "pmc")],
-                          env=subprocess_env(), capture_output=True, text=True, check=True).stdout
+    shown = planprobe_here("compare", tmp_path / "random", tmp_path / "pmc")
+    shown.check_returncode()
+    text = shown.stdout
     assert "B per case, manager: 1 model calls" in text
 
 

@@ -1,7 +1,6 @@
 import json
-import subprocess
 
-from helpers import cases, planprobe_cmd, subprocess_env
+from helpers import cases, planprobe_here
 from planprobe import run_suite
 from planprobe.analysis.anatomy import anatomy
 from planprobe.runner.store import RunStore
@@ -32,10 +31,10 @@ def test_anatomy_of_an_oracle_run_and_a_faulty_run(tmp_path):
 def test_anatomy_cli(tmp_path):
     suite = cases(20, seed=2)
     run_suite(suite, "random", tmp_path / "r")
-    out = subprocess.run(planprobe_cmd() + ["anatomy", str(tmp_path / "r"), "--json"], capture_output=True, text=True)
+    out = planprobe_here("anatomy", tmp_path / "r", "--json")
     data = json.loads(out.stdout)
     assert data["runs"][0]["cases"] == 20 and data["constraint_shapes"]
-    text = subprocess.run(planprobe_cmd() + ["anatomy", str(tmp_path / "r")], capture_output=True, text=True)
+    text = planprobe_here("anatomy", tmp_path / "r")
     assert text.returncode == 0 and "constraint phrasings" in text.stdout
 
 
@@ -43,8 +42,7 @@ def test_anatomy_tables_keep_runs_apart(tmp_path):
     suite = cases(12, seed=3, actions=(3, 4))
     run_suite(suite, "oracle", tmp_path / "good")
     run_suite(suite, "faulty:drop", tmp_path / "bad")
-    r = subprocess.run(planprobe_cmd() + ["anatomy", str(tmp_path / "good"), str(tmp_path / "bad")],
-                       capture_output=True, text=True, env=subprocess_env())
+    r = planprobe_here("anatomy", tmp_path / "good", tmp_path / "bad")
     assert r.returncode == 0, r.stderr
     table = r.stdout[r.stdout.index("by number of actions"):r.stdout.index("constraint phrasings")]
     rates = [line.split("│")[4].strip() for line in table.splitlines() if line.count("│") >= 5]

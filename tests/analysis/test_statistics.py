@@ -1,12 +1,11 @@
 import itertools
 import json
 import math
-import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from helpers import cases, planprobe_cmd
+from helpers import cases, planprobe_here
 from planprobe import run_suite
 from planprobe.analysis.compare import compare_runs, parse_points, trial_stats
 from planprobe.analysis.stats import bootstrap_ci, mcnemar_exact, pass_at_k, pass_hat_k
@@ -71,29 +70,24 @@ def test_paired_comparison(runs):
 
 
 def test_gate_cli_exit_codes_and_junit(runs, tmp_path):
-    fail = subprocess.run(planprobe_cmd() + ["gate", str(runs / "drop"), "--baseline", str(runs / "oracle"),
-                                             "--max-drop", "2pp", "--junit", str(tmp_path / "gate.xml")],
-                          capture_output=True, text=True)
+    fail = planprobe_here("gate", runs / "drop", "--baseline", runs / "oracle", "--max-drop", "2pp", "--junit",
+                          tmp_path / "gate.xml")
     assert fail.returncode == 1 and "gate failed" in fail.stdout
     root = ET.parse(tmp_path / "gate.xml").getroot()
     assert root.tag == "testsuite" and int(root.get("failures")) == 61 and int(root.get("tests")) == 61
-    ok = subprocess.run(planprobe_cmd() + ["gate", str(runs / "oracle"), "--baseline", str(runs / "oracle")],
-                        capture_output=True, text=True)
+    ok = planprobe_here("gate", runs / "oracle", "--baseline", runs / "oracle")
     assert ok.returncode == 0 and "gate passed" in ok.stdout
-    bad = subprocess.run(planprobe_cmd() + ["gate", str(runs / "oracle"), "--baseline", str(runs / "oracle"),
-                                            "--max-drop", "lots"], capture_output=True, text=True)
+    bad = planprobe_here("gate", runs / "oracle", "--baseline", runs / "oracle", "--max-drop", "lots")
     assert bad.returncode == 2 and "expected percentage points" in bad.stderr
 
 
 def test_compare_and_trials_cli(runs):
-    r = subprocess.run(planprobe_cmd() + ["compare", str(runs / "oracle"), str(runs / "drop"), "--json"],
-                       capture_output=True, text=True)
+    r = planprobe_here("compare", runs / "oracle", runs / "drop", "--json")
     data = json.loads(r.stdout)
     assert data["difference"] == -1.0 and data["a_passed_b_failed"] == 60
-    r = subprocess.run(planprobe_cmd() + ["compare", str(runs / "oracle"), str(runs / "half")], capture_output=True,
-                       text=True)
+    r = planprobe_here("compare", runs / "oracle", runs / "half")
     assert r.returncode == 0 and "share" in r.stderr
-    r = subprocess.run(planprobe_cmd() + ["trials", str(runs / "random5"), "--json"], capture_output=True, text=True)
+    r = planprobe_here("trials", runs / "random5", "--json")
     assert json.loads(r.stdout)["trials"] == 5
 
 

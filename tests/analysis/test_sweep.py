@@ -1,7 +1,7 @@
 import json
 import subprocess
 
-from helpers import planprobe_cmd, subprocess_env
+from helpers import planprobe_cmd, planprobe_here, subprocess_env
 from planprobe.analysis.sweep import SweepPoint, SweepResult, cases_for, suite_seed
 from planprobe.runner.store import RunStore
 from planprobe.suites.io import load_suite
@@ -12,8 +12,7 @@ def test_case_counts_follow_the_seed():
 
 
 def _sweep(tmp_path, *args):
-    r = subprocess.run(planprobe_cmd() + ["sweep", "--out", str(tmp_path / "sw"), "--json", "-q", *args],
-                       capture_output=True, text=True, timeout=300, env=subprocess_env())
+    r = planprobe_here("sweep", "--out", tmp_path / "sw", "--json", "-q", *args)  # in process: output is checked
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -49,9 +48,7 @@ def test_oracle_never_falls_below_and_random_stops_early(tmp_path):
 
 
 def test_the_terminal_says_when_the_limit_was_not_reached(tmp_path):
-    r = subprocess.run(planprobe_cmd() + ["sweep", "--out", str(tmp_path / "sw"), "--agent", "oracle", "--k", "1",
-                                          "--stop", "3", "-q"], capture_output=True, text=True, timeout=300,
-                       env=subprocess_env())
+    r = planprobe_here("sweep", "--out", tmp_path / "sw", "--agent", "oracle", "--k", "1", "--stop", "3", "-q")
     assert r.returncode == 0, r.stderr
     assert "limit not reached up to n = 3" in r.stdout and "planning limit: n =" not in r.stdout
 

@@ -7,12 +7,11 @@ import asyncio
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import run_agent, shared_path
+from helpers import planprobe_here, run_agent, shared_path
 from planprobe.agents import make_agent
 from planprobe.agents.react import ReactAgent
 from planprobe.agents.tools_agent import ToolsAgent
@@ -24,7 +23,8 @@ from planprobe.suites.registry import get_family
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "planprobe", *args], capture_output=True, text=True)
+    """The command line in this process (helpers.planprobe_here): output, files and exit codes are checked."""
+    return planprobe_here(*args)
 
 
 @pytest.fixture(scope="module")

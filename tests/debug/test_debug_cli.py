@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from helpers import cases as constraint_cases
-from helpers import planprobe_cmd, subprocess_env
+from helpers import planprobe_cmd, planprobe_here, subprocess_env
 from planprobe.api import run_suite
 from planprobe.debug.bench import read_trajectories
 from planprobe.environment import Limits
@@ -19,6 +19,12 @@ from planprobe.suites.planbench import generate_cases as pb_cases
 
 
 def pp(*args, cwd=None):
+    """The command line in this process: these tests check what a command writes and says, not the process."""
+    return planprobe_here(*args, cwd=cwd)
+
+
+def pp_process(*args, cwd=None):
+    """A real process: for the embedded model (its own process, as users run it) and deep recursion."""
     return subprocess.run(planprobe_cmd() + [str(a) for a in args], capture_output=True, text=True, cwd=cwd,
                           env=subprocess_env(), timeout=300)
 
@@ -150,8 +156,8 @@ def test_modular_agent_with_the_embedded_model_then_labels(tmp_path):
     require_local_model()
     r = pp("generate", "constraints", "--n", "1", "--actions", "3", "--seed", "2", "-o", tmp_path / "s.jsonl")
     assert r.returncode == 0, r.stderr
-    r = pp("run", tmp_path / "s.jsonl", "--agent", "modular", "--model", "local", "--max-iterations", "2",
-           "--max-tokens", "96", "--out", tmp_path / "r", "-q")
+    r = pp_process("run", tmp_path / "s.jsonl", "--agent", "modular", "--model", "local", "--max-iterations", "2",
+                   "--max-tokens", "96", "--out", tmp_path / "r", "-q")
     assert r.returncode in (0, 1), r.stderr
     r = pp("errorbench", tmp_path / "r", "-o", tmp_path / "b.jsonl", "-q")
     if r.returncode == 0 and (tmp_path / "b.jsonl").read_text().strip():
@@ -228,10 +234,11 @@ def test_json_nested_too_deeply_names_the_file_and_line(tmp_path):
     deep = "[" * 100_000 + "]" * 100_000
     jsonl = tmp_path / "deep.jsonl"
     jsonl.write_text(json.dumps(GOOD) + "\n" + deep + "\n")
-    one_line_error(pp("import", "agentdebug", jsonl, "-o", tmp_path / "o.jsonl"), f"{jsonl}:2:", "nested too deeply")
+    one_line_error(pp_process("import", "agentdebug", jsonl, "-o", tmp_path / "o.jsonl"), f"{jsonl}:2:",
+                   "nested too deeply")
     one = tmp_path / "deep.json"
     one.write_text("\n" + deep)
-    one_line_error(pp("detect", one, "--detector", "oracle"), f"{one}:2:", "nested too deeply")
+    one_line_error(pp_process("detect", one, "--detector", "oracle"), f"{one}:2:", "nested too deeply")
 
 
 def test_a_utf8_byte_order_mark_is_read(tmp_path):

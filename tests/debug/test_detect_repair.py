@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from helpers import cases as constraint_cases
-from helpers import planprobe_cmd, subprocess_env
+from helpers import planprobe_cmd, planprobe_here, subprocess_env
 from http_faults import ScriptedServer, chat_reply
 from planprobe.api import run_suite
 from planprobe.debug.bench import read_trajectories
@@ -24,6 +26,17 @@ HERE = Path(__file__).resolve().parent
 
 
 def pp(*args, **env):
+    """The command line in this process (these tests check what commands write, count and say), with this
+    folder importable for the python: agents, as pp_process puts it on PYTHONPATH."""
+    sys.path.insert(0, str(HERE))
+    try:
+        return planprobe_here(*args, env={"OPENAI_API_KEY": "sk-test-not-used", **env})
+    finally:
+        sys.path.remove(str(HERE))
+
+
+def pp_process(*args, **env):
+    """A real process: for the embedded model, loaded and freed as users run it."""
     e = subprocess_env(OPENAI_API_KEY="sk-test-not-used", **env)
     e["PYTHONPATH"] = f"{HERE}:{e.get('PYTHONPATH', '')}"
     return subprocess.run(planprobe_cmd() + [str(a) for a in args], capture_output=True, text=True, env=e,
@@ -196,19 +209,27 @@ def test_model_replies_are_read_never_run():
 # -- repair ---------------------------------------------------------------------------
 
 
-@pytest.fixture()
-def failing_run(tmp_path):
-    r = pp("generate", "constraints", "--actions", "3-4", "--n", "6", "--seed", "3", "-o", tmp_path / "s.jsonl")
+@pytest.fixture(scope="module")
+def failing_run_made(tmp_path_factory):
+    """The failing run, made once per module by the command line; each test gets its own copy."""
+    root = tmp_path_factory.mktemp("failing")
+    r = pp("generate", "constraints", "--actions", "3-4", "--n", "6", "--seed", "3", "-o", root / "s.jsonl")
     assert r.returncode == 0, r.stderr
-    r = pp("run", tmp_path / "s.jsonl", "--agent", "python:repair_agent:agent", "--out", tmp_path / "r", "-q")
+    r = pp("run", root / "s.jsonl", "--agent", "python:repair_agent:agent", "--out", root / "r", "-q")
     assert r.returncode == 0, r.stderr
-    shown = json.loads(pp("show", tmp_path / "r", "--json").stdout)
+    shown = json.loads(pp("show", root / "r", "--json").stdout)
     assert shown["passed"] == 0  # every case fails: the agent breaks the order unless guided
-    return tmp_path / "r"
+    return root / "r"
 
 
-def _debug(run, detector, rounds=2, *extra, **env):
-    r = pp("debug", run, "--detector", detector, "--max-rounds", rounds, "--json", "-q", *extra, **env)
+@pytest.fixture()
+def failing_run(failing_run_made, tmp_path):
+    """A private copy of the failing run: what one test's debug writes into it no other test sees."""
+    return Path(shutil.copytree(failing_run_made, tmp_path / "r"))
+
+
+def _debug(run, detector, rounds=2, *extra, run_with=None, **env):
+    r = (run_with or pp)("debug", run, "--detector", detector, "--max-rounds", rounds, "--json", "-q", *extra, **env)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -298,16 +319,16 @@ def test_embedded_model_end_to_end(tmp_path):
     require_local_model()
     assert pp("generate", "constraints", "--n", "1", "--actions", "3", "--seed", "2", "-o",
               tmp_path / "s.jsonl").returncode == 0
-    r = pp("run", tmp_path / "s.jsonl", "--agent", "modular", "--model", "local", "--max-iterations", "2",
-           "--max-tokens", "64", "--timeout", "900", "--out", tmp_path / "r", "-q")
+    r = pp_process("run", tmp_path / "s.jsonl", "--agent", "modular", "--model", "local", "--max-iterations", "2",
+                   "--max-tokens", "64", "--timeout", "900", "--out", tmp_path / "r", "-q")
     assert r.returncode in (0, 1), r.stderr
     if r.returncode == 0:
         pytest.skip("the embedded model solved the case")
     assert pp("errorbench", tmp_path / "r", "-o", tmp_path / "b.jsonl", "-q").returncode == 0
-    s = _scores(pp("detect", tmp_path / "b.jsonl", "--detector", "direct", "--model", "local", "--max-tokens", "48",
-                   "--json", "-q"))
+    s = _scores(pp_process("detect", tmp_path / "b.jsonl", "--detector", "direct", "--model", "local",
+                           "--max-tokens", "48", "--json", "-q"))
     assert s["n"] == 1 and s["model_calls"] == 1
-    d = _debug(tmp_path / "r", "oracle", 1, "--model", "local")
+    d = _debug(tmp_path / "r", "oracle", 1, "--model", "local", run_with=pp_process)
     assert d["failed"] == 1 and len(d["rounds"]) == 1
 
 

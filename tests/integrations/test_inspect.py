@@ -101,13 +101,13 @@ def test_an_exported_suite_under_inspect_eval_is_judged_like_the_tools_agent(tmp
 
 
 def test_inspect_with_the_embedded_model_on_llama_cpp(llama_server, tmp_path):
-    suite_cases = cases(2, seed=4, actions=(2, 2))
+    suite_cases = cases(1, seed=4, actions=(2, 2))  # one case: the plumbing, not the model, is under test
     suite, task = _export(tmp_path, suite_cases, "--message-limit", "6")
     log = _inspect_eval(task, llama_server, tmp_path / "logs", "smollm2", "--max-tokens", "64", "--max-connections", "1")
     proc = _import(log, suite, tmp_path / "run")
     assert proc.returncode in (0, 3), proc.stderr
     results = list(RunStore(tmp_path / "run").results())
-    assert len(results) == 2
+    assert len(results) == 1
     for trace, verdict in results:
         assert trace.messages[0].role == "system" and trace.usage.prompt_tokens > 0
         assert verdict.checker == "constraints/1"

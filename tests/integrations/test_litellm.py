@@ -51,7 +51,7 @@ def test_litellm_routes_to_the_server_and_records_usage_and_exact_verdicts():
 
 def test_litellm_against_the_embedded_model_on_llama_cpp(llama_server, tmp_path):
     suite = tmp_path / "suite.jsonl"
-    write_suite(cases(2, seed=4, actions=(2, 2)), suite)
+    write_suite(cases(1, seed=4, actions=(2, 2)), suite)  # one case: the plumbing, not the model, is under test
     out = tmp_path / "run"
     proc = subprocess.run(planprobe_cmd() + ["run", str(suite), "--model", "litellm:openai/smollm2", "--base-url",
                                              llama_server, "--agent", "tools", "--out", str(out), "--no-cache",
@@ -60,7 +60,7 @@ def test_litellm_against_the_embedded_model_on_llama_cpp(llama_server, tmp_path)
                           capture_output=True, text=True, check=False, env=subprocess_env())
     assert proc.returncode == 0, proc.stderr
     results = list(RunStore(out).results())
-    assert len(results) == 2
+    assert len(results) == 1
     for trace, verdict in results:
         assert not verdict.infra and trace.usage.model_calls >= 1 and trace.usage.prompt_tokens > 0
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 import copy
 import itertools
 import json
-import subprocess
-import sys
 
 import pytest
 
+from helpers import planprobe_here
 from planprobe.schema import Case, Trace, TraceStatus
 from planprobe.suites.itinerary.family import ItineraryFamily
 from planprobe.suites.itinerary.generate import (
@@ -166,22 +165,19 @@ def test_a_flight_of_another_day_fails_the_strict_sandbox_check():
     (["--days", "3,7", "--cities", "1"], "--cities 1 --days 7: one city would have 5 days without travel"),
 ])
 def test_impossible_requests_fail_in_one_line(tmp_path, args, needle):
-    out = subprocess.run([sys.executable, "-m", "planprobe", "generate", "travel", "--n", "2", "-o",
-                          str(tmp_path / "s.jsonl"), *args], capture_output=True, text=True)
+    out = planprobe_here("generate", "travel", "--n", "2", "-o", tmp_path / "s.jsonl", *args)
     assert out.returncode != 0 and needle in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
     assert not (tmp_path / "s.jsonl").exists()
 
 
 def test_cli_generates_and_the_reference_agents_score_as_expected(tmp_path):
     suite = tmp_path / "s.jsonl"
-    run = [sys.executable, "-m", "planprobe"]
-    subprocess.run(run + ["generate", "travel", "--n", "6", "--seed", "2", "-o", str(suite)], check=True)
+    planprobe_here("generate", "travel", "--n", "6", "--seed", "2", "-o", suite).check_returncode()
     results = {}
     for agent in ("oracle", "random"):
-        subprocess.run(run + ["run", str(suite), "--agent", agent, "--out", str(tmp_path / agent), "-q"],
-                       check=True, capture_output=True)
-        shown = subprocess.run(run + ["show", str(tmp_path / agent), "--json"], check=True, capture_output=True,
-                               text=True)
+        planprobe_here("run", suite, "--agent", agent, "--out", tmp_path / agent, "-q").check_returncode()
+        shown = planprobe_here("show", tmp_path / agent, "--json")
+        shown.check_returncode()
         results[agent] = json.loads(shown.stdout)
     assert results["oracle"]["passed"] == 6
     assert results["random"]["passed"] < 6

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from apb_fixture import STANDIN_APB_CODE, records, write_split_files
 
-from helpers import planprobe_cmd, subprocess_env
+from helpers import planprobe_here
 from planprobe.errors import PlanprobeError
 from planprobe.suites.external.apb_prompts import (
     APB_REPO,
@@ -51,8 +51,8 @@ def _standin_source() -> str:
 
 
 def _cli(*args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(planprobe_cmd() + list(args), capture_output=True, text=True,
-                          env=subprocess_env(OPENAI_API_KEY="test-key", **env))
+    """The command line in this process (helpers.planprobe_here): output, files and exit codes are checked."""
+    return planprobe_here(*args, env={"OPENAI_API_KEY": "test-key", **env})
 
 
 # ---------------------------------------------------------------------------

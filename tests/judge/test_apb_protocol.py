@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from apb_fixture import STANDIN_APB_CODE, records, write_split_files
 
-from helpers import planprobe_cmd, subprocess_env
+from helpers import planprobe_here
 from http_faults import ScriptedServer, chat_reply
 from planprobe.errors import PlanprobeError
 from planprobe.llm_judge.apb import parse_json_object
@@ -145,9 +145,8 @@ def scripted_judge(index: int, body: dict, headers: dict):
 
 
 def _cli(*args: str, **env: str) -> subprocess.CompletedProcess:
-    env = {"PLANPROBE_APB_CODE": str(STANDIN), **env}
-    return subprocess.run(planprobe_cmd() + list(args), capture_output=True, text=True,
-                          env=subprocess_env(OPENAI_API_KEY="test-key", **env))
+    """The command line in this process (helpers.planprobe_here): output, files and exit codes are checked."""
+    return planprobe_here(*args, env={"PLANPROBE_APB_CODE": str(STANDIN), "OPENAI_API_KEY": "test-key", **env})
 
 
 @pytest.fixture()

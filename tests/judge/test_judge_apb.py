@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import planprobe_cmd, run_agent, subprocess_env
+from helpers import planprobe_here, run_agent
 from planprobe.agents.reference import OracleAgent
 from planprobe.environment import Limits
 from planprobe.errors import PlanprobeError
@@ -154,8 +154,11 @@ def test_not_json_and_skipping(tmp_path):
 
 
 def _cli(*args: str, check: bool = False) -> subprocess.CompletedProcess:
-    return subprocess.run(planprobe_cmd() + list(args), capture_output=True, text=True, env=subprocess_env(),
-                          check=check)
+    """The command line in this process (helpers.planprobe_here): output, files and exit codes are checked."""
+    r = planprobe_here(*args)
+    if check:
+        r.check_returncode()
+    return r
 
 
 def test_cli_import_and_bad_input(tmp_path):

@@ -76,15 +76,15 @@ def test_cli_judges_a_run_and_resumes_from_the_log(llama_server, tmp_path):
     subprocess.run(planprobe_cmd() + ["run", str(suite), "--out", str(run), "-q"], check=True, env=env,
                    capture_output=True)
     args = planprobe_cmd() + ["judge", str(run), "--judge-model", "openai:smollm2", "--base-url", llama_server,
-                              "--samples", "1", "--limit", "2", "--max-tokens", "24", "--json", "-q",
+                              "--samples", "1", "--limit", "1", "--max-tokens", "24", "--json", "-q",
                               "--request-timeout", "100000"]  # out of reach on a loaded machine (60 s was not)
     first = subprocess.run(args, check=False, capture_output=True, text=True, env=env)
     assert first.returncode == 0, first.stderr
     data = json.loads(first.stdout)
-    assert data["summary"]["judged"] == 2 and data["calibration"] is None
+    assert data["summary"]["judged"] == 1 and data["calibration"] is None  # --limit 1 of the run's 2 cases
     assert data["identity"]["judge_model"] == "openai:smollm2" and data["identity"]["samples"] == 1
     lines = (run / "judge.jsonl").read_text().splitlines()
-    assert len(lines) == 2 and all(json.loads(x)["verdict"]["oracle"] == "judged" for x in lines)
+    assert len(lines) == 1 and all(json.loads(x)["verdict"]["oracle"] == "judged" for x in lines)
     again = subprocess.run(args, check=False, capture_output=True, text=True, env=env)
     assert again.returncode == 0 and json.loads(again.stdout)["summary"] == data["summary"]
-    assert len((run / "judge.jsonl").read_text().splitlines()) == 2  # resumed: nothing judged twice
+    assert len((run / "judge.jsonl").read_text().splitlines()) == 1  # resumed: nothing judged twice

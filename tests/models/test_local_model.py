@@ -71,8 +71,10 @@ def test_every_call_names_a_real_tool_with_schema_valid_arguments(local_model):
 
 
 def test_demo_runs_the_embedded_model_end_to_end(tmp_path):
+    """One case: both model agents, the reference agents and the model cache are exercised as with more
+    (the model's replies are what this test costs; the reference-agent part runs 10 cases in tests/test_cli.py)."""
     require_local_model()
-    r = subprocess.run(planprobe_cmd() + ["demo", "--out", str(tmp_path / "demo"), "--n", "2"], capture_output=True,
+    r = subprocess.run(planprobe_cmd() + ["demo", "--out", str(tmp_path / "demo"), "--n", "1"], capture_output=True,
                        text=True, timeout=900, env=subprocess_env(XDG_CACHE_HOME=str(tmp_path / "cache")))
     assert r.returncode == 0, r.stderr
     assert "tools · local" in r.stdout and "react · local" in r.stdout and "oracle" in r.stdout

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 from pddl_data import instances
 
-from helpers import planprobe_cmd, subprocess_env
+from helpers import planprobe_here
 
 BW_DOMAIN = """(define (domain bw) (:requirements :strips)
   (:predicates (clear ?x) (ontable ?x) (handempty) (holding ?x) (on ?x ?y))
@@ -20,8 +20,8 @@ BW_DOMAIN = """(define (domain bw) (:requirements :strips)
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*planprobe_cmd(), "pddl", *map(str, args)], capture_output=True, text=True,
-                          env=subprocess_env(), timeout=120, check=False)
+    """``planprobe pddl …`` in this process (helpers.planprobe_here): its output and exit code are checked."""
+    return planprobe_here("pddl", *args)
 
 
 @pytest.fixture

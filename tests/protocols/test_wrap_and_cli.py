@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from helpers import cases, planprobe_cmd, subprocess_env
+from helpers import cases, planprobe_cmd, planprobe_here, subprocess_env
 from planprobe.errors import PlanprobeError
 from planprobe.schema import Case
 from planprobe.suites.io import load_suite, write_suite
@@ -62,7 +62,8 @@ def test_bad_options_and_cases_are_named():
 
 
 def pp(*args):
-    r = subprocess.run(planprobe_cmd() + list(args), capture_output=True, text=True, env=subprocess_env(), timeout=300)
+    """The command line in this process (helpers.planprobe_here): its output and files are checked."""
+    r = planprobe_here(*args)
     assert r.returncode == 0, r.stderr
     return r
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from rollout_fakes import GUIDANCE, GuidedModel, divergence
 
-from helpers import planprobe_cmd, subprocess_env
+from helpers import planprobe_here
 from planprobe.agents.react import ReactAgent
 from planprobe.agents.tools_agent import ToolsAgent
 from planprobe.analysis.summary import summarize
@@ -32,8 +31,8 @@ RUNS = ("oracle", "tools_scripted", "react_scripted")
 
 
 def pp(*args):
-    return subprocess.run(planprobe_cmd() + [str(a) for a in args], capture_output=True, text=True,
-                          env=subprocess_env(), timeout=300)
+    """The command line in this process (helpers.planprobe_here): output, files and exit codes are checked."""
+    return planprobe_here(*args)
 
 
 def _copy(tmp_path: Path, name: str) -> Path:

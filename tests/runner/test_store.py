@@ -6,11 +6,12 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 
 import pytest
 
-from helpers import cases, planprobe_cmd, subprocess_env
+from helpers import cases, planprobe_cmd, planprobe_here, subprocess_env
 from planprobe.agents import make_agent
 from planprobe.analysis.summary import summarize
 from planprobe.environment import Limits
@@ -23,8 +24,11 @@ from planprobe.suites.registry import get_family
 
 
 def pp(*args, cwd=None):
+    # SIGINT back to its default in the child: a test run started in the background (nohup, '&' in a
+    # script) ignores SIGINT and passes that on, and Python then never turns Ctrl-C into KeyboardInterrupt
     return subprocess.run(planprobe_cmd() + [str(a) for a in args], capture_output=True, text=True, cwd=cwd,
-                          env=subprocess_env(), timeout=300)
+                          env=subprocess_env(), timeout=300,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def one_line_error(r, *fragments):
@@ -79,7 +83,7 @@ def test_readers_open_read_only_and_change_nothing(tmp_path):
     for args in (["show", tmp_path / "run"], ["anatomy", tmp_path / "run"], ["trials", tmp_path / "run"],
                  ["compare", tmp_path / "run", tmp_path / "run"],
                  ["report", tmp_path / "run", "-o", tmp_path / "r.html"]):
-        r = pp(*args)
+        r = planprobe_here(*args)  # in process: a reader's output and the files are what is checked
         assert r.returncode == 0, (args, r.stderr)
     assert {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir()} == before
 
@@ -152,13 +156,13 @@ def test_resume_refuses_other_limits_naming_the_setting(tmp_path):
     suite = tmp_path / "s.jsonl"
     write_suite(cases(4, seed=4), suite)
     out = tmp_path / "run"
-    r = pp("run", suite, "--agent", "faulty:stall", "--max-iterations", "1", "--out", out, "-q")
+    r = planprobe_here("run", suite, "--agent", "faulty:stall", "--max-iterations", "1", "--out", out, "-q")
     assert r.returncode == 0, r.stderr
-    r = pp("run", suite, "--agent", "faulty:stall", "--max-iterations", "50", "--out", out, "-q")
+    r = planprobe_here("run", suite, "--agent", "faulty:stall", "--max-iterations", "50", "--out", out, "-q")
     one_line_error(r, "max_iterations=1, not 50", "--max-iterations")
-    r = pp("run", suite, "--agent", "faulty:stall", "--max-iterations", "1", "--timeout", "30", "--out", out, "-q")
+    r = planprobe_here("run", suite, "--agent", "faulty:stall", "--max-iterations", "1", "--timeout", "30", "--out", out, "-q")
     one_line_error(r, "timeout_s=180, not 30", "--timeout")
-    r = pp("run", suite, "--agent", "faulty:stall", "--max-iterations", "1", "--out", out, "-q", "--trials", "2")
+    r = planprobe_here("run", suite, "--agent", "faulty:stall", "--max-iterations", "1", "--out", out, "-q", "--trials", "2")
     assert r.returncode == 0, r.stderr  # more trials under the same settings is a resume, not a mix
     assert summarize(RunStore(out)).overall.cases == 8
 

@@ -47,7 +47,10 @@ def _ray_bin() -> str:
 def cluster():
     temp = Path(tempfile.mkdtemp(prefix="pp-ray-", dir="/tmp"))  # short: Ray's socket paths have a length limit
     port = _free_port()
-    env = subprocess_env(PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]), **AUTH)
+    # RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S=0: on SIGTERM a node stops at once instead of draining for up to
+    # 30 s (Ray's default, for Kubernetes pods): this cluster serves nothing once its tests are done
+    env = subprocess_env(PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+                         RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S="0", **AUTH)
     common = ["--block", "--num-cpus", "1", "--disable-usage-stats"]
     procs = [subprocess.Popen([_ray_bin(), "start", "--head", "--port", str(port), "--node-ip-address", "127.0.0.1",
                                "--include-dashboard=false", "--temp-dir", str(temp), *common],

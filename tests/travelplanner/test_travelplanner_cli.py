@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import planprobe_cmd, shared_path, subprocess_env
+from helpers import planprobe_here, shared_path
 from planprobe.schema import Case
 from planprobe.suites.travelplanner.cases import TOOLS
 from planprobe.suites.travelplanner.evaluate import Evaluator
@@ -24,8 +24,8 @@ from planprobe.suites.travelplanner.training import load_training, training_sand
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(planprobe_cmd() + list(args), cwd=cwd, env=subprocess_env(), capture_output=True,
-                          text=True, timeout=600)
+    """The command line in this process (helpers.planprobe_here): output, files and exit codes are checked."""
+    return planprobe_here(*args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

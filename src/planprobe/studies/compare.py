@@ -1,5 +1,5 @@
 """``study compare``: several study directories of one study side by side — every figure of
-each, and, where two directories ran the same cases (same study, size and seed: the same
+each, lined up by (table, row, column role), and, where two directories ran the same cases (same study, size and seed: the same
 suites), paired tests over those cases: exact McNemar on the discordant cases of every run
 the two share, per run and pooled over the study."""
 
@@ -29,15 +29,16 @@ def compare_studies(directories: list[Path]) -> dict[str, Any]:
             raise PlanprobeError(f"{d}: the study is {s.get('status')}; finish it first (run the same command again)")
     labels = [f"{s['identity']['agent']} / {s['identity'].get('model') or 'no model'} ({d})"
               for d, s in zip(directories, studies)]
-    # every figure of the first, with the same figure of the others beside it
-    keyed = [{(f["table"], f["column"], f["source"]): f for f in s["figures"] if f["source"] == "yours"}
-             for s in studies]
+    # every figure of the first, with the same figure of the others beside it; a row or column
+    # named after the study's own agent/model is keyed by its role ("yours …"), so two models'
+    # studies of one paper line up row by row
+    keyed = [{_figure_key(f, s["identity"]): f for f in s["figures"] if f["source"] != "paper"} for s in studies]
     figures = []
-    order: list[tuple] = []
+    order: list[tuple[str, str, str]] = []
     for k in keyed:  # every figure any of them has, in the order the first (then the next) prints them
         order += [key for key in k if key not in order]
     for key in order:
-        figures.append({"table": key[0], "column": key[1], "values": [k.get(key) for k in keyed]})
+        figures.append({"table": key[0], "row": key[1], "column": key[2], "values": [k.get(key) for k in keyed]})
     pairs = []
     base = Path(directories[0])
     for j in range(1, len(directories)):
@@ -64,6 +65,26 @@ def compare_studies(directories: list[Path]) -> dict[str, Any]:
             "sizes": [s["identity"]["size"] for s in studies]}
 
 
+def _own_labels(identity: dict[str, Any]) -> list[str]:
+    """The ways a study names its own row or column (studies.base.yours, pmc's shorter form),
+    longest first so the full name is replaced before its prefix."""
+    agent, model = identity.get("agent"), identity.get("model")
+    names = [f"yours: {agent} / {model or 'no model'}", f"yours: {model}" if model else "", f"yours: {agent}"]
+    return sorted({n for n in names if n}, key=len, reverse=True)
+
+
+def _role(label: str, identity: dict[str, Any]) -> str:
+    """A row or column label with the study's own agent/model replaced by "yours"."""
+    for own in _own_labels(identity):
+        if own in label:
+            return label.replace(own, "yours")
+    return label
+
+
+def _figure_key(figure: dict[str, Any], identity: dict[str, Any]) -> tuple[str, str, str]:
+    return (figure["table"], _role(str(figure.get("row", "")), identity), _role(str(figure["column"]), identity))
+
+
 def _sig(p: float) -> float:
     """A p-value to 6 significant digits (rounding to decimals would turn 1e-9 into 0)."""
     return float(f"{p:.6g}")
@@ -76,8 +97,9 @@ def render_comparison(data: dict[str, Any]) -> str:
     if any(s != "full" for s in data["sizes"]):
         out.append("NOTE: quick figures are not comparable with the paper's")
     out.append("figures (each with its 95% interval):")
-    width = max((len(f"{f['table']} {f['column']}") for f in data["figures"]), default=10)
-    for f in data["figures"]:
+    names = [" ".join(x for x in (f["table"], f["row"], f["column"]) if x) for f in data["figures"]]
+    width = max((len(n) for n in names), default=10)
+    for name, f in zip(names, data["figures"]):
         cells = []
         for v in f["values"]:
             if v is None:
@@ -85,7 +107,7 @@ def render_comparison(data: dict[str, Any]) -> str:
             else:
                 lo, hi = v["ci95"]
                 cells.append(f"{100 * v['value']:5.1f}% [{100 * lo:.0f}-{100 * hi:.0f}] n={v['n']}".rjust(22))
-        out.append(f"  {(f['table'] + ' ' + f['column']).ljust(width)}  " + "  ".join(cells))
+        out.append(f"  {name.ljust(width)}  " + "  ".join(cells))
     for p in data["paired"]:
         head = f"paired [1] vs [{p['b'] + 1}]"
         if not p["pairs"]:

@@ -1,0 +1,48 @@
+"""A study end to end on the embedded model (issue #28: "--quick with the embedded model is run in
+the tests for one study"): APB at the tests' size (``--size tiny``: 3 generated cases per regime,
+nine regimes, one reply each) with short replies (``--max-tokens 64``), so the whole chain runs —
+the GGUF loaded in-process, every regime's run, the exact verdicts, the paper's table with the
+model's column and intervals, study.json, and a re-run that reads everything back.
+
+Marked slow: no embedded-model study fits the default run's few seconds. On the 2-core machine
+under load (six processes) one embedded reply to an APB prompt took 85-106 s (grammar-constrained
+decoding; docs/BENCHMARKS.md, "Studies --quick with the embedded model"), and every study's
+``--quick`` and even ``--size tiny`` need tens of replies. The other four studies run end to end
+in the default tests with the reference agents and the solver. Skipped unless run with ``-m slow``.
+SmolLM2-135M cannot plan: the test checks the chain and the table's form, not the figures."""
+
+from __future__ import annotations
+
+import pytest
+from study_helpers import measures, results_snapshot, study, study_json, table
+
+from llama_server import require_local_model
+from planprobe.studies.apb import REGIMES, SIZES
+
+
+@pytest.mark.slow
+def test_apb_study_runs_end_to_end_on_the_embedded_model(request, tmp_path, capsys, monkeypatch):
+    if "slow" not in (request.config.option.markexpr or ""):  # tens of minutes: never in the default run
+        pytest.skip("the embedded-model study takes tens of minutes here: run with -m slow")
+    require_local_model()
+    out = tmp_path / "apb-local"
+    args = ("apb", "--model", "local", "--size", "tiny", "--max-tokens", "64", "-q", "--out", str(out))
+    code, text, err = study(capsys, monkeypatch, *args)
+    assert code == 0, err
+    data = study_json(out)
+    assert data["status"] == "complete" and not data["comparable_with_paper"]
+    assert data["identity"]["model"] == "local" and data["identity"]["agent"] == "tools"
+    splits = table(data, "apb.splits")
+    col = "yours: tools / local"
+    assert col in splits["columns"]
+    rows = {r["label"]: r for r in splits["rows"]}
+    assert len(REGIMES) <= len(rows)
+    for r in splits["rows"][:len(REGIMES)]:  # every regime measured on the model: n cases, a rate with its interval
+        m = measures(r)[col]
+        assert m["n"] == SIZES["tiny"].n and 0 <= m["hits"] <= m["n"]
+        assert m["ci95"][0] <= m["value"] <= m["ci95"][1]
+    assert splits["title"] in text
+    before = results_snapshot(out)
+    code, again, err = study(capsys, monkeypatch, *args)  # complete: read back, nothing run again
+    assert code == 0, err
+    assert results_snapshot(out) == before and splits["title"] in again

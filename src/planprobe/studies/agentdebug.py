@@ -32,13 +32,13 @@ from .base import (
     Missing,
     Setting,
     StudyContext,
-    StudyInfraError,
     StudyOutcome,
     StudyTable,
     TableRow,
     yours,
 )
 from .paper_data import add_published_rows, find_published, norm
+from .runs import run_study_suite
 
 PAPER = ("Zhu et al., Where LLM Agents Fail and How They Can Learn from Failures (AgentDebug: AgentErrorTaxonomy, "
          "AgentErrorBench), seed 003")
@@ -278,22 +278,15 @@ class AgentDebugStudy:
         return out
 
     def _run_family(self, ctx: StudyContext, fam: str, n: int) -> None:
-        from ..analysis.summary import summarize
-        from ..runner.suite_run import run_suite
-        from ..suites.io import load_suite, write_suite
+        from ..suites.io import write_suite
 
         s = SIZES[ctx.size]
         suite = Path(ctx.directory) / "suites" / f"{fam}.jsonl"
         if not suite.exists():  # written atomically: a file that exists is whole; the same seed, the same bytes
             write_suite(self._cases(fam, n, ctx.seed, s), suite)
-        run = Path(ctx.directory) / "runs" / fam
         model = detector_model(ctx)
-        done = run_suite(run, load_suite(suite), ctx.agent, ctx.config, suite_name=str(suite),
-                         on_open=lambda store, _total, _done: ctx.on_store(store), summarize=summarize,
-                         runner=ctx.runner, aclose=(lambda: release_connections(model)) if model is not None else None)
-        if done.infra:
-            raise StudyInfraError(f"{run}: {len(done.infra)} result(s) failed for infrastructure reasons; run the "
-                                  "same command again to retry them")
+        run_study_suite(ctx, suite, fam,
+                        aclose=(lambda: release_connections(model)) if model is not None else None)
 
     @staticmethod
     def _cases(fam: str, n: int, seed: int, s: AgentDebugSize) -> list:

@@ -34,12 +34,12 @@ from .base import (
     Missing,
     Setting,
     StudyContext,
-    StudyInfraError,
     StudyOutcome,
     StudyTable,
     TableRow,
 )
 from .paper_data import find_published
+from .runs import run_study_suite
 
 PAPER = "Agent Planning Benchmark: A Diagnostic Framework for Planning Capabilities in LLM Agents (APB), seed 001"
 EXTRANEOUS = 3
@@ -145,14 +145,12 @@ class APBStudy:
     # -- planprobe's generated cases -------------------------------------------------------------
 
     def _generated(self, ctx: StudyContext, name: str) -> dict[str, Measure]:
-        from ..analysis.summary import summarize
         from ..runner.store import RunStore
-        from ..runner.suite_run import run_suite
         from ..suites.constraints.generator import (
             ConstraintSuiteOptions,
             generate_lines,
         )
-        from ..suites.io import load_suite, write_suite_lines
+        from ..suites.io import write_suite_lines
         from ..suites.protocols import wrap_lines
         from ..suites.robust.transforms import parse_transforms, transform_lines
 
@@ -166,13 +164,7 @@ class APBStudy:
             if transforms:
                 lines = transform_lines(lines, parse_transforms(list(transforms)), ctx.seed)
             write_suite_lines(wrap_lines(lines, protocol, k, ctx.seed), suite)
-        run = Path(ctx.directory) / "runs" / name
-        done = run_suite(run, load_suite(suite), ctx.agent, ctx.config, suite_name=str(suite),
-                         on_open=lambda store, _total, _done: ctx.on_store(store), summarize=summarize,
-                         runner=ctx.runner)
-        if done.infra:
-            raise StudyInfraError(f"{run}: {len(done.infra)} result(s) failed for infrastructure reasons; run the "
-                                  "same command again to retry them")
+        run = run_study_suite(ctx, suite, name)
         store = RunStore(run)
         try:
             rows = store.db.execute("SELECT c.json, r.passed FROM results r JOIN cases c ON c.case_id = r.case_id "
@@ -310,11 +302,9 @@ class APBStudy:
         return t
 
     def _run_apb_data(self, ctx: StudyContext, path: Path) -> Path:
-        from ..analysis.summary import summarize
-        from ..runner.suite_run import run_suite
         from ..suites.external.apb_cases import ImportTally, iter_apb_protocol
         from ..suites.external.apb_prompts import load
-        from ..suites.io import load_suite, write_suite
+        from ..suites.io import write_suite
 
         s = SIZES[ctx.size]
         suite = Path(ctx.directory) / "suites" / "apb-data.jsonl"
@@ -323,14 +313,7 @@ class APBStudy:
             cases = list(iter_apb_protocol([path], path.parent, None, False, lambda m: None, ImportTally(), True,
                                            prompts))
             write_suite(cases if s.apb_limit is None else cases[: s.apb_limit], suite)
-        run = Path(ctx.directory) / "runs" / "apb-data"
-        done = run_suite(run, load_suite(suite), ctx.agent, ctx.config, suite_name=str(suite),
-                         on_open=lambda store, _total, _done: ctx.on_store(store), summarize=summarize,
-                         runner=ctx.runner)
-        if done.infra:
-            raise StudyInfraError(f"{run}: {len(done.infra)} result(s) failed for infrastructure reasons; run the "
-                                  "same command again to retry them")
-        return run
+        return run_study_suite(ctx, suite, "apb-data")
 
     def _judge_apb_data(self, ctx: StudyContext, run: Path, spec: str) -> dict[str, tuple[int, int]]:
         """(correct, counted) per split: APB's accuracy (score()'s counting) as a proportion."""

@@ -22,7 +22,6 @@ from .base import (
     Missing,
     Setting,
     StudyContext,
-    StudyInfraError,
     StudyOutcome,
     StudyTable,
     TableRow,
@@ -35,6 +34,7 @@ from .paper_data import (
     match_row,
     published_columns,
 )
+from .runs import run_study_suite
 
 PAPER = ("Valmeekam et al., PlanBench: An Extensible Benchmark for Evaluating Large Language Models on Planning "
          "and Reasoning about Change, seed 004")
@@ -150,11 +150,9 @@ class PlanBenchStudy:
 
     def _one(self, ctx: StudyContext, domain: str, shots: int, task: str, name: str) -> tuple[dict[str, bool], int]:
         from ..analysis.compare import outcomes
-        from ..analysis.summary import summarize
         from ..runner.findings import underspecified_rows
         from ..runner.store import RunStore
-        from ..runner.suite_run import run_suite
-        from ..suites.io import load_suite, write_suite
+        from ..suites.io import write_suite
         from ..suites.planbench import PlanBenchOptions, generate_cases
 
         s = SIZES[ctx.size]
@@ -164,13 +162,7 @@ class PlanBenchStudy:
         suite = Path(ctx.directory) / "suites" / f"{name}.jsonl"
         if not suite.exists():  # written atomically: a file that exists is whole; the same seed, the same bytes
             write_suite(generate_cases(opts), suite)
-        run = Path(ctx.directory) / "runs" / name
-        done = run_suite(run, load_suite(suite), ctx.agent, ctx.config, suite_name=str(suite),
-                         on_open=lambda store, _total, _done: ctx.on_store(store), summarize=summarize,
-                         runner=ctx.runner)
-        if done.infra:
-            raise StudyInfraError(f"{run}: {len(done.infra)} result(s) failed for infrastructure reasons; run the "
-                                  "same command again to retry them")
+        run = run_study_suite(ctx, suite, name)
         store = RunStore(run)
         try:
             result = {cid: trials[0][0] for cid, trials in outcomes(store).items() if 0 in trials}

@@ -30,13 +30,13 @@ from .base import (
     Missing,
     Setting,
     StudyContext,
-    StudyInfraError,
     StudyOutcome,
     StudyTable,
     TableRow,
 )
 from .paper_data import NOT_SHIPPED, cell_text, find_published, norm
 from .pmc_data import PMCData, check_recorded, from_options, record
+from .runs import run_study_suite
 
 PAPER = "Planning with Multi-Constraints via Collaborative Language Agents (PMC), seed 002"
 # (run key, agent, TravelPlanner mode, the paper's method name)
@@ -173,21 +173,13 @@ class PMCStudy:
         return agent, config, ctx.runner_for(name, config)
 
     def _execute(self, ctx: StudyContext, name: str, cases: Any, agent_name: str, limit: int = 50) -> Path:
-        from ..analysis.summary import summarize
-        from ..runner.suite_run import run_suite
-        from ..suites.io import load_suite, write_suite
+        from ..suites.io import write_suite
 
         suite = Path(ctx.directory) / "suites" / f"{name}.jsonl"
         if not suite.exists():  # written atomically: a file that exists is whole; the same data, the same bytes
             write_suite(cases(), suite)
         agent, config, runner = self._agent(ctx, agent_name, limit)
-        run = Path(ctx.directory) / "runs" / name
-        done = run_suite(run, load_suite(suite), agent, config, suite_name=str(suite),
-                         on_open=lambda store, _total, _done: ctx.on_store(store), summarize=summarize, runner=runner)
-        if done.infra:
-            raise StudyInfraError(f"{run}: {len(done.infra)} result(s) failed for infrastructure reasons; run the "
-                                  "same command again to retry them")
-        return run
+        return run_study_suite(ctx, suite, name, agent=agent, config=config, runner=runner)
 
     def _tp(self, ctx: StudyContext, data: PMCData, s: PMCSize, name: str, agent: str, mode: str,
             hint: bool) -> dict[str, Any]:

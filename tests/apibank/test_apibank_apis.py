@@ -148,4 +148,4 @@ def test_command_line_end_to_end(tmp_path):
     out = tmp_path / "r.html"
     assert cli("report", str(tmp_path / "oracle"), "-o", str(out)).returncode == 0
     html = out.read_text()
-    assert "run 1: API-Bank" in html and "PMC (level 3, " in html
+    assert "oracle: API-Bank's figures" in html and "PMC (level 3, " in html

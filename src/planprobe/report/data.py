@@ -45,10 +45,13 @@ def clip(text: str | None, limit: int = MAX_TEXT) -> str:
 
 @dataclass
 class Curve:
-    """Pass rate against one difficulty axis (e.g. the number of actions)."""
+    """Pass rate against one difficulty axis (e.g. the number of actions) of one family: two
+    families may use one axis name for different measures (a constraint task's constraints are
+    not an itinerary's), so a curve never mixes them."""
 
     axis: str
     points: list[dict[str, Any]]  # {"x", "cases", "passed", "rate", "lo", "hi"}
+    family: str = ""
 
 
 @dataclass
@@ -63,6 +66,8 @@ class RunData:
     rows: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
     robustness: list[str] = field(default_factory=list)  # refusal calibration etc., for variant runs
+    travelplanner: list[str] = field(default_factory=list)  # TravelPlanner's six figures (official and --strict)
+    solver_findings: list[str] = field(default_factory=list)  # what the solver found the text does not say
     judgements: list[str] = field(default_factory=list)  # LLM-judge summaries (APB's scores, judged pass rate)
     api_bank: list[str] = field(default_factory=list)  # API-Bank's official figures and PMC's, for API-Bank runs
     # the chance baseline's causes over the same dissected cases; None when not measured for all of them
@@ -195,17 +200,18 @@ def _binned(tallies: dict[float, Tally]) -> dict[float, Tally]:
     return out
 
 
-def _curves(rows: list[dict[str, Any]], cases: dict[str, dict[str, Any]]) -> list[Curve]:
-    by_axis: dict[str, dict[float, Tally]] = defaultdict(lambda: defaultdict(Tally))
+def _curves(rows: list[dict[str, Any]], cases: dict[str, dict[str, Any]], families: dict[str, str]) -> list[Curve]:
+    """One curve per (family, difficulty axis) with at least two values; ``families``: case id -> family."""
+    by_axis: dict[tuple[str, str], dict[float, Tally]] = defaultdict(lambda: defaultdict(Tally))
     for r in rows:
         if r["infra"]:
             continue
         for axis, value in cases[r["id"]]["difficulty"].items():
             if isinstance(value, (int, float)):
-                by_axis[axis][value].add(r["passed"], r["error"])
+                by_axis[families.get(r["id"], ""), axis][value].add(r["passed"], r["error"])
     curves = []
-    for axis in sorted(by_axis):
-        tallies = _binned(by_axis[axis])
+    for family, axis in sorted(by_axis):
+        tallies = _binned(by_axis[family, axis])
         if len(tallies) < 2:
             continue  # one value is not a curve
         points = []
@@ -214,7 +220,7 @@ def _curves(rows: list[dict[str, Any]], cases: dict[str, dict[str, Any]]) -> lis
             lo, hi = wilson_interval(t.passed, t.cases)
             points.append({"x": int(x) if float(x).is_integer() else x, "cases": t.cases, "passed": t.passed,
                            "rate": t.passed / t.cases, "lo": lo, "hi": hi})
-        curves.append(Curve(axis, points))
+        curves.append(Curve(axis, points, family))
     return curves
 
 
@@ -224,8 +230,8 @@ def load_run(run_dir: Path, name: str | None = None) -> RunData:
     try:
         summary = summarize(store)
         robust = robustness_lines(robustness(store))
-        robust += run_figure_lines(run_figures(store))  # TravelPlanner's official figures, when the run has its cases
-        robust += underspecified_lines(underspecified_rows(store))  # what the solver found the text does not say
+        travelplanner = run_figure_lines(run_figures(store))  # TravelPlanner's official figures, for its cases
+        findings = underspecified_lines(underspecified_rows(store))  # what the solver found the text does not say
         from ..analysis.apibank import api_bank_lines, api_bank_metrics
 
         api_bank = api_bank_lines(api_bank_metrics(store))
@@ -251,10 +257,12 @@ def load_run(run_dir: Path, name: str | None = None) -> RunData:
     errors = Counter(error_label(r["error"], r["status"]) for r in rows
                      if not r["passed"] and not r["infra"] and r["error"])
     root, baseline = root_cause_tables(run_dir)
+    families = {cid: str(c.get("family") or "") for cid, c in raw_cases.items()}
     return RunData(
         name=name or Path(run_dir).name or str(run_dir), directory=str(run_dir), summary=summary,
-        curves=_curves(rows, cases), errors=dict(sorted(errors.items())), root_causes=root,
-        cases=cases, rows=rows, notes=notes, robustness=robust, root_cause_baseline=baseline,
+        curves=_curves(rows, cases, families), errors=dict(sorted(errors.items())), root_causes=root,
+        cases=cases, rows=rows, notes=notes, robustness=robust, travelplanner=travelplanner,
+        solver_findings=findings, root_cause_baseline=baseline,
         root_cause_p=root_cause_tests(run_dir),
         judgements=judgement_lines(run_dir), api_bank=api_bank,
     )

@@ -29,7 +29,7 @@ from ..errors import PlanprobeError
 from ..runner.store import RunStore
 from ..version import __version__
 from .data import RunData
-from .plots import figures, svg_inline
+from .plots import curve_groups, figures, svg_inline
 
 
 def packed_json(obj: Any) -> str:
@@ -78,9 +78,10 @@ def render_report(runs: list[RunData], title: str = "") -> str:
     script_hash = "sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
     figs = figures(runs, "svg")
     captions = dict(CAPTIONS)
-    for key in figs:
-        if key.startswith("pass-rate-by-"):
-            captions[key] = "Pass rate by difficulty with Wilson 95% confidence intervals."
+    for g in curve_groups(runs):
+        whose = ", ".join(runs[i].name for i, _ in g.series)
+        captions[g.key] = (f"Pass rate by {g.axis.replace('_', ' ')} of the {g.family or 'suite'} cases ({whose}), "
+                           "with Wilson 95% confidence intervals.")
     comparisons, refused = _comparisons(runs) if len(runs) > 1 else ([], [])
     notes: list[str] = []
     cases: dict[str, Any] = {}

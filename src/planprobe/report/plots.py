@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PlanprobeError
@@ -67,9 +68,11 @@ def _legend(ax, entries: list[tuple[object, str]]) -> None:
 
 
 def curve_figure(axis: str, series: list[tuple[int, Curve]], fmt: str = "svg",
-                 names: Sequence[str] | None = None) -> bytes:
+                 names: Sequence[str] | None = None, legend: bool | None = None, family: str = "") -> bytes:
     """Pass rate vs one difficulty axis; one line per run (named ``names[run index]``),
-    error bars = Wilson 95% CI."""
+    error bars = Wilson 95% CI. The legend names the runs whenever there are several lines
+    or ``legend`` asks for it (a report of several runs: the one line drawn says whose it is);
+    ``family``, if given, is named on the x axis (two families' measures may share a name)."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.2, 3.0))
     entries = []
@@ -84,10 +87,10 @@ def curve_figure(axis: str, series: list[tuple[int, Curve]], fmt: str = "svg",
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(-2, 102)
-    ax.set_xlabel(_plain(axis).replace("_", " "))
+    ax.set_xlabel(_plain(axis).replace("_", " ") + (f" ({_plain(family)} cases)" if family else ""))
     ax.set_ylabel("pass rate (%)")
     ax.grid(alpha=0.3)
-    if len(series) > 1:
+    if len(series) > 1 or legend:
         _legend(ax, entries)
     return _save(fig, fmt)
 
@@ -123,16 +126,37 @@ def bars_figure(title: str, series: list[tuple[int, dict[str, int]]], fmt: str =
     return _save(fig, fmt)
 
 
+@dataclass
+class CurveGroup:
+    """One pass-rate figure: a family's difficulty axis, with the runs that have a curve on it."""
+
+    key: str  # file-name-safe; "pass-rate-by-<axis>", with the family when the report holds several
+    family: str
+    axis: str
+    series: list[tuple[int, Curve]]
+
+
+def curve_groups(runs: list[RunData]) -> list[CurveGroup]:
+    """The pass-rate figures: one per (family, axis), so a run is drawn only on its own family's
+    measures (a constraint task's "constraints" are not an itinerary's)."""
+    axes: dict[tuple[str, str], list[tuple[int, Curve]]] = {}
+    for i, run in enumerate(runs):
+        for curve in run.curves:
+            axes.setdefault((curve.family, curve.axis), []).append((i, curve))
+    several = len({family for family, _ in axes}) > 1
+    return [CurveGroup(f"pass-rate-by-{_slug(family)}-{_slug(axis)}" if several else f"pass-rate-by-{_slug(axis)}",
+                       family, axis, series) for (family, axis), series in sorted(axes.items())]
+
+
 def figures(runs: list[RunData], fmt: str = "svg") -> dict[str, bytes]:
     """Every figure the report has, by a file-name-safe key."""
     out: dict[str, bytes] = {}
     names = run_labels([run.name for run in runs])
-    axes: dict[str, list[tuple[int, Curve]]] = {}
-    for i, run in enumerate(runs):
-        for curve in run.curves:
-            axes.setdefault(curve.axis, []).append((i, curve))
-    for axis, series in sorted(axes.items()):
-        out[f"pass-rate-by-{_slug(axis)}"] = curve_figure(axis, series, fmt, names)
+    groups = curve_groups(runs)
+    several = len({g.family for g in groups}) > 1
+    for g in groups:
+        out[g.key] = curve_figure(g.axis, g.series, fmt, names, legend=len(runs) > 1,
+                                  family=g.family if several else "")
     for key, title, attr in (("errors", "failures", "errors"), ("root-causes", "dissected failures", "root_causes")):
         counts = [(i, getattr(run, attr)) for i, run in enumerate(runs) if getattr(run, attr)]
         baselines = ({i: run.root_cause_baseline for i, run in enumerate(runs) if run.root_cause_baseline}

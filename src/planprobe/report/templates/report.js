@@ -73,7 +73,7 @@ function start(data) {
 
   var table = document.getElementById("case-table"), tbody = table.tBodies[0], more = document.getElementById("more");
   var head = el("tr");
-  ["case", "trial"].concat(runs.map(function (_, r) { return multi ? "run " + (r + 1) : "outcome"; }))
+  ["case", "trial"].concat(runs.map(function (run) { return multi ? run.name : "outcome"; }))
     .concat(["error", "root cause", "topic", "difficulty", "time (s)", "tokens"])
     .forEach(function (h) { head.appendChild(el("th", h)); });
   table.tHead.appendChild(head);

@@ -40,7 +40,6 @@ def _figure(page: str, key: str) -> str:
 
 
 def test_each_plot_names_its_runs_and_draws_only_its_family(mixed):
-    plans, trips = mixed
     page = render_report(mixed)
     keys = re.findall(r'<figure id="fig-(pass-rate-by-[^"]+)"', page)
     assert keys and len(keys) == len(set(keys))

@@ -154,7 +154,7 @@ def test_every_relative_link_and_extra_the_readme_names_exists():
     extras = set(re.findall(r"^([a-z0-9_-]+) = \[", section, flags=re.MULTILINE))
     assert {"local", "test", "mcp"} <= extras, extras
     named = set(re.findall(r"pip install -e '\.\[([a-z0-9_-]+)\]'", text))
-    named |= set(re.findall(r"the `([a-z0-9_-]+)` extra", text))
+    named |= set(re.findall(r"the\s+`([a-z0-9_-]+)`\s+extra", text))
     assert named >= {"mcp", "langgraph", "litellm"}, named
     assert named - extras <= BUILT_ELSEWHERE_EXTRAS, named - extras
 

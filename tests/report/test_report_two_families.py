@@ -91,4 +91,4 @@ def test_robustness_lines_keep_their_own_heading(tmp_path: Path):
     assert any(line.startswith("refusal: precision") for line in data.robustness)
     assert not data.travelplanner
     page = html_lib.unescape(render_report([data]))
-    assert "variants: robustness (refusal calibration)" in page
+    assert "variants: robustness variants (refusals, broken tools, cost)" in page

@@ -92,3 +92,21 @@ def test_robustness_lines_keep_their_own_heading(tmp_path: Path):
     assert not data.travelplanner
     page = html_lib.unescape(render_report([data]))
     assert "variants: robustness variants (refusals, broken tools, cost)" in page
+
+
+def test_the_case_table_and_drill_down_name_runs_in_chromium(mixed, tmp_path):
+    from urllib.parse import quote
+
+    from test_html_report import browse, chromium
+
+    exe = chromium()
+    out = tmp_path / "mixed.html"
+    out.write_text(render_report(mixed))
+    trip = mixed[1].rows[0]["id"]
+    dom = browse(exe, out.as_uri() + "#case=" + quote(trip, safe="") + "&trial=0", tmp_path / "profile",
+                 "--virtual-time-budget=3000", "--dump-dom")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    head = re.search(r'<table class="grid" id="case-table"><thead><tr>(.*?)</tr>', dom.stdout).group(1)
+    assert re.findall(r"<th>([^<]*)</th>", head)[2:4] == ["plans", "trips"], head
+    details = re.findall(r"<h3>([^<]*)</h3>", dom.stdout.split('id="detail"', 1)[1])
+    assert any(h.startswith("trips: ") for h in details) and not any(re.match(r"run \d", h) for h in details), details

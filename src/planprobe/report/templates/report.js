@@ -167,7 +167,7 @@ function start(data) {
   }
   function runDetail(row, r) {
     var box = el("div");
-    box.appendChild(el("h3", (multi ? "run " + (r + 1) + " (" + runs[r].name + "): " : "") + outcome(row) +
+    box.appendChild(el("h3", (multi ? runs[r].name + ": " : "") + outcome(row) +
       (row.errors.length ? " — " + row.errors.join(", ") : "") + (row.judged ? " (judged)" : "")));
     if (row.cause) box.appendChild(el("p", "root cause (dissect): " + row.cause));
     box.appendChild(el("p", "status: " + row.status + (row.checker ? " · checker: " + row.checker : "")));

@@ -6,6 +6,7 @@ the README shows — in its bash blocks and in its inline code — parses agains
 (at a small size) and `show` run for real, against the solver served as an OpenAI-compatible
 endpoint on loopback in place of the README's local server (the viewer is a server: it is parsed only).
 Every file the README links to exists, and so does every extra it tells people to install.
+The command reference that moved to docs/features.md parses too.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def _section(title: str) -> str:
 
 def _lines(block: str) -> list[str]:
     """The commands of a bash block, comments and blank lines left out."""
-    return [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.strip()
+    return [re.split(r"\s#\s", line, maxsplit=1)[0].strip() for line in block.splitlines() if line.strip()
             and not line.lstrip().startswith("#")]
 
 
@@ -128,20 +129,37 @@ def test_the_readme_shows_commands_of_every_kind():
     assert {"generate", "run", "view", "show", "report", "serve", "check", "study"} <= firsts, firsts
 
 
-@pytest.mark.parametrize("command", readme_commands())
-def test_every_readme_command_parses(command):
+def _check(command: str) -> None:
+    """Parse ``command``; one asking for help is run (parsing it would print the help)."""
     argv = shlex.split(command)
     assert argv[0] == "planprobe", command
-    from planprobe.cli.root import app
-
-    registered = {c.name or c.callback.__name__ for c in app.registered_commands}  # type: ignore[union-attr]
-    if argv[1] in BUILT_ELSEWHERE_COMMANDS and argv[1] not in registered:
-        pytest.skip(f"'planprobe {argv[1]}' is built on another branch of issue #29")
-    if "--help" in argv or "-h" in argv:  # parsing it prints the help: run it
+    if "--help" in argv or "-h" in argv:
         r = planprobe_here(*argv[1:])
         assert r.returncode == 0 and "Usage" in r.stdout, (command, r.stderr)
         return
     _parse(argv[1:])
+
+
+@pytest.mark.parametrize("command", readme_commands())
+def test_every_readme_command_parses(command):
+    from planprobe.cli.root import app
+
+    first = shlex.split(command)[1]
+    registered = {c.name or c.callback.__name__ for c in app.registered_commands}  # type: ignore[union-attr]
+    if first in BUILT_ELSEWHERE_COMMANDS and first not in registered:
+        pytest.skip(f"'planprobe {first}' is built on another branch of issue #29")
+    _check(command)
+
+
+def features_commands() -> list[str]:
+    """The commands of docs/features.md's reference (the README's former "Using it" block)."""
+    text = (ROOT / "docs" / "features.md").read_text()
+    return [line for block in re.findall(r"```bash\n(.+?)\n```", text, flags=re.DOTALL) for line in _lines(block)]
+
+
+@pytest.mark.parametrize("command", features_commands())
+def test_every_command_of_the_features_page_parses(command):
+    _check(command)
 
 
 def test_every_relative_link_and_extra_the_readme_names_exists():

@@ -185,8 +185,10 @@ def proxy(
 def check_traces(
     suite: Path = typer.Argument(..., help="Suite file (JSONL) the traces were recorded on."),
     traces: Path = typer.Argument(..., help="JSONL: one trace a line, planprobe's format or OpenAI chat messages "
-                                            "with a case_id."),
+                                            "with a case_id; or OpenTelemetry spans as OTLP/JSON (docs/otel.md)."),
     out: RunOut = ...,  # type: ignore[assignment]
+    fmt: str = typer.Option("auto", "--format", help="auto (OTLP/JSON when the file is, else per line), planprobe, "
+                                                     "openai or otel."),
     quiet: Quiet = False,
 ) -> None:
     """Grade traces recorded elsewhere: every tool call is replayed into its case's environment and judged."""
@@ -197,7 +199,7 @@ def check_traces(
 
     cases = load_suite(suite)
     by_id = {c.id: c for c in cases}
-    recorded = read_traces(traces, by_id)
+    recorded = read_traces(traces, by_id, fmt)
     agent = ReplayAgent(recorded)
     wanted = {r.case_id for r in recorded}
     graded = [c for c in cases if c.id in wanted]

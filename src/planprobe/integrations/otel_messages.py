@@ -256,6 +256,22 @@ def tool_execution(span: Span, where: str) -> Msg | None:
     return {"call": tool_call(call_id, name, arguments, f"{where} tool span"), "result": _text(result)}
 
 
+def message_key(m: Msg) -> tuple[Any, ...]:
+    """What makes two chat messages the same one across model calls (ids, argument spacing and
+    an empty vs absent content may differ between how a reply came and how it is sent back)."""
+    calls = []
+    for c in m.get("tool_calls") or []:
+        fn = (c.get("function") or {}) if isinstance(c, dict) else {}
+        args = fn.get("arguments")
+        try:
+            args = json.dumps(json.loads(args), sort_keys=True) if isinstance(args, str) else args
+        except (ValueError, RecursionError):
+            pass
+        calls.append((fn.get("name"), args))
+    content = m.get("content")
+    return m.get("role"), content.strip() if isinstance(content, str) else content or "", tuple(calls)
+
+
 USAGE_KEYS = {
     "prompt": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"),
     "completion": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"),

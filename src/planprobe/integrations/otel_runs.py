@@ -18,7 +18,16 @@ from typing import Any
 from ..errors import PlanprobeError
 from ..schema import Case, Usage
 from ..serve.replay import OTEL, Recorded, token_count
-from .otel_messages import Msg, from_parts, is_llm_span, is_tool_span, llm_messages, tool_execution, usage_of
+from .otel_messages import (
+    Msg,
+    from_parts,
+    is_llm_span,
+    is_tool_span,
+    llm_messages,
+    message_key,
+    tool_execution,
+    usage_of,
+)
 from .otlp_json import Event, Span, read_otlp
 
 CASE_ATTRIBUTE = "planprobe.case_id"
@@ -26,31 +35,17 @@ CAPTURE_HINT = ("record with message content captured (e.g. OTEL_INSTRUMENTATION
                 "OpenInference captures it by default)")
 
 
-def _key(m: Msg) -> tuple[Any, ...]:
-    """What makes two messages the same one across spans (ids and argument spacing may differ)."""
-    calls = []
-    for c in m.get("tool_calls") or []:
-        fn = c.get("function") or {}
-        args = fn.get("arguments")
-        try:
-            args = json.dumps(json.loads(args), sort_keys=True) if isinstance(args, str) else args
-        except ValueError:
-            pass
-        calls.append((fn.get("name"), args))
-    return m.get("role"), (m.get("content") or "").strip(), tuple(calls)
-
-
 def extend(conversation: list[Msg], sent: list[Msg], last_reply: Msg | None) -> None:
     """Append what ``sent`` (a model call's whole input) adds to ``conversation``."""
     k = 0
-    while k < min(len(sent), len(conversation)) and _key(sent[k]) == _key(conversation[k]):
+    while k < min(len(sent), len(conversation)) and message_key(sent[k]) == message_key(conversation[k]):
         k += 1
     if k == len(conversation) or k == len(sent):
         conversation += sent[k:]
         return
     if last_reply is not None:  # the history was cut or rewritten: go on after the last reply it still holds
         for i in range(len(sent) - 1, -1, -1):
-            if _key(sent[i]) == _key(last_reply):
+            if message_key(sent[i]) == message_key(last_reply):
                 conversation += sent[i + 1:]
                 return
     conversation += sent  # another conversation (e.g. a sub-agent's): whole

@@ -95,7 +95,7 @@ def any_value(value: Any, where: str, depth: int = 0) -> Any:
         return key_values(values, f"{where}.kvlistValue.values", depth + 1)
     if "bytesValue" in value:
         return _typed(value["bytesValue"], str, where)
-    raise PlanprobeError(f"{where}: unknown AnyValue kind {sorted(value)[0]!r}")
+    raise PlanprobeError(f"{where}: unknown AnyValue kind {min(value)!r}")
 
 
 def _typed(value: Any, kind: type, where: str) -> Any:

@@ -133,8 +133,8 @@ def read_traces(path: Path, cases: dict[str, Case], fmt: str = "auto") -> list[R
     if fmt not in FORMATS:
         raise PlanprobeError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
     out: list[Recorded] = []
-    if fmt == OTEL or fmt == "auto" and _looks_like_otlp(path):
-        from ..integrations.otel_runs import read_otel_traces  # the OTel readers load only for OTel files
+    if fmt == OTEL or fmt == "auto" and _looks_like_otlp(path):  # the OTel readers load only for OTel files
+        from ..integrations.otel_runs import read_otel_traces
 
         out = read_otel_traces(path, cases)
     else:

@@ -2,7 +2,8 @@
 
 An agent run is one trace (all spans sharing a trace id). Its conversation is rebuilt from
 its model-call spans in start order: each span carries the whole history it sent, so only
-what is new since the previous call is appended (then the call's reply). When no model call
+what is new since the previous call is appended (then the call's reply); calls asked for in
+the run's last reply, which no tool result answers, were not run and are left out. When no model call
 captured content, the tool spans give the calls instead. The run's case is named by the
 ``planprobe.case_id`` attribute on any of its spans (or its resource, or in OpenInference's
 ``metadata``), or else found by its first user message, which must be one case's task.
@@ -84,6 +85,9 @@ def rebuild(spans: list[Span], logs: dict[tuple[str, str], list[Event]], path: P
         for reply in replies:
             last_reply = {**reply, "role": "assistant"}
             conversation.append(last_reply)
+    if conversation and conversation[-1].get("role") == "assistant" and conversation[-1].get("tool_calls"):
+        # the run ended on a reply asking for calls that no tool result answers: they were not run
+        conversation[-1] = {k: v for k, v in conversation[-1].items() if k != "tool_calls"}
     if not captured:
         tools = [t for s in spans if is_tool_span(s) and (t := tool_execution(s, _where(path, s))) is not None]
         if not tools and not calls:

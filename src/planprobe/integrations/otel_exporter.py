@@ -41,7 +41,7 @@ def _hex_ids(node: Any) -> None:
 
 def otlp_json(spans: Sequence[ReadableSpan]) -> dict[str, Any]:
     """Finished spans as one OTLP/JSON export request."""
-    from google.protobuf.json_format import MessageToDict
+    from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]  # no stubs installed
 
     data = MessageToDict(encode_spans(spans), use_integers_for_enums=True)
     _hex_ids(data)

@@ -37,8 +37,11 @@ def is_llm_span(span: Span) -> bool:
     kind = span.attributes.get("openinference.span.kind")
     if isinstance(kind, str):
         return kind.upper() == "LLM"
-    return span.attributes.get("gen_ai.operation.name") in LLM_OPERATIONS or any(
-        k.startswith(("gen_ai.input.messages", "gen_ai.prompt.")) for k in span.attributes)
+    operation = span.attributes.get("gen_ai.operation.name")
+    if operation is not None:  # e.g. invoke_agent, execute_tool: not a model call even with messages
+        return operation in LLM_OPERATIONS
+    return any(k.startswith(("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.prompt.", "gen_ai.completion."))
+               for k in span.attributes)
 
 
 def is_tool_span(span: Span) -> bool:
@@ -177,8 +180,21 @@ def indexed_genai(attributes: dict[str, Any], prefix: str, where: str) -> list[M
     return out
 
 
+def _decoded(value: Any) -> Any:
+    """A span event's attribute that holds JSON text (events carry only flat values)."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("[", "{"):
+        try:
+            return json.loads(value)
+        except (ValueError, RecursionError):
+            return value
+    return value
+
+
 def chat_message(raw: Any, where: str, role: str | None = None) -> Msg:
     """An OpenAI-shaped message (event bodies, ``gen_ai.prompt`` JSON)."""
+    raw = _decoded(raw)
+    if isinstance(raw, dict):
+        raw = {k: _decoded(v) if k in ("tool_calls", "message") else v for k, v in raw.items()}
     if not isinstance(raw, dict):
         raise PlanprobeError(f"{where}: expected a message object")
     msg: Msg = {"role": _role(raw.get("role") or role, where), "content": _text(raw.get("content"))}
@@ -208,8 +224,8 @@ def _from_events(events: list[Event], where: str) -> tuple[list[Msg], list[Msg]]
         if event.name in MESSAGE_EVENTS:
             inputs.append(chat_message(payload if isinstance(payload, dict) else {}, at, MESSAGE_EVENTS[event.name]))
         elif event.name == "gen_ai.choice":
-            if isinstance(payload, dict) and int(payload.get("index") or 0) == 0:
-                outputs.append(chat_message(payload.get("message") or {}, at, "assistant"))
+            if isinstance(payload, dict) and payload.get("index") in (0, None, "0"):
+                outputs.append(chat_message(_decoded(payload.get("message")) or {}, at, "assistant"))
         elif event.name == "gen_ai.content.prompt" and "gen_ai.prompt" in event.attributes:
             inputs += [chat_message(m, f"{at}[{i}]") for i, m in
                        enumerate(_json_list(event.attributes["gen_ai.prompt"], at))]

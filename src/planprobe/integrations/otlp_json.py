@@ -169,6 +169,9 @@ def _object(value: Any, where: str) -> dict[str, Any]:
 
 
 def _read_request(data: dict[str, Any], where: str, line: int, out: OtlpData) -> None:
+    for key in ("resourceSpans", "resourceLogs"):
+        if data.get(key) is not None and not isinstance(data[key], list):
+            raise PlanprobeError(f"{where}: {key}: expected a list")
     for r, rs in enumerate(_list(data, "resourceSpans", where)):
         at = f"{where}: resourceSpans[{r}]"
         rs = _object(rs, at)

@@ -222,6 +222,10 @@ def test_runs_map_to_cases_by_attribute_resource_or_task(tmp_path):
                                       planprobe__case_id="x")))), "gen_ai.usage.input_tokens: expected a whole"),
     (json.dumps(request(span(1, attrs(planprobe__case_id="a", gen_ai__input__messages=[])),
                         span(2, attrs(planprobe__case_id="b")))), "planprobe.case_id: 'b' in a trace"),
+    (json.dumps(request(span(1, attrs(gen_ai__input__messages=[], planprobe__status="exploded")))),
+     "planprobe.status: expected one of completed"),
+    (json.dumps(request(span(1, attrs(gen_ai__input__messages=[], planprobe__status="timeout",
+                                      planprobe__errors="{")))), "planprobe.errors: expected a JSON list"),
 ])
 def test_malformed_files_are_one_line_naming_file_line_and_field(tmp_path, case, content, expected):
     good = [dict(s, traceId=OTHER) for s in genai_spans(case)]  # a readable run before the bad line

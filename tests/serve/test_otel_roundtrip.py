@@ -9,7 +9,14 @@ import json
 import subprocess
 
 import pytest
-from serve_helpers import ServeProcess, plan_script, plans_for, scripted_model, suite_cases, tool_log
+from serve_helpers import (
+    ServeProcess,
+    plan_script,
+    plans_for,
+    scripted_model,
+    suite_cases,
+    tool_log,
+)
 
 from helpers import planprobe_cmd, subprocess_env
 from http_faults import ScriptedServer
@@ -35,12 +42,15 @@ def check_otel(suite, spans, out):
     return results(out)
 
 
-def assert_same(read_back, original):
+def assert_same(read_back, original, classes=True):
     assert set(read_back) == set(original)
     for cid, (trace, verdict) in read_back.items():
         o_trace, o_verdict = original[cid]
         assert (verdict.passed, verdict.errors) == (o_verdict.passed, o_verdict.errors), cid
         assert tool_log(trace) == tool_log(o_trace), cid
+        assert (trace.status, [e.kind for e in trace.errors]) == (o_trace.status, [e.kind for e in o_trace.errors])
+    if not classes:
+        return
     assert sorted((v.passed, tuple(v.errors[:1])) for _, v in original.values()) == [
         (False, ("act_error",)), (False, ("order_error",)), (True, ())]
 
@@ -55,13 +65,15 @@ def scripted(monkeypatch, tmp_path):
         yield cases, suite, server
 
 
-@pytest.mark.parametrize("with_proxy", [False, True])
-def test_serve_writes_otlp_that_check_reads_back_to_the_same_verdicts(scripted, tmp_path, with_proxy):
+@pytest.mark.parametrize("with_proxy, limit", [(False, None), (True, None), (False, "2")])
+def test_serve_writes_otlp_that_check_reads_back_to_the_same_verdicts(scripted, tmp_path, with_proxy, limit):
     from planprobe.serve.client import run_mcp_client
 
-    cases, suite, server = scripted
+    _cases, suite, server = scripted
     spans = tmp_path / "served.otlp.jsonl"
     extra = ["--proxy-upstream", server.url] if with_proxy else []
+    if limit:  # every case ends on its iteration limit: the status travels too
+        extra += ["--max-iterations", limit]
     serve = ServeProcess(suite, tmp_path / "mcp", "--timeout", "1000000", "--otel-out", str(spans), *extra)
     try:
         (endpoint,) = serve.endpoints()
@@ -76,9 +88,11 @@ def test_serve_writes_otlp_that_check_reads_back_to_the_same_verdicts(scripted, 
     names = {s["name"].split()[0] for x in lines for s in x["resourceSpans"][0]["scopeSpans"][0]["spans"]}
     assert names == ({"invoke_agent", "execute_tool", "chat"} if with_proxy else {"invoke_agent", "execute_tool"})
     read_back = check_otel(suite, spans, tmp_path / "check")
-    assert_same(read_back, results(tmp_path / "mcp"))
+    served = results(tmp_path / "mcp")
+    assert_same(read_back, served, classes=not limit)
     for trace, _ in read_back.values():
-        assert trace.final_answer == "done"
+        assert trace.final_answer == (None if limit else "done")
+        assert trace.status.value == ("iteration_limit" if limit else "completed")
 
 
 def _agent(client, case, env):

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PlanprobeError
-from ..schema import Case, Usage
+from ..schema import Case, TraceError, TraceStatus, Usage
 from ..serve.replay import OTEL, Recorded, token_count
 from .otel_messages import (
     Msg,
@@ -142,6 +142,32 @@ def _named_case(spans: list[Span], path: Path) -> str | None:
     return next(iter(named), None)
 
 
+def _status(spans: list[Span], path: Path) -> tuple[TraceStatus, list[TraceError]]:
+    """How a run planprobe recorded (``serve --otel-out``) ended: ``planprobe.status`` and
+    ``planprobe.errors``; a run from elsewhere has neither and counts as completed."""
+    for span in spans:
+        raw = span.attributes.get("planprobe.status")
+        if raw is None:
+            continue
+        where = _where(path, span)
+        try:
+            status = TraceStatus(raw)
+        except ValueError:
+            known = ", ".join(s.value for s in TraceStatus)
+            raise PlanprobeError(f"{where}: planprobe.status: expected one of {known}, got {raw!r}") from None
+        errors = span.attributes.get("planprobe.errors")
+        try:
+            listed = json.loads(errors) if isinstance(errors, str) else []
+            found = [TraceError(kind=str(e["kind"]), message=str(e["message"])) for e in listed]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            raise PlanprobeError(f"{where}: planprobe.errors: expected a JSON list of {{kind, message}}") from None
+        if status == TraceStatus.INFRA_ERROR:
+            raise PlanprobeError(f"{where}: planprobe.status: infra_error: an infrastructure failure is not the "
+                                 "agent's; record the case again")
+        return status, found
+    return TraceStatus.COMPLETED, []
+
+
 def _metadata(span: Span) -> dict[str, Any]:
     """OpenInference's ``metadata`` attribute (JSON), where ``using_metadata`` puts the user's keys."""
     raw = span.attributes.get("metadata")
@@ -187,11 +213,12 @@ def read_otel_traces(path: Path, cases: dict[str, Case]) -> list[Recorded]:
             continue  # no model call, no tool call: not an agent run (other spans of the service)
         conversation, usage = built
         where = f"{path}:{first.line}: trace {trace_id}"
+        status, errors = _status(spans, path)
         case_id = _named_case(spans, path) or _case_by_task(conversation, tasks, where)
         if case_id not in cases:
             raise PlanprobeError(f"{where}: {CASE_ATTRIBUTE}: no case {case_id!r} in the suite")
         rec = Recorded(case_id, OTEL, first.line, messages=conversation, usage=usage,
-                       meta={"otel_trace_id": trace_id})
+                       meta={"otel_trace_id": trace_id}, status=status, errors=errors)
         runs.append((spans[0].start, first.line, rec))
     if not runs:
         raise PlanprobeError(f"{path}: no agent runs in the file: no trace has a model-call or tool span")

@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from ..schema import Trace
+from ..schema import Trace, TraceStatus
 from ..version import __version__
 from .otel_messages import Msg, message_key
 
@@ -117,6 +117,9 @@ def trace_spans(trace: Trace, ended_ns: int) -> list[dict[str, Any]]:
     spans = [span(trace_id, f"invoke_agent {trace.agent}", start, ended_ns, {
         "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": trace.agent, CASE_ATTRIBUTE: trace.case_id,
         "planprobe.trial": trace.trial, "planprobe.status": trace.status.value,
+        "planprobe.errors": json.dumps([{"kind": e.kind, "message": e.message} for e in trace.errors])
+        if trace.errors else None,
+        "error.type": trace.status.value if trace.status != TraceStatus.COMPLETED else None,
         "gen_ai.output.messages": parts(answer) if answer else None}, span_id=root_id)]
     messages = [m.wire() for m in trace.messages]
     calls = trace.tool_calls

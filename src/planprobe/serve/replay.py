@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from ..environment import Environment
 from ..errors import PlanprobeError
-from ..schema import Case, Message, Trace, TraceStatus, Usage
+from ..schema import Case, Message, Trace, TraceError, TraceStatus, Usage
 from ..suites.io import describe_validation_error, numbered_lines, parse_json_line
 from .recording import as_message
 
@@ -43,6 +43,8 @@ class Recorded:
     trace: Trace | None = None
     usage: Usage | None = None
     meta: dict[str, Any] = field(default_factory=dict)  # joins the replayed trace's meta (e.g. the OTel trace id)
+    status: TraceStatus = TraceStatus.COMPLETED  # how the recorded episode ended (OTel: planprobe.status)
+    errors: list[TraceError] = field(default_factory=list)
 
 
 def _openai_line(data: dict[str, Any], where: str) -> Recorded:
@@ -200,7 +202,11 @@ class ReplayAgent:
         env.trace.meta.update(rec.meta)
         if rec.trace is not None:
             return replay_trace(rec.trace, env)
-        return replay_messages(rec.messages, env, rec.usage)
+        answer = replay_messages(rec.messages, env, rec.usage)
+        if rec.status != TraceStatus.COMPLETED:  # the episode ended on a limit there: judged so here too
+            env.trace.status = rec.status
+            env.trace.errors = list(rec.errors)
+        return answer
 
 
 def replay_trace(recorded: Trace, env: Environment) -> str | None:

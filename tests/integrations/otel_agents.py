@@ -82,6 +82,19 @@ def openai_v2_instrumented(provider, monkeypatch):
     equivalents here, and the instrumentation's own code does the rest."""
     monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
     monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "span_only")
+    _shim_util_genai(monkeypatch)
+    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+
+    instrumentor = OpenAIInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        yield
+    finally:
+        instrumentor.uninstrument()
+
+
+def _shim_util_genai(monkeypatch):
+    """Map the two util-genai names the installed instrumentation still uses to their new equivalents."""
     try:
         import opentelemetry.util.genai.instruments  # noqa: F401
     except ImportError:
@@ -95,14 +108,6 @@ def openai_v2_instrumented(provider, monkeypatch):
 
     if not hasattr(TelemetryHandler, "start_inference"):
         monkeypatch.setattr(TelemetryHandler, "start_inference", TelemetryHandler.inference, raising=False)
-    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
-
-    instrumentor = OpenAIInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        yield
-    finally:
-        instrumentor.uninstrument()
 
 
 @contextlib.contextmanager
@@ -115,3 +120,41 @@ def openinference_langchain(provider):
         yield
     finally:
         instrumentor.uninstrument()
+
+
+@contextlib.contextmanager
+def openai_v2_legacy_events(provider, log_path, monkeypatch):
+    """The same instrumentation's v1.30 path: a span per call, each message a log record
+    (``gen_ai.user.message`` …, ``gen_ai.choice``) with content (CAPTURE_MESSAGE_CONTENT=true).
+    The installed opentelemetry-util-genai always reports the experimental mode, so the legacy
+    wrapper is applied as the instrumentor applies it; the log records go to ``log_path`` as
+    OTLP/JSON (the SDK's log encoder) when the block ends."""
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+    _shim_util_genai(monkeypatch)
+    import openai
+    from google.protobuf.json_format import MessageToDict
+    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+    from opentelemetry.instrumentation.openai_v2.instruments import Instruments
+    from opentelemetry.instrumentation.openai_v2.patch import chat_completions_create_v_old
+    from opentelemetry.instrumentation.utils import unwrap
+    from opentelemetry.metrics import get_meter
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+    from wrapt import wrap_function_wrapper
+
+    from planprobe.integrations.otel_exporter import hex_ids
+
+    logs = InMemoryLogRecordExporter()
+    logger_provider = LoggerProvider()
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
+    wrap_function_wrapper("openai.resources.chat.completions", "Completions.create", chat_completions_create_v_old(
+        provider.get_tracer("opentelemetry.instrumentation.openai_v2"),
+        logger_provider.get_logger("opentelemetry.instrumentation.openai_v2"), Instruments(get_meter("test")), True))
+    try:
+        yield
+    finally:
+        unwrap(openai.resources.chat.completions.Completions, "create")
+    data = MessageToDict(encode_logs(logs.get_finished_logs()), use_integers_for_enums=True)
+    hex_ids(data)
+    with open(log_path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(data) + "\n")

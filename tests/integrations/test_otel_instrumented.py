@@ -1,6 +1,7 @@
 """`planprobe check --format otel` on spans written by the real instrumentation packages: a
 LangGraph agent traced by OpenInference's LangChain instrumentation, and an OpenAI-client
-agent traced by opentelemetry-instrumentation-openai-v2, both talking to `--model solver`
+agent traced by opentelemetry-instrumentation-openai-v2 (messages on the spans, or as log records
+on its older event path), all talking to `--model solver`
 served on loopback and acting through tools of their own. The solver's runs pass; an agent
 that stops early fails with the error class its own tool log gets when judged directly."""
 
@@ -88,8 +89,10 @@ def test_a_langgraph_agent_traced_by_openinference_is_graded_from_its_spans(solv
             assert trace.final_answer and trace.final_answer.startswith("All tasks have been executed")
 
 
+@pytest.mark.parametrize("form", ["current", "legacy-events"])
 def test_the_openai_client_traced_by_the_official_instrumentation_is_graded_from_its_spans(solver, tmp_path,
-                                                                                           monkeypatch):
+                                                                                           monkeypatch, form):
+    """current: gen_ai.input/output.messages on the spans; legacy-events: one log record per message."""
     openai = pytest.importorskip("openai")
     if importlib.util.find_spec("opentelemetry.instrumentation.openai_v2") is None:
         pytest.skip("opentelemetry-instrumentation-openai-v2 is not installed")
@@ -101,7 +104,9 @@ def test_the_openai_client_traced_by_the_official_instrumentation_is_graded_from
     tracer = provider.get_tracer("production-agent")
     client = openai.OpenAI(base_url=solver, api_key="unused", max_retries=0)
     direct = {}
-    with otel_agents.openai_v2_instrumented(provider, monkeypatch):
+    instrumented = otel_agents.openai_v2_instrumented(provider, monkeypatch) if form == "current" else \
+        otel_agents.openai_v2_legacy_events(provider, spans, monkeypatch)
+    with instrumented:
         for case, budget in zip(suite_cases, (None, 2)):  # the second agent stops after two tool calls
             env = otel_agents.environment(case)
             with tracer.start_as_current_span("agent run", attributes={"planprobe.case_id": case.id}):
@@ -109,6 +114,8 @@ def test_the_openai_client_traced_by_the_official_instrumentation_is_graded_from
             if answer is not None:
                 env.finish(answer)
             direct[case.id] = (env.trace, check(case, env.trace))
+    if form == "legacy-events":  # the content is only in the log records: without them nothing is graded
+        assert '"resourceLogs"' in spans.read_text() and "gen_ai.input.messages" not in spans.read_text()
     got = run_check(suite, spans, tmp_path / "check", "--format", "otel")
     right, wrong = suite_cases
     assert got[right.id][1].passed and direct[right.id][1].passed

@@ -26,17 +26,17 @@ from .otlp_json import span_id_hex
 ID_FIELDS = {"traceId": 16, "spanId": 8, "parentSpanId": 8}
 
 
-def _hex_ids(node: Any) -> None:
+def hex_ids(node: Any) -> None:
     """protobuf's JSON writes bytes as base64; OTLP/JSON wants the ids in hex."""
     if isinstance(node, dict):
         for key, value in node.items():
             if key in ID_FIELDS and isinstance(value, str) and value:
                 node[key] = span_id_hex(value, ID_FIELDS[key], key)
             else:
-                _hex_ids(value)
+                hex_ids(value)
     elif isinstance(node, list):
         for item in node:
-            _hex_ids(item)
+            hex_ids(item)
 
 
 def otlp_json(spans: Sequence[ReadableSpan]) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def otlp_json(spans: Sequence[ReadableSpan]) -> dict[str, Any]:
     from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]  # no stubs installed
 
     data = MessageToDict(encode_spans(spans), use_integers_for_enums=True)
-    _hex_ids(data)
+    hex_ids(data)
     return data
 
 

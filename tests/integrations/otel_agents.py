@@ -135,11 +135,16 @@ def openai_v2_legacy_events(provider, log_path, monkeypatch):
     from google.protobuf.json_format import MessageToDict
     from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
     from opentelemetry.instrumentation.openai_v2.instruments import Instruments
-    from opentelemetry.instrumentation.openai_v2.patch import chat_completions_create_v_old
+    from opentelemetry.instrumentation.openai_v2.patch import (
+        chat_completions_create_v_old,
+    )
     from opentelemetry.instrumentation.utils import unwrap
     from opentelemetry.metrics import get_meter
     from opentelemetry.sdk._logs import LoggerProvider
-    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+    from opentelemetry.sdk._logs.export import (
+        InMemoryLogRecordExporter,
+        SimpleLogRecordProcessor,
+    )
     from wrapt import wrap_function_wrapper
 
     from planprobe.integrations.otel_exporter import hex_ids

@@ -259,3 +259,12 @@ def test_a_file_of_another_format_under_format_otel_is_refused(tmp_path, case):
         read_traces(path, {case.id: case}, "planprobe")
     (rec,) = read_traces(path, {case.id: case})  # auto: the OpenAI chat format, as before
     assert rec.kind == "openai"
+
+
+def test_calls_of_the_last_reply_count_only_where_a_tool_span_shows_them_run(tmp_path, case):
+    *spans, _done = genai_spans(case)  # the run ends on the reply asking for the third call
+    ran = span(20, attrs(gen_ai__operation__name="execute_tool", gen_ai__tool__name=names(case)[2]), name="tool")
+    stopped = write(tmp_path, request(*spans), name="stopped.jsonl")
+    crashed_after = write(tmp_path, request(*spans, ran), name="ran.jsonl")
+    assert tool_calls(read_otel_traces(stopped, {case.id: case})[0].messages) == names(case)[:2]
+    assert tool_calls(read_otel_traces(crashed_after, {case.id: case})[0].messages) == names(case)

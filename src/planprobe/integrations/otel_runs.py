@@ -3,7 +3,8 @@
 An agent run is one trace (all spans sharing a trace id). Its conversation is rebuilt from
 its model-call spans in start order: each span carries the whole history it sent, so only
 what is new since the previous call is appended (then the call's reply); calls asked for in
-the run's last reply, which no tool result answers, were not run and are left out. When no model call
+the run's last reply, which no tool result answers, count only where a tool span shows them
+run. When no model call
 captured content, the tool spans give the calls instead. The run's case is named by the
 ``planprobe.case_id`` attribute on any of its spans (or its resource, or in OpenInference's
 ``metadata``), or else found by its first user message, which must be one case's task.
@@ -86,8 +87,7 @@ def rebuild(spans: list[Span], logs: dict[tuple[str, str], list[Event]], path: P
             last_reply = {**reply, "role": "assistant"}
             conversation.append(last_reply)
     if conversation and conversation[-1].get("role") == "assistant" and conversation[-1].get("tool_calls"):
-        # the run ended on a reply asking for calls that no tool result answers: they were not run
-        conversation[-1] = {k: v for k, v in conversation[-1].items() if k != "tool_calls"}
+        _drop_unrun_calls(conversation, spans, calls, path)
     if not captured:
         tools = [t for s in spans if is_tool_span(s) and (t := tool_execution(s, _where(path, s))) is not None]
         if not tools and not calls:
@@ -101,6 +101,22 @@ def rebuild(spans: list[Span], logs: dict[tuple[str, str], list[Event]], path: P
                              {"role": "tool", "tool_call_id": call["id"], "content": tool["result"]}]
         conversation += _final_answer(spans, path)
     return conversation, _usage(calls, path)
+
+
+def _drop_unrun_calls(conversation: list[Msg], spans: list[Span], calls: list[Span], path: Path) -> None:
+    """The run ended on a reply asking for calls that no tool result answers: only those a tool
+    span shows running after the last model call were run; the others are left out."""
+    last = max(calls, key=lambda s: s.start)
+    ran = [t["call"]["function"]["name"] for s in spans if is_tool_span(s) and s.start >= last.start
+           and (t := tool_execution(s, _where(path, s))) is not None]
+    kept = []
+    for call in conversation[-1]["tool_calls"]:
+        name = (call.get("function") or {}).get("name")
+        if name in ran:
+            ran.remove(name)
+            kept.append(call)
+    reply = {k: v for k, v in conversation[-1].items() if k != "tool_calls"}
+    conversation[-1] = {**reply, "tool_calls": kept} if kept else reply
 
 
 def _final_answer(spans: list[Span], path: Path) -> list[Msg]:

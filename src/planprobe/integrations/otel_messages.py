@@ -40,8 +40,9 @@ def is_llm_span(span: Span) -> bool:
     operation = span.attributes.get("gen_ai.operation.name")
     if operation is not None:  # e.g. invoke_agent, execute_tool: not a model call even with messages
         return operation in LLM_OPERATIONS
+    # conventions before gen_ai.operation.name (v1.26): a span naming the model, or carrying messages
     return any(k.startswith(("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.prompt.", "gen_ai.completion."))
-               for k in span.attributes)
+               or k in ("gen_ai.system", "gen_ai.request.model") for k in span.attributes)
 
 
 def is_tool_span(span: Span) -> bool:

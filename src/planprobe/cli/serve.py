@@ -8,7 +8,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
@@ -27,6 +27,9 @@ from .common import (
 )
 from .options import Quiet, RunOut
 from .show import show_run
+
+if TYPE_CHECKING:
+    from ..integrations.otlp_write import OtlpFile
 
 
 def _check_upstream(url: str) -> None:
@@ -52,6 +55,8 @@ def serve(
     timeout: float = typer.Option(180.0, help="Per-case time limit in seconds, from when the case is served."),
     infra_attempts: int = typer.Option(3, help="Attempts per case whose result is infra (a disconnect, an "
                                                "unreachable upstream), counting resumes."),
+    otel_out: Optional[Path] = typer.Option(None, "--otel-out", help="Also append each stored result as an "
+                                            "OpenTelemetry trace (OTLP/JSON, GenAI conventions) to this file."),
     quiet: Quiet = False,
 ) -> None:
     """Serve each case's tools over MCP to an external agent; each case is judged and stored as it finishes."""
@@ -79,6 +84,7 @@ def serve(
     config = RunConfig(agent="mcp", trials=trials, concurrency=parallel, infra_attempts=infra_attempts,
                        limits=Limits(max_iterations=max_iterations, timeout_s=timeout))
     store = open_run(out, iter_suite(suite), config, suite_name=str(suite), digest=digest)
+    otlp = _otlp_file(otel_out, "planprobe-serve")
     stdio = transport == "stdio"
     say = err_console if stdio else out_console  # stdout is the MCP channel under stdio
 
@@ -95,6 +101,8 @@ def serve(
 
             def on_result(trace: Trace, verdict: Verdict) -> None:
                 progress.update(task, advance=1)
+                if otlp is not None and not verdict.infra:  # an infra result is served again
+                    otlp.write_trace(trace)
                 if verdict.infra:
                     err_console.print(f"case {trace.case_id}: infra: {trace.errors[-1].message if trace.errors else '-'}",
                                       highlight=False, soft_wrap=True)
@@ -140,29 +148,57 @@ def serve(
         raise typer.Exit(EXIT_INFRA)
 
 
+def _otlp_file(path: Optional[Path], service: str) -> OtlpFile | None:
+    if path is None:
+        return None
+    from ..integrations.otlp_write import OtlpFile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch()
+    return OtlpFile(str(path), service)
+
+
 def proxy(
     upstream: str = typer.Option(..., help="OpenAI-compatible base URL to forward to, e.g. http://127.0.0.1:8000/v1."),
-    record: Path = typer.Option(..., "--record", help="JSONL file: one line per model call (appended)."),
+    record: Optional[Path] = typer.Option(None, "--record", help="JSONL file: one line per model call (appended)."),
     port: int = typer.Option(0, help="Port on 127.0.0.1; 0: a free one."),
+    otel_out: Optional[Path] = typer.Option(None, "--otel-out", help="OTLP/JSON file: one chat span per model call "
+                                            "(appended; GenAI conventions), for a tracing tool or `check --format otel`."),
 ) -> None:
     """Record an agent's model calls (standalone). Point the agent at the printed URL; /case/ID/v1 tags
     calls with a case id. To record into served cases' traces, use `serve --proxy-upstream` instead."""
     from ..serve.mcp_server import listen, require_mcp, shutdown
-    from ..serve.proxy import JsonlRecorder, Proxy
+    from ..serve.proxy import JsonlRecorder, Proxy, Recorder, TeeRecorder
     from ..serve.stopping import Terminated, until_terminated
 
     _check_upstream(upstream)
     check("--port", port, at_least=0, at_most=65535)
+    if record is None and otel_out is None:
+        raise PlanprobeError("proxy: give --record FILE (JSONL), --otel-out FILE (OTLP/JSON) or both")
     require_mcp()
-    record.parent.mkdir(parents=True, exist_ok=True)
-    record.touch()
+    if record is not None:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.touch()
+    otlp = _otlp_file(otel_out, "planprobe-proxy")
+    calls = None
+    if otlp is not None:
+        from ..integrations.otlp_write import ProxyCallRecorder, ProxyCalls
 
+        calls = ProxyCalls(otlp)
     tally = {"calls": 0, "failures": 0}
 
+    def recorder(key: str) -> Recorder:
+        parts: list[Recorder] = [JsonlRecorder(str(record), key, tally)] if record is not None else []
+        if calls is not None:
+            parts.append(ProxyCallRecorder(calls, key))
+        return TeeRecorder(parts)
+
+    where = " and ".join(str(p) for p in (record, otel_out) if p is not None)
+
     async def go() -> None:
-        proxy = Proxy(upstream, lambda key: JsonlRecorder(str(record), key, tally))
+        proxy = Proxy(upstream, recorder)
         server, task, bound = await listen(proxy.app(), port)
-        out_console.print(f"proxy: http://127.0.0.1:{bound}/v1 -> {upstream}; recording to {record}", highlight=False,
+        out_console.print(f"proxy: http://127.0.0.1:{bound}/v1 -> {upstream}; recording to {where}", highlight=False,
                           soft_wrap=True)
         try:
             await task
@@ -178,15 +214,21 @@ def proxy(
     except KeyboardInterrupt:
         stopped_by = "stopped by Ctrl-C"
     # stopping is how a proxy ends: exit 0, after saying what the record file got
-    err_console.print(f"proxy {stopped_by}: {tally['calls']} model call(s) and {tally['failures']} unreachable-upstream "
-                      f"error(s) recorded to {record} in this session", highlight=False, soft_wrap=True)
+    if record is not None:
+        err_console.print(f"proxy {stopped_by}: {tally['calls']} model call(s) and {tally['failures']} "
+                          f"unreachable-upstream error(s) recorded to {record} in this session", highlight=False,
+                          soft_wrap=True)
+    else:
+        err_console.print(f"proxy {stopped_by}: model calls recorded to {otel_out}", highlight=False, soft_wrap=True)
 
 
 def check_traces(
     suite: Path = typer.Argument(..., help="Suite file (JSONL) the traces were recorded on."),
     traces: Path = typer.Argument(..., help="JSONL: one trace a line, planprobe's format or OpenAI chat messages "
-                                            "with a case_id."),
+                                            "with a case_id; or OpenTelemetry spans as OTLP/JSON (docs/otel.md)."),
     out: RunOut = ...,  # type: ignore[assignment]
+    fmt: str = typer.Option("auto", "--format", help="auto (OTLP/JSON when the file is, else per line), planprobe, "
+                                                     "openai or otel."),
     quiet: Quiet = False,
 ) -> None:
     """Grade traces recorded elsewhere: every tool call is replayed into its case's environment and judged."""
@@ -197,7 +239,7 @@ def check_traces(
 
     cases = load_suite(suite)
     by_id = {c.id: c for c in cases}
-    recorded = read_traces(traces, by_id)
+    recorded = read_traces(traces, by_id, fmt)
     agent = ReplayAgent(recorded)
     wanted = {r.case_id for r in recorded}
     graded = [c for c in cases if c.id in wanted]

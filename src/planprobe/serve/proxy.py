@@ -201,6 +201,24 @@ def _error(status: int, message: str) -> Any:
     return JSONResponse({"error": {"message": message, "type": "planprobe_proxy_error"}}, status_code=status)
 
 
+class TeeRecorder:
+    """Several recorders for one request (the JSONL record and the OTLP/JSON spans)."""
+
+    def __init__(self, recorders: list[Recorder]):
+        self.recorders = recorders
+
+    def before_call(self) -> str | None:
+        return next((r for r in (rec.before_call() for rec in self.recorders) if r is not None), None)
+
+    def record(self, request: dict[str, Any], reply: dict[str, Any]) -> None:
+        for rec in self.recorders:
+            rec.record(request, reply)
+
+    def failed(self, cause: str) -> None:
+        for rec in self.recorders:
+            rec.failed(cause)
+
+
 class JsonlRecorder:
     """Standalone ``planprobe proxy``: one JSON line per model call, tagged with the case id
     from the path (``/case/ID/v1``) — never a header, so no key is written."""

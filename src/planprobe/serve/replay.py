@@ -1,8 +1,9 @@
 """``planprobe check``: traces recorded elsewhere, graded like a run.
 
-Two formats are read, one conversation a line: planprobe's own ``Trace`` JSON, and the
+Three formats are read: one conversation a line, planprobe's own ``Trace`` JSON or the
 OpenAI chat-messages format ``{"case_id": …, "messages": [...], "usage": {…}?}`` (assistant
-``tool_calls`` with ``tool`` results). The recorded results are not trusted: every tool call
+``tool_calls`` with ``tool`` results); and OpenTelemetry spans as OTLP/JSON
+(``integrations/otel_runs.py``), each trace an agent run. The recorded results are not trusted: every tool call
 is replayed, in order, into a fresh environment of its case, whose log is the ground truth
 the family judges. A call of a tool the case does not have is recorded as such (an
 act_error for that case), never a crash. Anything unreadable is one ``FILE:LINE: field``
@@ -20,12 +21,14 @@ from pydantic import ValidationError
 
 from ..environment import Environment
 from ..errors import PlanprobeError
-from ..schema import Case, Message, Trace, TraceStatus, Usage
+from ..schema import Case, Message, Trace, TraceError, TraceStatus, Usage
 from ..suites.io import describe_validation_error, numbered_lines, parse_json_line
 from .recording import as_message
 
 OPENAI = "openai"
 PLANPROBE = "planprobe"
+OTEL = "otel"
+FORMATS = ("auto", PLANPROBE, OPENAI, OTEL)
 USAGE_COUNTS = ("model_calls", "prompt_tokens", "completion_tokens")  # read from a conversation's usage
 
 
@@ -39,6 +42,9 @@ class Recorded:
     messages: list[dict[str, Any]] = field(default_factory=list)
     trace: Trace | None = None
     usage: Usage | None = None
+    meta: dict[str, Any] = field(default_factory=dict)  # joins the replayed trace's meta (e.g. the OTel trace id)
+    status: TraceStatus = TraceStatus.COMPLETED  # how the recorded episode ended (OTel: planprobe.status)
+    errors: list[TraceError] = field(default_factory=list)
 
 
 def _openai_line(data: dict[str, Any], where: str) -> Recorded:
@@ -120,24 +126,42 @@ def _parse_line(line: str, where: str, lineno: int) -> Recorded:
     return rec
 
 
-def read_traces(path: Path, cases: dict[str, Case]) -> list[Recorded]:
+def read_traces(path: Path, cases: dict[str, Case], fmt: str = "auto") -> list[Recorded]:
     """Every line of ``path``, checked; the first problem is raised naming FILE:LINE: field.
-    Every case must have as many traces as the others (its trials): a missing trial is not
-    the agent's failure, so an uneven file is refused rather than graded."""
+    ``fmt``: one of FORMATS; ``auto`` reads OTLP/JSON when the file starts as one, else each
+    line as planprobe's or OpenAI's format. Every case must have as many traces as the others
+    (its trials): a missing trial is not the agent's failure, so an uneven file is refused
+    rather than graded."""
+    if fmt not in FORMATS:
+        raise PlanprobeError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
     out: list[Recorded] = []
-    with open(path, "rb") as f:
-        for n, line in numbered_lines(f, str(path)):
-            if not line.strip():
-                continue
-            where = f"{path}:{n}"
-            rec = _parse_line(line, where, n)
-            if rec.case_id not in cases:
-                raise PlanprobeError(f"{where}: case_id: no case {rec.case_id!r} in the suite")
-            out.append(rec)
+    if fmt == OTEL or fmt == "auto" and _looks_like_otlp(path):  # the OTel readers load only for OTel files
+        from ..integrations.otel_runs import read_otel_traces
+
+        out = read_otel_traces(path, cases)
+    else:
+        with open(path, "rb") as f:
+            for n, line in numbered_lines(f, str(path)):
+                if not line.strip():
+                    continue
+                where = f"{path}:{n}"
+                rec = _parse_line(line, where, n)
+                if fmt != "auto" and rec.kind != fmt:
+                    raise PlanprobeError(f"{where}: expected a trace in the {fmt} format (--format {fmt}), got one "
+                                         f"in the {rec.kind} format")
+                if rec.case_id not in cases:
+                    raise PlanprobeError(f"{where}: case_id: no case {rec.case_id!r} in the suite")
+                out.append(rec)
     if not out:
         raise PlanprobeError(f"{path}: no traces in the file")
     _check_even_trials(path, out)
     return out
+
+
+def _looks_like_otlp(path: Path) -> bool:
+    from ..integrations.otlp_json import looks_like_otlp
+
+    return looks_like_otlp(path)
 
 
 def _check_even_trials(path: Path, recorded: list[Recorded]) -> None:
@@ -175,9 +199,14 @@ class ReplayAgent:
         if rec is None:
             raise PlanprobeError(f"no trace was recorded for trial {env.trace.trial} of this case")
         env.trace.meta["recorded_at_line"] = rec.line
+        env.trace.meta.update(rec.meta)
         if rec.trace is not None:
             return replay_trace(rec.trace, env)
-        return replay_messages(rec.messages, env, rec.usage)
+        answer = replay_messages(rec.messages, env, rec.usage)
+        if rec.status != TraceStatus.COMPLETED:  # the episode ended on a limit there: judged so here too
+            env.trace.status = rec.status
+            env.trace.errors = list(rec.errors)
+        return answer
 
 
 def replay_trace(recorded: Trace, env: Environment) -> str | None:

@@ -26,8 +26,9 @@ if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    view_dir = make_view_dir(tmp_path_factory.mktemp("view"))
-    server = ViewServer(view_dir.root)
+    root = tmp_path_factory.mktemp("view")
+    server = ViewServer(root)  # started first: it starts while the runs are made (it finds them per request)
+    view_dir = make_view_dir(root)
     pw = sync_api.sync_playwright().start()
     browser = pw.chromium.launch(executable_path=CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"),
                                  args=["--no-sandbox"])
@@ -43,7 +44,8 @@ def env(tmp_path_factory):
         browser.close()
         pw.stop()
         server.stop()
-        view_dir.live.close()
+        if view_dir.live is not None:
+            view_dir.live.close()
 
 
 def link(server, path: str, **params) -> str:
@@ -156,6 +158,7 @@ def test_a_run_written_while_its_page_is_open_shows_its_new_results(env):
 
     with RunStore(view_dir.root / "sweep" / "rand") as done:
         results = list(done.results())[:5]
+    assert view_dir.live is not None
     for trace, verdict in results:
         view_dir.live.add_result(trace, verdict)
     expect(page.locator("#results-count")).to_have_text("5")

@@ -54,12 +54,12 @@ def hostile_cases() -> list[Case]:
 class ViewDir:
     root: Path
     suite: list[Case]
-    live: RunStore  # the run still being written: the test adds its results
+    live: RunStore | None  # the run still being written: the test adds its results
     labelled: tuple[str, int] = ("", 0)  # (case id, trial) with formal labels and a re-rollout
     labels: dict = field(default_factory=dict)
 
 
-def make_view_dir(root: Path) -> ViewDir:
+def make_view_dir(root: Path, live: bool = True) -> ViewDir:
     suite = cases(12, seed=5)
     run_suite(suite, "random", root / "sweep" / "rand", concurrency=1)
     run_suite(suite, "oracle", root / "sweep" / "orac", concurrency=1)
@@ -80,9 +80,11 @@ def make_view_dir(root: Path) -> ViewDir:
     outcome = StudyOutcome(tables=[table])
     write_study(root / "study", study_json(Identity("demo", None, "random", "quick", 0), "A paper", [], outcome,
                                            "complete"))
-    live = RunStore(root / "live", create=True)
-    live.initialize(suite, {"agent": "random", "trials": "1", "suite": "s.jsonl"})
-    return ViewDir(root, suite, live, (trace.case_id, trace.trial), labels)
+    writer = None
+    if live:
+        writer = RunStore(root / "live", create=True)
+        writer.initialize(suite, {"agent": "random", "trials": "1", "suite": "s.jsonl"})
+    return ViewDir(root, suite, writer, (trace.case_id, trace.trial), labels)
 
 
 class ViewServer:

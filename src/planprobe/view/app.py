@@ -60,8 +60,8 @@ def build_app(root: Path, token: str):
             state["c"] = discover(root)
         return state["c"]
 
-    def page(name: str, csp: str = CSP, status: int = 200, **context: Any) -> Response:
-        html = env.get_template(name).render(version=__version__, root=str(root), **context)
+    def page(template: str, csp: str = CSP, status: int = 200, **context: Any) -> Response:
+        html = env.get_template(template).render(version=__version__, root=str(root), **context)
         return HTMLResponse(html, status_code=status, headers=_headers(csp))
 
     def data(obj: Any) -> Response:

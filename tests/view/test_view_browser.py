@@ -13,7 +13,6 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-
 from view_helpers import PAYLOAD, ViewServer, make_view_dir
 
 CHROMIUM = "/usr/bin/chromium"
@@ -53,7 +52,7 @@ def link(server, path: str, **params) -> str:
 
 
 def test_run_list_shows_each_run_with_its_pass_rate_and_progress(env):
-    view_dir, server, page, _ = env
+    _view_dir, server, page, _ = env
     page.goto(server.base + "/")
     expect = sync_api.expect
     rand = page.locator('#runs tr[data-run="sweep/rand"]')
@@ -129,7 +128,7 @@ def test_a_comparison_pairs_the_runs_with_mcnemar(env):
 
 
 def test_a_hostile_run_executes_nothing(env):
-    view_dir, server, page, dialogs = env
+    _view_dir, server, page, dialogs = env
     expect = sync_api.expect
     page.goto(server.base + "/")
     expect(page.locator('#runs tr[data-run="evil"] .c-agent')).to_have_text("hostile")

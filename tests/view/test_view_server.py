@@ -7,18 +7,17 @@ from __future__ import annotations
 import hashlib
 import sys
 import urllib.parse
-from pathlib import Path
 
 import pytest
-
-from helpers import cli_here
 from view_helpers import PAYLOAD, make_view_dir
 
-pytest.importorskip("starlette", reason="the view extra is not installed (pip install 'planprobe[view]')")
-from starlette.testclient import TestClient  # noqa: E402
+from helpers import cli_here
 
-from planprobe.cli.common import EXIT_ERROR  # noqa: E402
-from planprobe.view.app import COOKIE, build_app  # noqa: E402
+pytest.importorskip("starlette", reason="the view extra is not installed (pip install 'planprobe[view]')")
+from starlette.testclient import TestClient
+
+from planprobe.cli.common import EXIT_ERROR
+from planprobe.view.app import COOKIE, build_app
 
 TOKEN = "secret-token-for-tests"
 BASE = "http://127.0.0.1:8765"
@@ -108,7 +107,7 @@ def test_missing_names_are_404_pages_not_tracebacks(client):
 
 def test_a_missing_server_package_is_one_line_naming_the_extra(capsys, monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # import uvicorn now raises ImportError
-    code, out, err = cli_here(capsys, monkeypatch, "view", str(tmp_path))
+    code, _out, err = cli_here(capsys, monkeypatch, "view", str(tmp_path))
     assert code == EXIT_ERROR
     assert err.strip().splitlines() == ["error: planprobe view needs starlette and uvicorn: pip install 'planprobe[view]'"]
 

@@ -46,12 +46,16 @@ def build_app(root: Path, token: str):
     import jinja2
     from starlette.applications import Starlette
     from starlette.requests import Request
-    from starlette.responses import HTMLResponse, JSONResponse, Response
+    from starlette.responses import HTMLResponse, Response
     from starlette.routing import Route
+
+    from . import case, compare, runs  # noqa: F401  (imported now, so no page pays for the imports)
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("planprobe.view", "templates"), autoescape=True,
                              undefined=jinja2.ChainableUndefined)  # stored data may lack any field
     env.filters["pct"] = _pct
+    for template in env.list_templates(extensions=["j2"]):
+        env.get_template(template)  # compiled now, so no page pays for it
     root = Path(root).resolve()
     state: dict[str, Catalog] = {}
 

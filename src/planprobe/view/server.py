@@ -35,6 +35,15 @@ def bind(port: int = 0) -> socket.socket:
     return sock
 
 
+def _load_families() -> None:
+    from ..suites.registry import families
+
+    try:
+        families()
+    except PlanprobeError:
+        pass  # a broken plug-in is named when a page needs it, not here
+
+
 def serve(root: Path, port: int = 0, on_ready: Callable[[str], None] | None = None) -> None:
     """Serve ``root`` until interrupted; ``on_ready(url)`` gets the URL with the token."""
     require_server_packages()
@@ -49,6 +58,7 @@ def serve(root: Path, port: int = 0, on_ready: Callable[[str], None] | None = No
     url = f"http://{HOST}:{sock.getsockname()[1]}/?token={token}"
     config = uvicorn.Config(build_app(root, token), log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
+    _load_families()  # a case page's first highlight would load them: now, before the URL is out
     if on_ready is not None:
         on_ready(url)
     try:

@@ -29,7 +29,7 @@ _LOCK = threading.Lock()
 
 def _signature(directory: Path) -> tuple:
     """What changes whenever a run's database does: size and mtime of the file and its WAL."""
-    out = []
+    out: list[tuple[int, int] | None] = []
     for suffix in ("", "-wal"):
         try:
             st = (Path(directory) / (DB_NAME + suffix)).stat()

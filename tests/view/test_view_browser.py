@@ -25,7 +25,8 @@ if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    root = tmp_path_factory.mktemp("view")
+    root = tmp_path_factory.mktemp("view") / "runs"
+    root.mkdir()
     server = ViewServer(root)  # started first: it starts while the runs are made (it finds them per request)
     view_dir = make_view_dir(root)
     pw = sync_api.sync_playwright().start()
@@ -87,8 +88,11 @@ def test_a_run_page_has_interactive_plots_and_a_filterable_case_table(env):
     page.fill("#f-text", words.upper())
     expect(page.locator("#case-table tbody tr")).to_have_count(1)
     expect(page.locator("#case-table tbody tr a")).to_have_text(first.id)
-    page.fill("#f-text", "")
-    page.hover("#plots figure g.pt >> nth=0")
+
+    page.goto(link(server, "/run", r="constraints-misread-after"))  # the README's picture
+    expect(page.locator("#case-table tbody tr")).to_have_count(40)
+    page.locator("#plots figure g.pt").nth(2).hover()
+    expect(page.locator("#tip")).to_be_visible()
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOT))
     assert SCREENSHOT.stat().st_size > 20_000

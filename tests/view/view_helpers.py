@@ -64,6 +64,8 @@ def make_view_dir(root: Path, live: bool = True) -> ViewDir:
     run_suite(suite, "random", root / "sweep" / "rand", concurrency=1)
     run_suite(suite, "oracle", root / "sweep" / "orac", concurrency=1)
     run_suite(hostile_cases(), HostileAgent(), root / "evil", concurrency=1)
+    # the README's picture: an agent that misreads "after" passes some cases and fails others
+    run_suite(cases(40, seed=8), "misread:after", root / "constraints-misread-after", concurrency=1)
     rand = root / "sweep" / "rand"
     with RunStore(rand, write=True) as store:
         case_of = {c.id: c for c in suite}

@@ -65,7 +65,8 @@ def build_app(root: Path, token: str):
         return state["c"]
 
     def page(template: str, csp: str = CSP, status: int = 200, **context: Any) -> Response:
-        html = env.get_template(template).render(version=__version__, root=str(root), **context)
+        html = env.get_template(template).render(version=__version__, root=str(root), root_name=root.name or str(root),
+                                                **context)
         return HTMLResponse(html, status_code=status, headers=_headers(csp))
 
     def data(obj: Any) -> Response:

@@ -99,7 +99,7 @@
   }
 
   // ---- charts: hand-rolled SVG, hover for the counts ----
-  var W = 420, H = 230, M = { l: 44, r: 12, t: 10, b: 38 };
+  var W = 380, H = 220, M = { l: 44, r: 12, t: 10, b: 38 };
   function frame(title) {
     var fig = el("figure", null, "chart"), s = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img" });
     fig.appendChild(el("h3", title)); fig.appendChild(s);
@@ -121,6 +121,9 @@
     pts.forEach(function (p) {
       var g = svg("g", { "class": "pt" });
       g.appendChild(svg("line", { x1: X(p.x), x2: X(p.x), y1: Y(p.lo), y2: Y(p.hi), stroke: "#2563eb" }));
+      [p.lo, p.hi].forEach(function (y) {
+        g.appendChild(svg("line", { x1: X(p.x) - 4, x2: X(p.x) + 4, y1: Y(y), y2: Y(y), stroke: "#2563eb" }));
+      });
       g.appendChild(svg("circle", { cx: X(p.x), cy: Y(p.rate), r: 4, fill: "#2563eb" }));
       g.appendChild(svg("rect", { x: X(p.x) - 8, y: M.t, width: 16, height: ph, fill: "transparent" }));
       hover(g, curve.axis + " " + p.x + ": " + p.passed + "/" + p.cases + " passed, " + pct(p.rate) +
@@ -132,7 +135,7 @@
   }
   function barChart(title, counts) {
     var keys = Object.keys(counts), total = keys.reduce(function (a, k) { return a + counts[k]; }, 0);
-    var rowH = 20, h = Math.max(60, keys.length * rowH + 20), f = frame(title), s = f.s, left = 170;
+    var rowH = 20, h = Math.max(60, keys.length * rowH + 20), f = frame(title), s = f.s, left = 150;
     s.setAttribute("height", h); s.setAttribute("viewBox", "0 0 " + W + " " + h);
     var max = Math.max.apply(null, keys.map(function (k) { return counts[k]; }).concat([1]));
     keys.forEach(function (k, i) {
@@ -195,8 +198,8 @@
       return getJSON("/api/run?" + q("r", name)).then(function (d) {
         rows = d.rows;
         var plots = document.getElementById("plots"); plots.textContent = "";
-        d.curves.forEach(function (c) { plots.appendChild(rateChart(c)); });
         plots.appendChild(barChart("failures by error class", d.errors));
+        d.curves.forEach(function (c) { plots.appendChild(rateChart(c)); });
         var et = document.getElementById("errors").tBodies[0]; et.textContent = "";
         Object.keys(d.errors).forEach(function (k) {
           var tr = el("tr"); tr.appendChild(el("td", k)); tr.appendChild(el("td", d.errors[k])); et.appendChild(tr);

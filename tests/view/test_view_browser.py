@@ -117,6 +117,17 @@ def test_a_case_shows_the_timeline_evidence_labels_and_its_rerollout(env):
     expect(page.locator("h1")).not_to_contain_text("re-rollout")
 
 
+def test_a_pmc_result_draws_its_subtask_graph(env):
+    view_dir, server, page, dialogs = env
+    expect = sync_api.expect
+    case_id, trial = view_dir.labelled
+    page.goto(link(server, "/case", r="pmc", c=case_id, t=trial))
+    expect(page.locator("#graph svg rect")).to_have_count(2)
+    expect(page.locator("#graph svg line")).to_have_count(1)  # s1 -> s2
+    expect(page.locator("#graph")).to_contain_text("stay under <script>")  # as text
+    assert page.evaluate("() => window.__pwned") is None and dialogs == []
+
+
 def test_a_comparison_pairs_the_runs_with_mcnemar(env):
     _, server, page, _ = env
     expect = sync_api.expect

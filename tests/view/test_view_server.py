@@ -40,6 +40,7 @@ def pages(view_dir) -> list[str]:
     return ["/", "/api/runs", "/run?r=sweep/rand", "/api/run?r=sweep/rand", "/api/head?r=evil",
             "/api/search?" + q({"r": "sweep/rand", "q": "the"}), "/case?" + q({"r": "sweep/rand", "c": case_id, "t": trial}),
             "/case?" + q({"r": "sweep/rand", "c": case_id, "t": trial, "attempt": 1}),
+            "/case?" + q({"r": "pmc", "c": case_id, "t": trial}),
             "/run?r=evil", "/case?" + q({"r": "evil", "c": "evil-0-\"'><img src=x onerror=\"window.__pwned=4\">", "t": 0}),
             "/compare?r=sweep/rand&r=sweep/orac&r=evil", "/study?s=study", "/static/view.js", "/static/report.css"]
 

@@ -82,6 +82,14 @@ def make_view_dir(root: Path, live: bool = True) -> ViewDir:
     outcome = StudyOutcome(tables=[table])
     write_study(root / "study", study_json(Identity("demo", None, "random", "quick", 0), "A paper", [], outcome,
                                            "complete"))
+    # a result with PMC's sub-task plan (as the pmc agent records it) in a run of its own
+    plan = {"subtasks": [{"id": "s1", "description": "book " + PAYLOAD, "executor": "tools", "depends_on": []},
+                         {"id": "s2", "description": "pay", "executor": "tools", "depends_on": ["s1"]}],
+            "global_constraints": ["stay under " + PAYLOAD]}
+    with RunStore(root / "pmc", create=True) as pmc:
+        pmc.initialize([case_of[trace.case_id]], {"agent": "pmc", "trials": "1"})
+        pmc.add_result(trace.model_copy(update={"meta": {"pmc": {"plan": plan, "waves": [["s1"], ["s2"]]}}}),
+                       verdict)
     writer = None
     if live:
         writer = RunStore(root / "live", create=True)

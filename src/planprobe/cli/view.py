@@ -23,7 +23,10 @@ def view(
         out_console.print(f"planprobe view of {directory}: {url}", soft_wrap=True)
         out_console.print("(read-only; Ctrl-C stops it)")
 
-    serve(directory, port, ready)
+    try:
+        serve(directory, port, ready)
+    except KeyboardInterrupt:  # Ctrl-C is how a viewer is stopped: not an error
+        out_console.print("stopped")
 
 
 def register(app: typer.Typer) -> None:

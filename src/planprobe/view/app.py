@@ -174,7 +174,8 @@ def build_app(root: Path, token: str):
               Route("/run", guarded(run_view)), Route("/api/run", guarded(api_run)),
               Route("/api/head", guarded(api_head)), Route("/api/search", guarded(api_search)),
               Route("/case", guarded(case_view)), Route("/compare", guarded(compare_view)),
-              Route("/study", guarded(study_view)), Route("/static/{name}", static)]
+              Route("/study", guarded(study_view)), Route("/static/{name}", static),
+              Route("/favicon.ico", lambda request: Response(status_code=204, headers=_headers()))]
     return TokenGuard(Starlette(routes=routes), token)
 
 

@@ -64,6 +64,10 @@ def test_run_list_shows_each_run_with_its_pass_rate_and_progress(env):
     expect(rand.locator(".c-family")).to_have_text("constraints")
     expect(page.locator('#runs tr[data-run="sweep/orac"] .c-rate')).to_contain_text("100.0% [")
     expect(rand.locator(".c-progress")).to_contain_text("12/12")
+    page.click('#runs th[data-sort="rate"]')  # ascending, runs with no rate last
+    expect(page.locator("#runs tbody tr").last).to_have_attribute("data-run", "live")
+    page.click('#runs th[data-sort="rate"]')  # descending
+    expect(page.locator("#runs tbody tr").first).to_have_attribute("data-run", "sweep/orac")
     page.fill("#run-filter", "oracle")
     expect(rand).to_be_hidden()
     expect(page.locator('#runs tr[data-run="sweep/orac"]')).to_be_visible()
@@ -87,6 +91,10 @@ def test_a_run_page_has_interactive_plots_and_a_filterable_case_table(env):
     passed = int(page.locator("#passed-count").inner_text())
     expect(page.locator("#case-table tbody tr")).to_have_count(passed)
     page.select_option("#f-outcome", "")
+    page.select_option("#f-class", "order_error")
+    failed = 12 - passed
+    expect(page.locator("#case-table tbody tr")).to_have_count(failed)  # the random agent only misorders
+    page.select_option("#f-class", "")
     first = view_dir.suite[0]
     words = next(first.task[i:i + 30] for i in range(len(first.task))  # words of this task alone
                  if "\n" not in first.task[i:i + 30]

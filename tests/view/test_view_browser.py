@@ -13,7 +13,7 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from view_helpers import PAYLOAD, ViewServer, make_view_dir
+from view_helpers import PAYLOAD, PMC_RUN, ViewServer, make_view_dir
 
 CHROMIUM = "/usr/bin/chromium"
 CONSOLE_ERRORS: list[str] = []  # script errors and Content-Security-Policy violations, from every page
@@ -135,7 +135,7 @@ def test_a_pmc_result_draws_its_subtask_graph(env):
     view_dir, server, page, dialogs = env
     expect = sync_api.expect
     case_id, trial = view_dir.labelled
-    page.goto(link(server, "/case", r="pmc", c=case_id, t=trial))
+    page.goto(link(server, "/case", r=PMC_RUN, c=case_id, t=trial))
     expect(page.locator("#graph svg rect")).to_have_count(2)
     expect(page.locator("#graph svg line")).to_have_count(1)  # s1 -> s2
     expect(page.locator("#graph")).to_contain_text("stay under <script>")  # as text
@@ -161,6 +161,10 @@ def test_a_hostile_run_executes_nothing(env):
     expect = sync_api.expect
     page.goto(server.base + "/")
     expect(page.locator('#runs tr[data-run="evil"] .c-agent')).to_have_text("hostile")
+    expect(page.locator("#runs")).to_contain_text(PMC_RUN)  # a run named with markup is listed as text
+    assert page.locator("#runs b").count() == 0 and page.evaluate("() => window.__pwned") is None
+    page.get_by_text(PMC_RUN).click()
+    expect(page.locator("h1")).to_have_text(PMC_RUN)
     page.goto(link(server, "/run", r="evil"))
     expect(page.locator("#case-table tbody tr")).to_have_count(3)
     page.select_option("#f-topic", PAYLOAD)  # the hostile topic is an option, as text

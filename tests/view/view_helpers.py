@@ -24,6 +24,10 @@ PAYLOAD = ("<script>window.__pwned=1;alert(1)</script><img src=x onerror=\"windo
            "<svg onload=\"window.__pwned=3\"></svg><b>bold</b>")
 
 
+# a run directory whose very name is markup
+PMC_RUN = "pmc-<b onmouseover=\"window.__pwned=6\">x</b>'"
+
+
 class HostileAgent:
     """Puts the payload everywhere a run keeps text: its replies, tool arguments, an unknown
     tool's name (so the tool result repeats it), and the final answer."""
@@ -86,7 +90,7 @@ def make_view_dir(root: Path, live: bool = True) -> ViewDir:
     plan = {"subtasks": [{"id": "s1", "description": "book " + PAYLOAD, "executor": "tools", "depends_on": []},
                          {"id": "s2", "description": "pay", "executor": "tools", "depends_on": ["s1"]}],
             "global_constraints": ["stay under " + PAYLOAD]}
-    with RunStore(root / "pmc", create=True) as pmc:
+    with RunStore(root / PMC_RUN, create=True) as pmc:
         pmc.initialize([case_of[trace.case_id]], {"agent": "pmc", "trials": "1"})
         pmc.add_result(trace.model_copy(update={"meta": {"pmc": {"plan": plan, "waves": [["s1"], ["s2"]]}}}),
                        verdict)

@@ -3,7 +3,7 @@
 // numbers, never as markup. Served as a file: the Content-Security-Policy runs nothing else.
 (function () {
   "use strict";
-  var SVGNS = "http://www.w3.org/2000/svg", POLL_MS = 1000;
+  var SVGNS = "http://www.w3.org/2000/svg", POLL_MS = 500;
   var page = document.body.dataset.page;
 
   function el(tag, text, cls) {

@@ -37,6 +37,11 @@ def _headers(csp: str = CSP) -> dict[str, str]:
             "X-Frame-Options": "DENY", "Cache-Control": "no-store", "Cross-Origin-Opener-Policy": "same-origin"}
 
 
+def _num(value: Any) -> Any:
+    """3.0 -> 3: difficulty measures are stored as floats."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def _pct(value: Any) -> str:
     return "–" if value is None else f"{100 * float(value):.1f}%"
 
@@ -54,6 +59,7 @@ def build_app(root: Path, token: str):
     env = jinja2.Environment(loader=jinja2.PackageLoader("planprobe.view", "templates"), autoescape=True,
                              undefined=jinja2.ChainableUndefined)  # stored data may lack any field
     env.filters["pct"] = _pct
+    env.filters["num"] = _num
     for template in env.list_templates(extensions=["j2"]):
         env.get_template(template)  # compiled now, so no page pays for it
     root = Path(root).resolve()

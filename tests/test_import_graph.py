@@ -26,7 +26,7 @@ TOOLKITS = {"models", "pddl"}  # model backends; the PDDL toolkit (parser, plann
 SOLVER = {"solver"}
 LIBRARY = TOOLKITS | SOLVER | {"agents", "suites", "runner", "analysis", "llm_judge", "debug", "scale", "serve",
                                "integrations", "studies"}
-TOP = {"cli", "api", "demo", "report"}
+TOP = {"cli", "api", "demo", "report", "view"}
 
 
 def _part(module: str) -> str:

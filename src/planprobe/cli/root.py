@@ -41,6 +41,7 @@ from . import (
     study,
     sweep,
     travelplanner,
+    view,
 )
 from .common import (
     EXIT_ERROR,
@@ -83,6 +84,7 @@ def build_app() -> typer.Typer:
     sweep.register(root)  # sweep, dissect
     study.register(root)  # study NAME, study --list, study compare
     report.register(root)
+    view.register(root)  # view [DIR]: the local web app
     demo.register(root)  # grammar, demo
     judge.register(root)
     debug.register(root)  # label, errorbench

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..errors import FormatVersionError, PlanprobeError
 from .store_open import LOCK_NAME, acquire_lock, connect
+from .tally import store_tally
 
 if TYPE_CHECKING:
     from typing_extensions import Self  # typing.Self from Python 3.11 on
@@ -167,6 +168,10 @@ class RunStore:
         db = self.__dict__.pop("db", None)  # closing twice (or after a failed open) is a no-op
         if db is not None:
             if self.writable:
+                try:  # the totals a run list reads without a scan (runner/tally.py)
+                    store_tally(db)
+                except sqlite3.Error:
+                    pass  # a reader then sums the results itself
                 try:  # leave one self-contained file behind (readable from read-only media)
                     db.execute("PRAGMA busy_timeout = 200")  # a reader has it open: keep the WAL, don't wait
                     db.execute("PRAGMA journal_mode=DELETE")

@@ -93,7 +93,7 @@ def _robust(seed: int) -> list[Case]:
 
 
 def _judged(seed: int) -> list[Case]:
-    from planprobe.suites.external.apb import iter_apb
+    from planprobe.importers.apb import iter_apb
 
     return list(iter_apb(Path(__file__).parent / "data" / "apb_sample.jsonl"))
 

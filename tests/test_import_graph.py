@@ -24,7 +24,7 @@ TOOLKITS = {"models", "pddl"}  # model backends; the PDDL toolkit (parser, plann
 # the solver (issue #27) answers from the chat call alone: it may read text with the toolkits, never
 # reach the cases (suites), the agents' prompts or parsers, or the run (runner, stores)
 SOLVER = {"solver"}
-LIBRARY = TOOLKITS | SOLVER | {"agents", "suites", "runner", "analysis", "llm_judge", "debug", "scale", "serve",
+LIBRARY = TOOLKITS | SOLVER | {"agents", "suites", "importers", "runner", "analysis", "llm_judge", "debug", "scale", "serve",
                                "integrations", "studies"}
 TOP = {"cli", "api", "demo", "report"}
 

@@ -43,7 +43,7 @@ API_BANK = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "api
 
 
 def _judged() -> list[Case]:
-    from planprobe.suites.external.apb import iter_apb
+    from planprobe.importers.apb import iter_apb
 
     return [c for c in iter_apb(APB_SAMPLE) if get_family("judged").reference_plan(c)][:2]
 

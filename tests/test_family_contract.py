@@ -107,7 +107,7 @@ def _planbench(seed: int) -> list[Case]:
 
 def _travelplanner(seed: int) -> list[Case]:
     from helpers import shared_path
-    from planprobe.suites.travelplanner.importer import build_cases
+    from planprobe.importers.travelplanner import build_cases
 
     both = build_cases(modes=["sole-planning", "two-stage"], strict=False,
                        train_dir=shared_path("data", "travelplanner"))  # skips when the shared data is absent

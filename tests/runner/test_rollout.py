@@ -52,7 +52,7 @@ def _travelplanner() -> list[Case]:
     """One case of each mode, from the shared training set (none when it is absent)."""
     if not TRAVELPLANNER_TRAIN.is_dir():
         return []
-    from planprobe.suites.travelplanner.importer import build_cases
+    from planprobe.importers.travelplanner import build_cases
 
     both = build_cases(modes=["sole-planning", "two-stage"], strict=False, train_dir=TRAVELPLANNER_TRAIN)
     return [next(c for c in both if c.id.endswith(mode)) for mode in ("sole-planning", "two-stage")]

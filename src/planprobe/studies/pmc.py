@@ -184,7 +184,7 @@ class PMCStudy:
     def _tp(self, ctx: StudyContext, data: PMCData, s: PMCSize, name: str, agent: str, mode: str,
             hint: bool) -> dict[str, Any]:
         def cases() -> list[Any]:
-            from ..suites.travelplanner.importer import build_cases
+            from ..importers.travelplanner import build_cases
 
             if data.kind == "training":
                 built = build_cases(modes=[mode], strict=False, train_dir=Path(data.travelplanner))

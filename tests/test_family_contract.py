@@ -116,7 +116,7 @@ def _travelplanner(seed: int) -> list[Case]:
 
 def _apibank_all() -> list[Case]:
     from helpers import shared_path
-    from planprobe.suites.apibank.build import import_cases
+    from planprobe.importers.apibank import import_cases
 
     root = shared_path("data", "api-bank")  # skips when the shared data is absent
     # the recorded call must pass API-Bank's own rule on the initial databases, else the

@@ -62,7 +62,7 @@ def _api_bank() -> list[Case]:
     """A level-1 call, a level-3 step, response and whole run (none when the data set is absent)."""
     if not API_BANK.is_dir():
         return []
-    from planprobe.suites.apibank.build import import_cases
+    from planprobe.importers.apibank import import_cases
 
     level1 = next(c for c in import_cases(API_BANK, 1, ("api",)) if c.spec["gold_consistent"])
     level3 = import_cases(API_BANK, 3)

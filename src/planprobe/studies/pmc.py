@@ -212,7 +212,7 @@ class PMCStudy:
 
     def _ab(self, ctx: StudyContext, data: PMCData, s: PMCSize, name: str, agent: str) -> dict[str, Any]:
         def cases() -> list[Any]:
-            from ..suites.apibank.build import import_cases
+            from ..importers.apibank import import_cases
 
             built = import_cases(Path(data.api_bank), 3, ("run",))
             return built if s.api_bank is None else built[: s.api_bank]

@@ -396,7 +396,7 @@ def tp_figures(run: Path) -> dict[str, dict[str, Any]]:
     """The official and strict tallies of a TravelPlanner run, over all queries and per level.
     Infrastructure failures are left out; an unfinished episode is not delivered."""
     from ..runner.store import RunStore
-    from ..suites.travelplanner.evaluate import PlanEvaluation
+    from ..suites.travelplanner.evaluation import PlanEvaluation
     from ..suites.travelplanner.metrics import Tally
 
     tallies = {scope: {"official": Tally(), "strict": Tally()} for scope in ("all", *LEVELS)}

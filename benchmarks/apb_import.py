@@ -28,9 +28,9 @@ from _common import machine  # noqa: E402
 from apb_fixture import STANDIN_APB_CODE, records, write_split_files  # noqa: E402
 
 from planprobe.llm_judge.apb_score import score  # noqa: E402
-from planprobe.suites.external.apb import iter_apb  # noqa: E402
-from planprobe.suites.external.apb_cases import iter_apb_protocol  # noqa: E402
-from planprobe.suites.external.apb_prompts import ENV_VAR, load  # noqa: E402
+from planprobe.importers.apb import iter_apb  # noqa: E402
+from planprobe.importers.apb_cases import iter_apb_protocol  # noqa: E402
+from planprobe.importers.apb_prompts import ENV_VAR, load  # noqa: E402
 
 COUNTS = {"holistic_planning": 1109, "holistic_tool_extraneous": 750, "holistic_unsolvable": 400,
           "step_wise_planning": 900, "step_wise_tool_extraneous": 750, "step_wise_tool_broken": 300}

@@ -28,8 +28,9 @@ from _common import machine, repeat  # noqa: E402
 from planprobe.agents import make_agent  # noqa: E402
 from planprobe.environment import IterationLimitExceeded, Limits  # noqa: E402
 from planprobe.schema import TraceStatus  # noqa: E402
-from planprobe.suites.apibank.build import import_cases  # noqa: E402
-from planprobe.suites.apibank.data import DATABASES, LEVEL3_FILE, LEVEL_DIRS  # noqa: E402
+from planprobe.importers.apibank import import_cases  # noqa: E402
+from planprobe.importers.apibank_samples import LEVEL3_FILE, LEVEL_DIRS  # noqa: E402
+from planprobe.suites.apibank.databases import DATABASES  # noqa: E402
 from planprobe.suites.registry import get_family  # noqa: E402
 
 FAULTY = ["faulty:drop", "faulty:unknown-tool", "faulty:malformed-args", "random"]

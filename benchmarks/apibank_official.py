@@ -39,7 +39,7 @@ sys.path[:0] = [str(HERE.parent / "tests"), str(HERE.parent / "tests" / "apibank
 from official_scoring import api_bank_call_text
 from test_apibank_scoring import _mutations, trace_of
 
-from planprobe.suites.apibank.build import import_cases
+from planprobe.importers.apibank import import_cases
 from planprobe.suites.registry import get_family
 
 WEB_BACKED = {"ToolSearcher", "Dictionary", "Translate", "SearchEngine"}

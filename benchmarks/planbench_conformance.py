@@ -16,8 +16,8 @@ import platform
 import time
 from pathlib import Path
 
-from planprobe.suites.external.planbench import RULES, rescore_file
-from planprobe.suites.external.planbench_instances import PlanBenchInstances
+from planprobe.importers.planbench import RULES, rescore_file
+from planprobe.importers.planbench_instances import PlanBenchInstances
 
 ROOT = Path(__file__).resolve().parents[1]
 

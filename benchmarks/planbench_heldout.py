@@ -42,7 +42,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable
 
-from planprobe.suites.external.planbench_instances import LAYOUTS, PlanBenchInstances
+from planprobe.importers.planbench_instances import LAYOUTS, PlanBenchInstances
 from planprobe.pddl import PlannerError, Problem, ground, validate
 from planprobe.suites.planbench.prompt_blocks import verification_message
 from planprobe.pddl.reply_parser import parse_plan, parse_state

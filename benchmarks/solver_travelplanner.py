@@ -28,7 +28,7 @@ from planprobe.runner.findings import underspecified_rows
 from planprobe.runner.store import RunStore
 from planprobe.runner.suite_run import run_suite
 from planprobe.solver.backend import SolverModel
-from planprobe.suites.travelplanner.importer import build_cases
+from planprobe.importers.travelplanner import build_cases
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "travelplanner"
 

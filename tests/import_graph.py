@@ -25,32 +25,34 @@ def _is_type_checking(node: ast.If) -> bool:
         (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _statements(body: list[ast.stmt], in_functions: bool) -> Iterator[ast.stmt]:
+def _statements(body: list[ast.stmt], in_functions: bool, type_checking: bool = False) -> Iterator[ast.stmt]:
     """The statements that run when the module is imported (class bodies, top-level if/try/with;
-    not ``if TYPE_CHECKING``); with ``in_functions`` also those inside functions."""
+    not ``if TYPE_CHECKING``); with ``in_functions`` also those inside functions, with
+    ``type_checking`` also those under ``if TYPE_CHECKING``."""
     for node in body:
         yield node
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if in_functions:
-                yield from _statements(node.body, in_functions)
+                yield from _statements(node.body, in_functions, type_checking)
         elif isinstance(node, ast.If):
-            if not _is_type_checking(node):
-                yield from _statements(node.body, in_functions)
-                yield from _statements(node.orelse, in_functions)
+            if type_checking or not _is_type_checking(node):
+                yield from _statements(node.body, in_functions, type_checking)
+                yield from _statements(node.orelse, in_functions, type_checking)
         elif isinstance(node, ast.Try):
             for block in (node.body, node.orelse, node.finalbody, *[h.body for h in node.handlers]):
-                yield from _statements(block, in_functions)
+                yield from _statements(block, in_functions, type_checking)
         elif isinstance(node, (ast.ClassDef, ast.With, ast.For, ast.While)):
-            yield from _statements(node.body, in_functions)
+            yield from _statements(node.body, in_functions, type_checking)
 
 
-def imports_of(name: str, path: Path, known: set[str], in_functions: bool = False) -> set[str]:
+def imports_of(name: str, path: Path, known: set[str], in_functions: bool = False,
+               type_checking: bool = False) -> set[str]:
     """The planprobe modules ``name`` imports: ``from a import b`` counts as importing
     ``a.b`` when that is a module, else ``a``. The parent packages Python imports on the
     way are not edges (every module would otherwise depend on ``planprobe/__init__``)."""
     is_package = path.name == "__init__.py"
     out: set[str] = set()
-    for node in _statements(ast.parse(path.read_text(encoding="utf-8")).body, in_functions):
+    for node in _statements(ast.parse(path.read_text(encoding="utf-8")).body, in_functions, type_checking):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names if a.name.split(".")[0] == "planprobe")
         elif isinstance(node, ast.ImportFrom):
@@ -70,10 +72,12 @@ def imports_of(name: str, path: Path, known: set[str], in_functions: bool = Fals
     return {m for m in out if m in known}
 
 
-def graph(in_functions: bool = False, root: Path = SRC) -> dict[str, set[str]]:
+def graph(in_functions: bool = False, root: Path = SRC, type_checking: bool = False) -> dict[str, set[str]]:
+    """Every module's imports; ``in_functions`` / ``type_checking``: also those inside functions / under
+    ``if TYPE_CHECKING`` (every import a reader of the code follows)."""
     mods = modules(root)
     known = set(mods)
-    return {name: imports_of(name, path, known, in_functions) for name, path in mods.items()}
+    return {name: imports_of(name, path, known, in_functions, type_checking) for name, path in mods.items()}
 
 
 def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:

@@ -93,7 +93,7 @@ def _robust(seed: int) -> list[Case]:
 
 
 def _judged(seed: int) -> list[Case]:
-    from planprobe.suites.external.apb import iter_apb
+    from planprobe.importers.apb import iter_apb
 
     return list(iter_apb(Path(__file__).parent / "data" / "apb_sample.jsonl"))
 
@@ -107,7 +107,7 @@ def _planbench(seed: int) -> list[Case]:
 
 def _travelplanner(seed: int) -> list[Case]:
     from helpers import shared_path
-    from planprobe.suites.travelplanner.importer import build_cases
+    from planprobe.importers.travelplanner import build_cases
 
     both = build_cases(modes=["sole-planning", "two-stage"], strict=False,
                        train_dir=shared_path("data", "travelplanner"))  # skips when the shared data is absent
@@ -116,7 +116,7 @@ def _travelplanner(seed: int) -> list[Case]:
 
 def _apibank_all() -> list[Case]:
     from helpers import shared_path
-    from planprobe.suites.apibank.build import import_cases
+    from planprobe.importers.apibank import import_cases
 
     root = shared_path("data", "api-bank")  # skips when the shared data is absent
     # the recorded call must pass API-Bank's own rule on the initial databases, else the

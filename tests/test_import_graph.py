@@ -24,7 +24,7 @@ TOOLKITS = {"models", "pddl"}  # model backends; the PDDL toolkit (parser, plann
 # the solver (issue #27) answers from the chat call alone: it may read text with the toolkits, never
 # reach the cases (suites), the agents' prompts or parsers, or the run (runner, stores)
 SOLVER = {"solver"}
-LIBRARY = TOOLKITS | SOLVER | {"agents", "suites", "runner", "analysis", "llm_judge", "debug", "scale", "serve",
+LIBRARY = TOOLKITS | SOLVER | {"agents", "suites", "importers", "runner", "analysis", "llm_judge", "debug", "scale", "serve",
                                "integrations", "studies"}
 TOP = {"cli", "api", "demo", "report", "view"}
 
@@ -115,6 +115,49 @@ def test_the_solver_readers_are_modules_of_the_solver():
     from planprobe.solver.readers import BUILTIN_READERS
 
     assert all(target.startswith("planprobe.solver.") for target in BUILTIN_READERS.values())
+
+
+# the families (suites/) never import the readers of outside data sets (importers/): what a family needs
+# while a run is judged (a sandbox, databases, a record format) stays in the family, and the importers
+# build the families' cases on top of it
+def _families_importing_the_importers(edges: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{a} imports {b}" for a, bs in edges.items() if _part(a) == "suites"
+                  for b in bs if _part(b) == "importers")
+
+
+def test_the_families_never_import_the_importers(every_import):
+    assert not _families_importing_the_importers(every_import)
+
+
+def test_the_importers_rule_catches_a_family_importing_an_importer(every_import):
+    # the rule above must be able to fail: one added edge from a family into importers/ breaks it
+    edges = {**every_import, "planprobe.suites.apibank.family": {"planprobe.importers.apibank"}}
+    assert _families_importing_the_importers(edges) == [
+        "planprobe.suites.apibank.family imports planprobe.importers.apibank"]
+
+
+# every import counted (inside functions and under TYPE_CHECKING too): a circle hidden that way still makes
+# two modules that cannot be read, moved or tested one without the other
+NO_HIDDEN_CYCLES = ("suites", "importers")
+
+
+def test_the_families_and_importers_have_no_import_circle_even_inside_functions_or_type_checking():
+    edges = graph(in_functions=True, type_checking=True)
+    inside = {a: {b for b in bs if _part(b) in NO_HIDDEN_CYCLES} for a, bs in edges.items()
+              if _part(a) in NO_HIDDEN_CYCLES}
+    cycle = find_cycle(inside)
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def test_the_graph_counts_type_checking_imports_only_when_asked(tmp_path):
+    pkg = tmp_path / "planprobe"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "world.py").write_text("from . import handlers\n")
+    (pkg / "handlers.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .world import W\n")
+    assert graph(root=pkg, in_functions=True)["planprobe.handlers"] == set()
+    edges = graph(root=pkg, in_functions=True, type_checking=True)
+    assert find_cycle(edges) == ["planprobe.handlers", "planprobe.world", "planprobe.handlers"]
 
 
 def test_the_library_never_imports_the_top_layer(every_import):

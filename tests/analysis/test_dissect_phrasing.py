@@ -24,7 +24,8 @@ from planprobe.report.data import read_root_causes, root_cause_tests
 from planprobe.runner.store import RunStore
 from planprobe.suites.constraints.mutations import case_connectives, rephrase_without
 from planprobe.suites.constraints.prepared import prepare
-from planprobe.suites.constraints.reader import default_reader, requirement_of
+from planprobe.suites.constraints.reader import default_reader
+from planprobe.suites.constraints.reading import requirement_of
 from planprobe.suites.registry import get_family
 
 AFTER = re.compile(r"\bafter\b", re.IGNORECASE)

@@ -13,7 +13,7 @@ from helpers import shared_path
 from planprobe.suites.apibank.apis import World
 from planprobe.suites.apibank.calculator import calculate
 from planprobe.suites.apibank.catalog import CallRefused, catalog, convert_arguments
-from planprobe.suites.apibank.data import read_databases
+from planprobe.suites.apibank.databases import read_databases
 from planprobe.suites.apibank.searcher import level12_searcher, split_by_uppercase
 
 

@@ -16,9 +16,9 @@ from planprobe.agents import make_agent
 from planprobe.agents.react import ReactAgent
 from planprobe.agents.tools_agent import ToolsAgent
 from planprobe.errors import PlanprobeError
+from planprobe.importers.apibank import import_cases
 from planprobe.models.base import ChatResult
 from planprobe.schema import Message
-from planprobe.suites.apibank.build import import_cases
 from planprobe.suites.registry import get_family
 
 

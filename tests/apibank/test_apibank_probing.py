@@ -21,17 +21,17 @@ from typing import Any
 from helpers import shared_path
 from planprobe.agents.tools_agent import ToolsAgent
 from planprobe.environment import Limits
+from planprobe.importers.apibank import RUN_INSTRUCTION
 from planprobe.models.base import ChatResult, tool_call
 from planprobe.runner.engine import run_episode
 from planprobe.schema import Case, Message, Usage
-from planprobe.suites.apibank.build import (
+from planprobe.suites.apibank.environment import NOT_RECORDED, Level3Server
+from planprobe.suites.apibank.spec import (
     FAMILY,
     L3_TOOLSEARCHER,
-    RUN_INSTRUCTION,
     SPEC_VERSION,
     level3_tool,
 )
-from planprobe.suites.apibank.environment import NOT_RECORDED, Level3Server
 from planprobe.suites.registry import get_family
 
 LIKE_COUNT = {"name": "LikeCount", "description": "Get the number of likes of a post.",
@@ -147,7 +147,7 @@ def test_on_api_banks_runs_a_wrong_call_is_answered_as_the_right_one():
     """For every recorded call of every run (after the calls before it), a wrong call of the
     same API is served the same output and exception as the right call."""
     root = shared_path("data", "api-bank")
-    from planprobe.suites.apibank.build import import_cases
+    from planprobe.importers.apibank import import_cases
 
     runs = import_cases(root, 3, ("run",))
     compared = 0
@@ -176,7 +176,7 @@ def test_on_api_banks_runs_a_wrong_call_is_answered_as_the_right_one():
 def test_one_wrong_try_before_the_recorded_calls_fails_on_api_banks_runs():
     """On the real data: the recorded calls alone pass; the same calls after one wrong try
     are complete (every recorded call made) but do not pass."""
-    from planprobe.suites.apibank.build import import_cases
+    from planprobe.importers.apibank import import_cases
 
     runs = import_cases(shared_path("data", "api-bank"), 3, ("run",))
     family = get_family(FAMILY)

@@ -16,8 +16,8 @@ from official_scoring import official_correct, official_samples, official_verdic
 from helpers import shared_path
 from planprobe.agents.reference import OracleAgent
 from planprobe.environment import Limits
+from planprobe.importers.apibank import import_cases
 from planprobe.schema import Trace
-from planprobe.suites.apibank.build import import_cases
 from planprobe.suites.apibank.catalog import CallRefused, catalog, convert_arguments
 from planprobe.suites.apibank.environment import fresh_world
 from planprobe.suites.registry import get_family
@@ -80,8 +80,8 @@ def _described(text: str) -> set[str]:
 def test_sample_construction_matches_evaluator_py():
     history = [{"role": "User", "text": "u"}, {"role": "AI", "text": "a"},
                {"role": "API", "api_name": "X"}, {"role": "API", "api_name": "Y"}, {"role": "AI", "text": "b"}]
-    from planprobe.suites.apibank.build import samples
-    from planprobe.suites.apibank.data import Turn
+    from planprobe.importers.apibank import samples
+    from planprobe.importers.apibank_samples import Turn
 
     turns = [Turn(role=t["role"], text=t.get("text", ""), api_name=t.get("api_name", "")) for t in history]
     ours = [(len(h), t.role + (t.api_name or t.text)) for h, t in samples(turns)]

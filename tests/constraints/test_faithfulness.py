@@ -28,13 +28,9 @@ from planprobe.suites.constraints.grammar import (
     Time,
 )
 from planprobe.suites.constraints.prepared import prepare
-from planprobe.suites.constraints.reader import (
-    Reader,
-    default_reader,
-    garden_reading,
-    requirement_of,
-    split_sentences,
-)
+from planprobe.suites.constraints.reader import Reader, default_reader
+from planprobe.suites.constraints.reader_phrases import garden_reading
+from planprobe.suites.constraints.reading import requirement_of, split_sentences
 from planprobe.suites.constraints.render import render_counted, render_sentence
 from planprobe.suites.constraints.synthesis import SynthesisOptions
 
@@ -255,16 +251,25 @@ def test_disputable_words_read_two_ways():
     assert _one_reading("Cutting hair starts after 10:00.") == {("start_gt", "cutting hair", 10)}  # strictly
 
 
-def test_the_reader_does_not_import_the_generators_words_or_grammar():
-    source = Path(__file__).resolve().parents[2] / "src/planprobe/suites/constraints/reader.py"
-    imported = set()
+# the reader's modules: its grammar, its phrase table, what a relation means, a requirement's sentences
+READER_MODULES = ("reader", "reader_phrases", "reader_meaning", "reading", "reader_fast")
+
+
+@pytest.mark.parametrize("module", READER_MODULES)
+def test_the_reader_does_not_import_the_generators_words_or_grammar(module):
+    source = Path(__file__).resolve().parents[2] / f"src/planprobe/suites/constraints/{module}.py"
+    imported, siblings = set(), set()
     for node in ast.walk(ast.parse(source.read_text())):
         if isinstance(node, ast.ImportFrom):
             imported.add(node.module or "")
             imported.update(alias.name for alias in node.names)
+            if node.level == 1:
+                siblings.add(node.module or "")
         elif isinstance(node, ast.Import):
             imported.update(alias.name for alias in node.names)
     assert not imported & {"vocabulary", "grammar", "render", "synthesis", "generator"}, imported
+    # within the family it reads only with its own modules (and the lexicon's activity names)
+    assert siblings <= {*READER_MODULES, "lexicon"}, siblings
 
 
 def test_reader_rejects_ungrammatical_agreement_and_unknown_words():

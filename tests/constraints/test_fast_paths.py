@@ -73,7 +73,7 @@ def _two_pass_tokens(text):
 
 
 def test_one_pass_tokeniser_equals_the_two_pass_one_on_clean_and_damaged_text():
-    from planprobe.suites.constraints import reader
+    from planprobe.suites.constraints import reading
     from planprobe.suites.constraints.generator import (
         ConstraintSuiteOptions,
         generate_case,
@@ -84,7 +84,7 @@ def test_one_pass_tokeniser_equals_the_two_pass_one_on_clean_and_damaged_text():
     texts = ["", "12:00", "123:00", "1:00", "12:0", "a", "9", ":", "by 07:00, a; b", "É"]
     for i in range(60):
         case = generate_case(i, ConstraintSuiteOptions(extended=i % 2 == 1, actions=(2, 7)))
-        for sentence in reader.split_sentences(reader.requirement_of(case.task)):
+        for sentence in reading.split_sentences(reading.requirement_of(case.task)):
             text = sentence.rstrip(".")
             texts.append(text)
             k = rng.randrange(len(text) + 1)
@@ -93,7 +93,7 @@ def test_one_pass_tokeniser_equals_the_two_pass_one_on_clean_and_damaged_text():
     for text in texts:
         want = _two_pass_tokens(text)
         unreadable += want is None
-        assert reader._tokens(text) == want, text
+        assert reading._tokens(text) == want, text
     assert 50 < unreadable < len(texts) - 50  # both outcomes are exercised
 
 
@@ -280,7 +280,7 @@ def test_case_words_and_unconstrained_actions_equal_their_definitions():
     import re
 
     from planprobe.suites.constraints.generator import generate_cases
-    from planprobe.suites.constraints.reader import requirement_of
+    from planprobe.suites.constraints.reading import requirement_of
     from planprobe.suites.constraints.synthesis import connectivity
 
     unconstrained = set()
@@ -305,7 +305,7 @@ def test_task_head_is_the_template_formatted_with_the_task_list():
         _task_list,
         render_case,
     )
-    from planprobe.suites.constraints.reader import requirement_of
+    from planprobe.suites.constraints.reading import requirement_of
     from planprobe.suites.constraints.spec import RESTART_TOOL
 
     rng = random.Random(9)

@@ -9,7 +9,8 @@ from helpers import cases, run_agent
 from planprobe.agents import make_agent
 from planprobe.suites.constraints.mutations import MUTATIONS
 from planprobe.suites.constraints.prepared import prepare
-from planprobe.suites.constraints.reader import default_reader, requirement_of
+from planprobe.suites.constraints.reader import default_reader
+from planprobe.suites.constraints.reading import requirement_of
 from planprobe.suites.registry import get_family
 
 

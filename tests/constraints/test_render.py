@@ -8,7 +8,7 @@ from planprobe.suites.constraints.grammar import (
     Sentence,
     Time,
 )
-from planprobe.suites.constraints.reader import requirement_of, split_sentences
+from planprobe.suites.constraints.reading import requirement_of, split_sentences
 from planprobe.suites.constraints.render import render_sentence
 
 NAMES = ["cutting hair", "washing hair", "booking appointments", "sanitizing tools"]

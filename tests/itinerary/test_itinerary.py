@@ -21,7 +21,8 @@ from planprobe.suites.itinerary.generate import (
 from planprobe.suites.itinerary.scopes import SCOPES
 from planprobe.suites.travelplanner import reference_answers
 from planprobe.suites.travelplanner.cases import prepare
-from planprobe.suites.travelplanner.evaluate import COMMONSENSE, HARD, Evaluator
+from planprobe.suites.travelplanner.evaluate import Evaluator
+from planprobe.suites.travelplanner.evaluation import COMMONSENSE, HARD
 from planprobe.suites.travelplanner.family import evaluate_answer
 
 FAMILY = ItineraryFamily()

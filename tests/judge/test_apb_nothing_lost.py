@@ -8,9 +8,9 @@ import json
 
 from apb_fixture import STANDIN_APB_CODE, records
 
+from planprobe.importers.apb import convert_row
 from planprobe.llm_judge.context import build_context, render_tools
 from planprobe.schema import ToolSpec, Trace
-from planprobe.suites.external.apb import convert_row
 from planprobe.suites.judged.render import clip
 from planprobe.suites.judged.spec import parse_spec
 
@@ -79,8 +79,8 @@ def test_the_judge_sees_the_whole_reference_and_every_tool():
 
 
 def test_planprobe_style_judge_gets_apbs_reference_for_apb_cases():
-    from planprobe.suites.external.apb_cases import ImportTally, record_case
-    from planprobe.suites.external.apb_prompts import load
+    from planprobe.importers.apb_cases import ImportTally, record_case
+    from planprobe.importers.apb_prompts import load
 
     row = next(r for r in records() if r["id"] == "swbrk-0")
     case = record_case(row, "apb-swbrk-0", None, ImportTally(), prompts=load(STANDIN_APB_CODE))
@@ -93,7 +93,7 @@ def test_a_bad_byte_is_reported_on_its_own_line(tmp_path):
     import pytest
 
     from planprobe.errors import PlanprobeError
-    from planprobe.suites.external.apb_records import numbered_lines
+    from planprobe.importers.apb_records import numbered_lines
 
     path = tmp_path / "apb.jsonl"
     path.write_bytes(b'{"a": 1}\n\n{"b": "\xff"}\n')

@@ -22,7 +22,7 @@ from apb_fixture import STANDIN_APB_CODE, records, write_split_files
 
 from helpers import planprobe_here
 from planprobe.errors import PlanprobeError
-from planprobe.suites.external.apb_prompts import (
+from planprobe.importers.apb_prompts import (
     APB_REPO,
     ENV_VAR,
     NAMES,

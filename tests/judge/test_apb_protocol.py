@@ -30,20 +30,20 @@ from apb_fixture import STANDIN_APB_CODE, records, write_split_files
 from helpers import planprobe_here
 from http_faults import ScriptedServer, chat_reply
 from planprobe.errors import PlanprobeError
+from planprobe.importers.apb_cases import ImportTally, iter_apb_protocol
+from planprobe.importers.apb_prompts import PROMPTS_FILE, load
 from planprobe.llm_judge.apb import parse_json_object
 from planprobe.llm_judge.apb_score import collisions, score, scores_json
 from planprobe.models.local import render_chatml
 from planprobe.models.openai_backend import OpenAIModel
 from planprobe.schema import Message
-from planprobe.suites.external.apb_cases import ImportTally, iter_apb_protocol
-from planprobe.suites.external.apb_format import (
+from planprobe.suites.io import load_suite
+from planprobe.suites.judged.apb_format import (
     SPLITS,
     dumps,
     judge_payload,
     judge_system_prompt,
 )
-from planprobe.suites.external.apb_prompts import PROMPTS_FILE, load
-from planprobe.suites.io import load_suite
 
 MIRROR = Path("/work/.mirror/Mikivishy+AgentPlanningBenchmark/repo")
 STANDIN = STANDIN_APB_CODE  # a stand-in for APB's checkout (its prompts.py only)
@@ -397,8 +397,8 @@ def _official(tmp_path: Path):
 def test_messages_and_scores_equal_apbs_own_code(tmp_path, apb_data):
     official_prompts, official_runner = _official(tmp_path)
     root, files = apb_data
+    from planprobe.importers.apb_prompts import NAMES
     from planprobe.llm_judge.apb import judge_messages
-    from planprobe.suites.external.apb_prompts import NAMES
     from planprobe.suites.judged.environment import JudgedEnvironment
 
     theirs_prompts = load(tmp_path / "official")  # APB's own prompts.py, read as data

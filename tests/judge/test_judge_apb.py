@@ -13,9 +13,9 @@ from helpers import planprobe_here, run_agent
 from planprobe.agents.reference import OracleAgent
 from planprobe.environment import Limits
 from planprobe.errors import PlanprobeError
+from planprobe.importers.apb import SPLITS, import_apb, iter_apb
 from planprobe.llm_judge.context import build_context
 from planprobe.schema import OracleKind, ToolCallError
-from planprobe.suites.external.apb import SPLITS, import_apb, iter_apb
 from planprobe.suites.io import load_suite
 from planprobe.suites.judged.spec import parse_spec
 from planprobe.suites.registry import get_family

@@ -15,10 +15,10 @@ from apb_fixture import STANDIN_APB_CODE
 from helpers import planprobe_cmd, run_agent, subprocess_env
 from llama_server import require_local_model
 from planprobe.agents.reference import OracleAgent
+from planprobe.importers.apb import iter_apb
 from planprobe.llm_judge.judge import JudgeConfig, judge_trace_detailed
 from planprobe.models import ModelOptions, make_model
 from planprobe.schema import OracleKind
-from planprobe.suites.external.apb import iter_apb
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "apb_sample.jsonl"
 

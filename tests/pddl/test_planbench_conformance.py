@@ -21,8 +21,8 @@ import pytest
 
 from helpers import cli_here, planprobe_cmd, shared_path, subprocess_env
 from planprobe.errors import PlanprobeError
-from planprobe.suites.external.planbench import rescore_file, rescore_record
-from planprobe.suites.external.planbench_instances import PlanBenchInstances, task_id
+from planprobe.importers.planbench import rescore_file, rescore_record
+from planprobe.importers.planbench_instances import PlanBenchInstances, task_id
 
 FILES = [f"blocksworld/task_{t}" for t in (
     "1_plan_generation", "2_plan_optimality", "3_plan_verification", "4_plan_reuse", "5_plan_generalization",

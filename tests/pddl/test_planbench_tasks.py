@@ -24,9 +24,9 @@ from pddl_data import gpt4_rows
 from helpers import cli_here, planprobe_cmd, run_agent, subprocess_env
 from planprobe.agents import make_agent
 from planprobe.errors import PlanprobeError
+from planprobe.importers.planbench import rescore_record
+from planprobe.importers.planbench_instances import PlanBenchInstances
 from planprobe.schema import Case, Trace
-from planprobe.suites.external.planbench import rescore_record
-from planprobe.suites.external.planbench_instances import PlanBenchInstances
 from planprobe.suites.planbench import (
     TASKS,
     PlanBenchOptions,

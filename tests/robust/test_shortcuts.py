@@ -221,7 +221,7 @@ def test_missing_info_texts_name_one_required_parameter_in_variants_and_controls
     required by a tool: the value's in controls, the unknown one's in variants."""
     import re
 
-    from planprobe.suites.robust.transforms import MISSING_PARAMS
+    from planprobe.suites.robust.unsolvable import MISSING_PARAMS
 
     kinds = {True: 0, False: 0}
     for case in _variants("timed", "unsolvable:missing-info", 60) + _variants("basic", "unsolvable:missing-info", 60):

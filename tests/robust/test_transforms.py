@@ -241,7 +241,7 @@ def test_model_agents_see_the_variant_tools():
 
 
 def test_near_duplicate_distractors_for_families_without_a_lexicon():
-    from planprobe.suites.robust.transforms import near_duplicate_tools
+    from planprobe.suites.robust.tool_edits import near_duplicate_tools
 
     tools = cases(1, seed=4)[0].tools
     out = near_duplicate_tools(tools, 5, random.Random(1))

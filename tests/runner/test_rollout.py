@@ -43,7 +43,7 @@ API_BANK = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "api
 
 
 def _judged() -> list[Case]:
-    from planprobe.suites.external.apb import iter_apb
+    from planprobe.importers.apb import iter_apb
 
     return [c for c in iter_apb(APB_SAMPLE) if get_family("judged").reference_plan(c)][:2]
 
@@ -52,7 +52,7 @@ def _travelplanner() -> list[Case]:
     """One case of each mode, from the shared training set (none when it is absent)."""
     if not TRAVELPLANNER_TRAIN.is_dir():
         return []
-    from planprobe.suites.travelplanner.importer import build_cases
+    from planprobe.importers.travelplanner import build_cases
 
     both = build_cases(modes=["sole-planning", "two-stage"], strict=False, train_dir=TRAVELPLANNER_TRAIN)
     return [next(c for c in both if c.id.endswith(mode)) for mode in ("sole-planning", "two-stage")]
@@ -62,7 +62,7 @@ def _api_bank() -> list[Case]:
     """A level-1 call, a level-3 step, response and whole run (none when the data set is absent)."""
     if not API_BANK.is_dir():
         return []
-    from planprobe.suites.apibank.build import import_cases
+    from planprobe.importers.apibank import import_cases
 
     level1 = next(c for c in import_cases(API_BANK, 1, ("api",)) if c.spec["gold_consistent"])
     level3 = import_cases(API_BANK, 3)

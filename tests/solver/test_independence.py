@@ -100,7 +100,7 @@ def test_travelplanner_cases_pass_when_a_fresh_process_answers_every_call(tmp_pa
     # solver, started in an empty directory, reads the query, the given information and the tool
     # results from the messages alone
     from helpers import shared_path
-    from planprobe.suites.travelplanner.importer import build_cases
+    from planprobe.importers.travelplanner import build_cases
 
     proc, empty = fresh_solver
     model = PipeSolver(proc)

@@ -12,6 +12,7 @@ import pytest
 from solver_helpers import drive, view_of
 
 from helpers import shared_path
+from planprobe.importers.travelplanner import build_cases
 from planprobe.schema import Case
 from planprobe.solver.base import ChatView
 from planprobe.solver.itinerary_facts import FOOD, Facts
@@ -19,7 +20,6 @@ from planprobe.solver.readers import readers
 from planprobe.solver.travelplanner_info import read_information, read_pandas_table
 from planprobe.solver.travelplanner_query import read_trip
 from planprobe.solver.travelplanner_reader import READER, unambiguous
-from planprobe.suites.travelplanner.importer import build_cases
 
 # two-stage queries that run in well under a second each: one city (with and without local
 # constraints), several cities of a state, each house rule, room type and transportation rule

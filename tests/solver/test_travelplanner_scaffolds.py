@@ -10,8 +10,8 @@ import pytest
 from solver_helpers import run_cases
 
 from helpers import shared_path
+from planprobe.importers.travelplanner import build_cases
 from planprobe.solver.backend import SolverModel
-from planprobe.suites.travelplanner.importer import build_cases
 
 SOLE = (1, 6, 17, 31, 40)          # one city; a state's cities; a house rule; no self-driving; cuisines
 TWO_STAGE = (2, 18, 22, 33, 38)    # one city; private rooms; cuisines; pets and a room type; no flight

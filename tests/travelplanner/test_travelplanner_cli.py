@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from helpers import planprobe_here, shared_path
+from planprobe.importers.travelplanner_splits import load_split
 from planprobe.schema import Case
 from planprobe.suites.travelplanner.cases import TOOLS
 from planprobe.suites.travelplanner.evaluate import Evaluator
-from planprobe.suites.travelplanner.official import load_split
 from planprobe.suites.travelplanner.sandbox import TABLES, load_database
 from planprobe.suites.travelplanner.tools import run_tool
 from planprobe.suites.travelplanner.training import load_training, training_sandbox
@@ -214,8 +214,8 @@ def test_model_agents_search_then_plan(train_dir, react):
     from planprobe.agents.react import ReactAgent
     from planprobe.agents.tools_agent import ToolsAgent
     from planprobe.environment import Limits
+    from planprobe.importers.travelplanner import build_cases
     from planprobe.suites.registry import get_family
-    from planprobe.suites.travelplanner.importer import build_cases
 
     case = build_cases(modes=["two-stage"], strict=False, train_dir=train_dir)[0]
     family = get_family(case.family)

@@ -14,7 +14,8 @@ import pytest
 import travelplanner_port as port
 from helpers import shared_path
 from planprobe.suites.travelplanner import reference_answers
-from planprobe.suites.travelplanner.evaluate import COMMONSENSE, HARD, Evaluator
+from planprobe.suites.travelplanner.evaluate import Evaluator
+from planprobe.suites.travelplanner.evaluation import COMMONSENSE, HARD
 from planprobe.suites.travelplanner.metrics import tally
 from planprobe.suites.travelplanner.plan import format_problem, read_answer
 from planprobe.suites.travelplanner.sandbox import Sandbox

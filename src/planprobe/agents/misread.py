@@ -47,7 +47,8 @@ def misread_text(text: str, word: str) -> str:
 def read_atoms(requirement: str, names: list[str]) -> set[tuple]:
     """What a careful reader takes the requirement to say: each sentence's only reading,
     or what all its readings share; a sentence it cannot parse says nothing."""
-    from ..suites.constraints.reader import reader_for, split_sentences
+    from ..suites.constraints.reader import reader_for
+    from ..suites.constraints.reading import split_sentences
 
     reader = reader_for(tuple(sorted(names)))
     atoms: set[tuple] = set()
@@ -80,7 +81,7 @@ class MisreadAgent:
     async def __call__(self, case: Case, env: Environment) -> str | None:
         if case.family != "constraints":
             raise PlanprobeError(f"--agent {self.name} reads constraint requirements only, not {case.family!r} cases")
-        from ..suites.constraints.reader import requirement_of
+        from ..suites.constraints.reading import requirement_of
 
         visible = Visible.of(case)
         tools = list(visible.action_tools)

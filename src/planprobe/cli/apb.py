@@ -15,7 +15,7 @@ from rich.table import Table
 
 from ..atomic import write_text_atomic
 from ..errors import PlanprobeError
-from ..suites.external.apb_format import HOLISTIC_SPLITS, SPLITS, STEP_WISE_SPLITS
+from ..suites.judged.apb_format import HOLISTIC_SPLITS, SPLITS, STEP_WISE_SPLITS
 from .common import (
     _progress,
     err_console,
@@ -53,6 +53,7 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
               splits: str, max_tokens: Optional[int], json_mode: bool, concurrency: int, limit: Optional[int],
               skip_invalid: bool, as_json: bool, quiet: bool, apb_code: Optional[Path] = None) -> None:
     """Judge a run directory's APB cases, or an APB prediction file, the way APB does."""
+    from ..importers.apb_prompts import load
     from ..llm_judge.apb import JUDGE_MAX_TOKENS
     from ..llm_judge.apb_run import (
         FAILURES_NAME,
@@ -70,7 +71,6 @@ def judge_apb(source: Path, *, judge_model: str, model_options: Any, out: Option
     )
     from ..llm_judge.apb_score import counted_correct
     from ..models import make_model
-    from ..suites.external.apb_prompts import load
 
     chosen = set(resolve_splits(splits))
     if limit is not None and limit < 1:

@@ -31,7 +31,7 @@ def import_api_bank_cmd(
 ) -> None:
     """API-Bank dialogues -> cases scored as API-Bank scores them (call correctness, ROUGE-L), plus whole-run
     cases on level 3 for PMC's correctness, completeness and tool repeats."""
-    from ..suites.apibank.build import import_cases
+    from ..importers.apibank import import_cases
     from ..suites.io import write_suite
 
     if level.strip() not in ("1", "2", "3"):  # read here: a bad value is one line, not a usage box

@@ -1,6 +1,6 @@
 # ruff: noqa: UP045  (Optional kept as these commands were written)
 """``planprobe judge`` and ``planprobe import apb``: the LLM judge and APB's data
-on the command line. A thin layer over planprobe.llm_judge and suites.external.apb;
+on the command line. A thin layer over planprobe.llm_judge and importers.apb;
 cli/root.py registers its commands."""
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def import_apb_cmd(
     if data_dir is not None and not data_dir.is_dir():
         raise PlanprobeError(f"--data-dir {data_dir}: not a directory")
     if protocol == "execute":
-        from ..suites.external.apb import import_apb
+        from ..importers.apb import import_apb
 
         if data_dir is not None:
             raise PlanprobeError("--data-dir is for --protocol apb (execute mode does not load files)")
@@ -75,8 +75,8 @@ def import_apb_cmd(
         err_console.print(f"wrote {count} judged cases to {output}" + (f" ({len(skipped)} rows skipped)" if skipped
                                                                        else ""))
         return
-    from ..suites.external.apb_cases import ImportTally, iter_apb_protocol
-    from ..suites.external.apb_prompts import load
+    from ..importers.apb_cases import ImportTally, iter_apb_protocol
+    from ..importers.apb_prompts import load
     from ..suites.io import write_suite
 
     prompts = load(apb_code)

@@ -1,6 +1,6 @@
 """``planprobe import planbench-results``: re-score PlanBench's recorded responses
 with planprobe's parser, validator and planner, and compare with PlanBench's
-verdicts. A thin layer over ``suites.external.planbench``; it registers itself
+verdicts. A thin layer over ``importers.planbench``; it registers itself
 on the ``import`` group (registered by cli/root.py).
 
 Bad input — a missing file, a line that is not JSON (named ``file:line``), a
@@ -32,7 +32,7 @@ def import_planbench_results_cmd(
     show: int = typer.Option(20, help="Disagreements to list in the table (all with --json)."),
 ) -> None:
     """Re-score PlanBench responses and compare with PlanBench's own verdicts (llm_correct; t3: llm_correct_binary)."""
-    from ..suites.external.planbench import RULES, rescore_file
+    from ..importers.planbench import RULES, rescore_file
 
     if rules not in RULES:
         raise PlanprobeError(f"--rules {rules!r}: expected one of {', '.join(RULES)}")

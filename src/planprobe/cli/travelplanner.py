@@ -34,7 +34,7 @@ def import_travelplanner_cmd(
     split: Optional[str] = typer.Option(None, help="Split name in case ids (default: the file's name)."),
 ) -> None:
     """TravelPlanner queries -> cases (sole-planning: reference information given; two-stage: search tools)."""
-    from ..suites.travelplanner.importer import import_travelplanner
+    from ..importers.travelplanner import import_travelplanner
     from ..suites.travelplanner.sandbox import check_layout
 
     if database is not None:
@@ -68,7 +68,7 @@ def _queries_and_sandbox(split_file: Optional[Path], database: Optional[Path], t
         return [t.fields for t in load_training(train_dir)], sandbox_for("training", directory)
     if split_file is None or database is None:
         raise PlanprobeError("give --train-dir DIR, or --queries FILE with --database DIR")
-    from ..suites.travelplanner.official import load_split
+    from ..importers.travelplanner_splits import load_split
     from ..suites.travelplanner.sandbox import check_layout
 
     fields = [o.fields for o in load_split(split_file)]

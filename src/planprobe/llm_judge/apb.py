@@ -15,7 +15,7 @@ escape one; UTF-8 cannot hold it, so APB's runner stops writing it), would
 stop APB's runner; here it is kept out of the judgement file, recorded with
 its raw text (ASCII-escaped), and counted. The judge
 prompt texts are APB's own, read from the user's checkout of APB's code
-(``suites.external.apb_prompts``); planprobe ships none.
+(``importers.apb_prompts``); planprobe ships none.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..importers.apb_prompts import ApbPrompts
 from ..models.base import ChatParams, Model
 from ..schema import Message
-from ..suites.external.apb_format import dumps, judge_payload, judge_system_prompt
-from ..suites.external.apb_prompts import ApbPrompts
+from ..suites.judged.apb_format import dumps, judge_payload, judge_system_prompt
 
 JUDGE_MAX_TOKENS = 2048  # APB's --judge-max-tokens default
 

@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PlanprobeError
+from ..importers.apb_prompts import ApbPrompts, load
+from ..importers.apb_records import append_jsonl, iter_rows, iter_scored_rows
 from ..models.base import Model
 from ..runner.store import RunStore
 from ..schema import TraceStatus
-from ..suites.external.apb_format import SPLITS
-from ..suites.external.apb_prompts import ApbPrompts, load
-from ..suites.external.apb_records import append_jsonl, iter_rows, iter_scored_rows
+from ..suites.judged.apb_format import SPLITS
 from ..suites.judged.spec import FAMILY, parse_spec
 from .apb import JUDGE_MAX_TOKENS, judge_record
 

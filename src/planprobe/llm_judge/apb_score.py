@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from statistics import mean
 from typing import Any
 
-from ..suites.external.apb_format import SPLITS
+from ..suites.judged.apb_format import SPLITS
 
 DIMENSIONS = ("split", "planning_regime", "task_family", "task_category")
 

@@ -111,7 +111,7 @@ def _judged_context(case: Case, tools: str, trajectory: str, reference: bool) ->
             parts.append("Later steps (context only):\n" + render_steps(spec.remaining))
         ref = clip("\n".join(parts), REFERENCE_CHARS) if parts else None
     if reference and spec.protocol == "apb" and spec.apb is not None:  # APB's reference, as APB's judge gets it
-        from ..suites.external.apb_format import dumps, judge_payload
+        from ..suites.judged.apb_format import dumps, judge_payload
 
         ref = clip(dumps(judge_payload(spec.apb)["reference"]), REFERENCE_CHARS)
     return JudgeContext(settings=tuple(spec.settings), task=case.task, tools=tools, trajectory=trajectory, reference=ref,

@@ -126,7 +126,7 @@ class APBStudy:
             return
         if not Path(data).is_file():
             raise PlanprobeError(f"--apb-data {data}: not a file; expected one of APB's split files. {DOWNLOAD}")
-        from ..suites.external.apb_prompts import load
+        from ..importers.apb_prompts import load
 
         load(Path(options["apb_code"]) if options.get("apb_code") else None)  # one line naming what to clone
 
@@ -302,8 +302,8 @@ class APBStudy:
         return t
 
     def _run_apb_data(self, ctx: StudyContext, path: Path) -> Path:
-        from ..suites.external.apb_cases import ImportTally, iter_apb_protocol
-        from ..suites.external.apb_prompts import load
+        from ..importers.apb_cases import ImportTally, iter_apb_protocol
+        from ..importers.apb_prompts import load
         from ..suites.io import write_suite
 
         s = SIZES[ctx.size]
@@ -317,6 +317,7 @@ class APBStudy:
 
     def _judge_apb_data(self, ctx: StudyContext, run: Path, spec: str) -> dict[str, tuple[int, int]]:
         """(correct, counted) per split: APB's accuracy (score()'s counting) as a proportion."""
+        from ..importers.apb_prompts import load
         from ..llm_judge.apb import JUDGE_MAX_TOKENS
         from ..llm_judge.apb_run import (
             FAILURES_NAME,
@@ -333,7 +334,6 @@ class APBStudy:
         )
         from ..llm_judge.apb_score import counted_correct
         from ..models import ModelOptions, make_model
-        from ..suites.external.apb_prompts import load
 
         prompts = load(Path(ctx.data["apb_code"]) if ctx.data.get("apb_code") else None)
         src = from_run(run)

@@ -184,7 +184,7 @@ class PMCStudy:
     def _tp(self, ctx: StudyContext, data: PMCData, s: PMCSize, name: str, agent: str, mode: str,
             hint: bool) -> dict[str, Any]:
         def cases() -> list[Any]:
-            from ..suites.travelplanner.importer import build_cases
+            from ..importers.travelplanner import build_cases
 
             if data.kind == "training":
                 built = build_cases(modes=[mode], strict=False, train_dir=Path(data.travelplanner))
@@ -212,7 +212,7 @@ class PMCStudy:
 
     def _ab(self, ctx: StudyContext, data: PMCData, s: PMCSize, name: str, agent: str) -> dict[str, Any]:
         def cases() -> list[Any]:
-            from ..suites.apibank.build import import_cases
+            from ..importers.apibank import import_cases
 
             built = import_cases(Path(data.api_bank), 3, ("run",))
             return built if s.api_bank is None else built[: s.api_bank]
@@ -396,7 +396,7 @@ def tp_figures(run: Path) -> dict[str, dict[str, Any]]:
     """The official and strict tallies of a TravelPlanner run, over all queries and per level.
     Infrastructure failures are left out; an unfinished episode is not delivered."""
     from ..runner.store import RunStore
-    from ..suites.travelplanner.evaluate import PlanEvaluation
+    from ..suites.travelplanner.evaluation import PlanEvaluation
     from ..suites.travelplanner.metrics import Tally
 
     tallies = {scope: {"official": Tally(), "strict": Tally()} for scope in ("all", *LEVELS)}

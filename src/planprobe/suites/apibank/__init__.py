@@ -1,7 +1,7 @@
-"""API-Bank (Li et al., EMNLP 2023) as planprobe cases: import, APIs, scoring.
+"""API-Bank (Li et al., EMNLP 2023) as a planprobe family: APIs, scoring.
 
-See docs/api-bank.md. ``build.import_cases`` turns API-Bank's data into cases;
-``apis`` implements its level-1/2 APIs over its initial databases; ``checks`` holds
-its per-API correctness rules; ``rouge`` its ROUGE-L; ``family`` judges runs,
-including PMC's whole-run metrics on level 3.
+See docs/api-bank.md. ``planprobe import apibank`` (``importers/apibank``) turns API-Bank's
+data into cases of this family, whose shape ``spec`` holds; ``apis`` implements its level-1/2
+APIs over its initial databases (``databases``); ``checks`` holds its per-API correctness rules;
+``rouge`` its ROUGE-L; ``family`` judges runs, including PMC's whole-run metrics on level 3.
 """

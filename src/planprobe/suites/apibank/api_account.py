@@ -7,17 +7,14 @@ each takes the world and the converted arguments and returns the output or raise
 from __future__ import annotations
 
 import string
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .api_support import Handler, fail
-
-if TYPE_CHECKING:
-    from .apis import World
+from .api_support import ApiWorld, Handler, fail
 
 # -- account ---------------------------------------------------------------------
 
 
-def _get_user_token(w: World, a: dict[str, Any]) -> Any:
+def _get_user_token(w: ApiWorld, a: dict[str, Any]) -> Any:
     accounts = w.table("Account")
     if a["username"] not in accounts:
         raise fail("The username does not exist.")
@@ -26,11 +23,11 @@ def _get_user_token(w: World, a: dict[str, Any]) -> Any:
     return {"token": accounts[a["username"]]["token"]}
 
 
-def _check_token(w: World, a: dict[str, Any]) -> Any:
+def _check_token(w: ApiWorld, a: dict[str, Any]) -> Any:
     return {"username": w.username_of(a["token"])}
 
 
-def _delete_account(w: World, a: dict[str, Any]) -> Any:
+def _delete_account(w: ApiWorld, a: dict[str, Any]) -> Any:
     username = w.username_of(a["token"])
     accounts = w.table("Account")
     if username in accounts:
@@ -39,7 +36,7 @@ def _delete_account(w: World, a: dict[str, Any]) -> Any:
     raise fail("No such user.")
 
 
-def _register_user(w: World, a: dict[str, Any]) -> Any:
+def _register_user(w: ApiWorld, a: dict[str, Any]) -> Any:
     accounts = w.table("Account")
     if a["username"] in accounts:
         raise fail("The username already exists.")
@@ -48,7 +45,7 @@ def _register_user(w: World, a: dict[str, Any]) -> Any:
     return {"token": token}
 
 
-def _modify_password(w: World, a: dict[str, Any]) -> Any:
+def _modify_password(w: ApiWorld, a: dict[str, Any]) -> Any:
     username = w.username_of(a["token"])
     account = w.table("Account")[username]
     if account["password"] != a["old_password"]:
@@ -57,7 +54,7 @@ def _modify_password(w: World, a: dict[str, Any]) -> Any:
     return {"status": "success"}
 
 
-def _forgot_password(w: World, a: dict[str, Any]) -> Any:
+def _forgot_password(w: ApiWorld, a: dict[str, Any]) -> Any:
     status = a["status"]
     accounts = w.table("Account")
     if status == "Forgot Password":
@@ -82,7 +79,7 @@ def _forgot_password(w: World, a: dict[str, Any]) -> Any:
     raise fail("The status is only 'Forgot Password' or 'Verification Code'.")
 
 
-def _open_bank_account(w: World, a: dict[str, Any]) -> Any:
+def _open_bank_account(w: ApiWorld, a: dict[str, Any]) -> Any:
     for item in w.bank_accounts.values():
         if item["account"] == a["account"]:
             return "failed"
@@ -91,7 +88,7 @@ def _open_bank_account(w: World, a: dict[str, Any]) -> Any:
     return "success"
 
 
-def _query_balance(w: World, a: dict[str, Any]) -> Any:
+def _query_balance(w: ApiWorld, a: dict[str, Any]) -> Any:
     try:
         a["token"].strip()
         username = w.username_of(a["token"])

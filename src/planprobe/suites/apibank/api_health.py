@@ -6,11 +6,12 @@ each takes the world and the converted arguments and returns the output or raise
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .api_support import (
     DATE,
     DATETIME,
+    ApiWorld,
     Handler,
     fail,
     normalise_time,
@@ -19,13 +20,10 @@ from .api_support import (
     strptime,
 )
 
-if TYPE_CHECKING:
-    from .apis import World
-
 # -- hospital, health ------------------------------------------------------------
 
 
-def _register_appointment(w: World, a: dict[str, Any]) -> Any:
+def _register_appointment(w: ApiWorld, a: dict[str, Any]) -> Any:
     patient, doctor = a["patient_name"].strip(), a["doctor_name"].strip()
     if patient == "" or doctor == "":
         raise fail("Patient name or doctor name cannot be empty.")
@@ -43,7 +41,7 @@ def _register_appointment(w: World, a: dict[str, Any]) -> Any:
     return new_id
 
 
-def _cancel_registration(w: World, a: dict[str, Any]) -> Any:
+def _cancel_registration(w: ApiWorld, a: dict[str, Any]) -> Any:
     key = a["appointment_id"].strip()
     table = w.table("Appointments")
     if key in table:
@@ -52,7 +50,7 @@ def _cancel_registration(w: World, a: dict[str, Any]) -> Any:
     raise fail("The appointment ID is incorrect.")
 
 
-def _modify_registration(w: World, a: dict[str, Any]) -> Any:
+def _modify_registration(w: ApiWorld, a: dict[str, Any]) -> Any:
     key = a["appointment_id"].strip()
     table = w.table("Appointments")
     if key not in table:
@@ -89,7 +87,7 @@ def _modify_registration(w: World, a: dict[str, Any]) -> Any:
     return "success"
 
 
-def _query_registration(w: World, a: dict[str, Any]) -> Any:
+def _query_registration(w: ApiWorld, a: dict[str, Any]) -> Any:
     patient = a["patient_name"].strip()
     date = normalised_or_raise(a["date"], DATE)
     found = {k: v for k, v in w.table("Appointments").items()
@@ -99,7 +97,7 @@ def _query_registration(w: World, a: dict[str, Any]) -> Any:
     return found
 
 
-def _record_health_data(w: World, a: dict[str, Any]) -> Any:
+def _record_health_data(w: ApiWorld, a: dict[str, Any]) -> Any:
     user = a["user_id"].upper().strip()
     if user == "":
         raise fail("The user id cannot be empty.")
@@ -144,7 +142,7 @@ def health_span(a: dict[str, Any]) -> tuple[Any, Any, Any]:
     return user, parse(a["start_time"]), parse(a["end_time"])
 
 
-def _query_health_data(w: World, a: dict[str, Any]) -> Any:
+def _query_health_data(w: ApiWorld, a: dict[str, Any]) -> Any:
     user, start, end = health_span(a)
     if user is None:
         raise fail("The user id cannot be empty.")
@@ -172,7 +170,7 @@ def _symptom(text: str) -> str:
     return text
 
 
-def _symptom_search(w: World, a: dict[str, Any]) -> Any:
+def _symptom_search(w: ApiWorld, a: dict[str, Any]) -> Any:
     key = _symptom(a["symptom"])
     table = w.table("Symptom")
     if key not in table:
@@ -180,7 +178,7 @@ def _symptom_search(w: World, a: dict[str, Any]) -> Any:
     return [{"name": r["name"], "description": r["description"]} for r in table[key]]
 
 
-def _emergency_knowledge(w: World, a: dict[str, Any]) -> Any:
+def _emergency_knowledge(w: ApiWorld, a: dict[str, Any]) -> Any:
     key = a["symptom"].strip()
     if key == "":
         # API-Bank stores an Exception in the variable and then calls .lower() on it

@@ -12,12 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .api_support import DATETIME, ApiFailure, Handler, fail, strptime
-
-if TYPE_CHECKING:
-    from .apis import World
+from .api_support import DATETIME, ApiFailure, ApiWorld, Handler, fail, strptime
 
 # -- agenda, alarm, reminder, meeting ------------------------------------------
 
@@ -30,7 +27,7 @@ def _next_id_max(table: dict[str, Any]) -> str:
     return str(max(int(k) for k in table) + 1) if table else "0"
 
 
-def _add_agenda(w: World, a: dict[str, Any]) -> Any:
+def _add_agenda(w: ApiWorld, a: dict[str, Any]) -> Any:
     strptime(a["time"], DATETIME)
     if a["content"].strip() == "":
         raise fail("Content should not be null")
@@ -41,7 +38,7 @@ def _add_agenda(w: World, a: dict[str, Any]) -> Any:
     return "success"
 
 
-def _add_alarm(w: World, a: dict[str, Any]) -> Any:
+def _add_alarm(w: ApiWorld, a: dict[str, Any]) -> Any:
     strptime(a["time"], DATETIME)
     table = w.table("Alarm")
     key = _next_id_len(table)
@@ -55,7 +52,7 @@ def _reminder_checks(a: dict[str, Any]) -> None:
         raise fail("Content should not be null")
 
 
-def _add_reminder(w: World, a: dict[str, Any]) -> Any:
+def _add_reminder(w: ApiWorld, a: dict[str, Any]) -> Any:
     _reminder_checks(a)
     table = w.table("Reminder")
     key = _next_id_max(table)
@@ -63,7 +60,7 @@ def _add_reminder(w: World, a: dict[str, Any]) -> Any:
     return "success"
 
 
-def _add_meeting(w: World, a: dict[str, Any]) -> Any:
+def _add_meeting(w: ApiWorld, a: dict[str, Any]) -> Any:
     strptime(a["start_time"], DATETIME)
     strptime(a["end_time"], DATETIME)
     if a["meeting_topic"].strip() == "":
@@ -92,7 +89,7 @@ class _Items:
     miss: Callable[[dict[str, Any]], ApiFailure | None]
 
 
-def _lookup(w: World, a: dict[str, Any], items: _Items) -> tuple[dict[str, Any], Any] | None:
+def _lookup(w: ApiWorld, a: dict[str, Any], items: _Items) -> tuple[dict[str, Any], Any] | None:
     """The caller's first matching item as (table, key), after the checks; raises the miss."""
     items.checks(a)
     username, table = w.username_of(a["token"]), w.table(items.table)
@@ -106,7 +103,7 @@ def _lookup(w: World, a: dict[str, Any], items: _Items) -> tuple[dict[str, Any],
 
 
 def _delete(items: _Items) -> Handler:
-    def handler(w: World, a: dict[str, Any]) -> Any:
+    def handler(w: ApiWorld, a: dict[str, Any]) -> Any:
         found = _lookup(w, a, items)
         if found is not None:
             table, key = found
@@ -117,7 +114,7 @@ def _delete(items: _Items) -> Handler:
 
 def _modify(items: _Items, update: Callable[[dict[str, Any], Any, dict[str, Any]], None], fallback: str) -> Handler:
     """``update(table, key, a)`` changes the item found; ``fallback`` is returned on a silent miss."""
-    def handler(w: World, a: dict[str, Any]) -> Any:
+    def handler(w: ApiWorld, a: dict[str, Any]) -> Any:
         found = _lookup(w, a, items)
         if found is None:
             return fallback
@@ -128,7 +125,7 @@ def _modify(items: _Items, update: Callable[[dict[str, Any], Any, dict[str, Any]
 
 def _query(items: _Items, miss_raises: bool) -> Handler:
     """On a silent miss API-Bank raises "Error" (``miss_raises``) or returns it."""
-    def handler(w: World, a: dict[str, Any]) -> Any:
+    def handler(w: ApiWorld, a: dict[str, Any]) -> Any:
         found = _lookup(w, a, items)
         if found is None:
             if miss_raises:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .api_support import (
     DATE,
     DATETIME,
     TODAY,
+    ApiWorld,
     Handler,
     bm25_scores,
     canonical_input,
@@ -26,9 +27,6 @@ from .api_support import (
     strptime,
     tokenize,
 )
-
-if TYPE_CHECKING:
-    from .apis import World
 
 # -- home, hotel, stock, knowledge -------------------------------------------------
 
@@ -56,7 +54,7 @@ def _scene_name(a: dict[str, Any]) -> str:
     return name
 
 
-def _scenes(w: World, name: str, exists: bool, message: str) -> dict[str, Any]:
+def _scenes(w: ApiWorld, name: str, exists: bool, message: str) -> dict[str, Any]:
     """The scene table, after failing with ``message`` unless ``name``'s presence is ``exists``."""
     table: dict[str, Any] = w.table("Scenes")
     if (name in table) != exists:
@@ -64,32 +62,32 @@ def _scenes(w: World, name: str, exists: bool, message: str) -> dict[str, Any]:
     return table
 
 
-def _add_scene(w: World, a: dict[str, Any]) -> Any:
+def _add_scene(w: ApiWorld, a: dict[str, Any]) -> Any:
     name = _scene_name(a)
     devices = _scene_devices(a["devices"])
     _scenes(w, name, False, "Scene name already exists.")[name] = devices
     return "success"
 
 
-def _modify_scene(w: World, a: dict[str, Any]) -> Any:
+def _modify_scene(w: ApiWorld, a: dict[str, Any]) -> Any:
     name = _scene_name(a)
     devices = _scene_devices(a["devices"])
     _scenes(w, name, True, "The scene does not exist.")[name] = devices
     return "success"
 
 
-def _delete_scene(w: World, a: dict[str, Any]) -> Any:
+def _delete_scene(w: ApiWorld, a: dict[str, Any]) -> Any:
     name = _scene_name(a)
     del _scenes(w, name, True, "The scene does not exist.")[name]
     return "success"
 
 
-def _query_scene(w: World, a: dict[str, Any]) -> Any:
+def _query_scene(w: ApiWorld, a: dict[str, Any]) -> Any:
     name = _scene_name(a)
     return _scenes(w, name, True, "Scene not found.")[name]
 
 
-def _timed_switch(w: World, a: dict[str, Any]) -> Any:
+def _timed_switch(w: ApiWorld, a: dict[str, Any]) -> Any:
     name = a["name"].strip().lower()
     if name == "":
         raise fail("Name cannot be empty.")
@@ -103,7 +101,7 @@ def _timed_switch(w: World, a: dict[str, Any]) -> Any:
     return "success"
 
 
-def _cancel_timed_switch(w: World, a: dict[str, Any]) -> Any:
+def _cancel_timed_switch(w: ApiWorld, a: dict[str, Any]) -> Any:
     name = a["name"].strip().lower()
     if name == "":
         raise fail("name cannot be empty.")
@@ -118,7 +116,7 @@ def _cancel_timed_switch(w: World, a: dict[str, Any]) -> Any:
     raise fail("time does not exist.")
 
 
-def _book_hotel(w: World, a: dict[str, Any]) -> Any:
+def _book_hotel(w: ApiWorld, a: dict[str, Any]) -> Any:
     check_in = strptime(a["check_in_time"], DATE)
     check_out = strptime(a["check_out_time"], DATE)
     if a["adult_count"] > 2 and a["room_count"] == 1:
@@ -137,7 +135,7 @@ def _book_hotel(w: World, a: dict[str, Any]) -> Any:
     return order_id
 
 
-def _query_stock(w: World, a: dict[str, Any]) -> Any:
+def _query_stock(w: ApiWorld, a: dict[str, Any]) -> Any:
     code = a["stock_code"].upper().strip() or None
     date = normalise_time(a["date"], DATE)
     if code is None:
@@ -152,7 +150,7 @@ def _query_stock(w: World, a: dict[str, Any]) -> Any:
     return table[code][date]
 
 
-def _query_history_today(w: World, a: dict[str, Any]) -> Any:
+def _query_history_today(w: ApiWorld, a: dict[str, Any]) -> Any:
     date = history_date(a["date"])
     if isinstance(date, ValueError):
         raise date
@@ -163,17 +161,17 @@ def _query_history_today(w: World, a: dict[str, Any]) -> Any:
             for h in table[date]]
 
 
-def _calculator(w: World, a: dict[str, Any]) -> Any:
+def _calculator(w: ApiWorld, a: dict[str, Any]) -> Any:
     from .calculator import calculate
 
     return calculate(a["formula"])
 
 
-def _get_today(w: World, a: dict[str, Any]) -> Any:
+def _get_today(w: ApiWorld, a: dict[str, Any]) -> Any:
     return TODAY
 
 
-def _play_music(w: World, a: dict[str, Any]) -> Any:
+def _play_music(w: ApiWorld, a: dict[str, Any]) -> Any:
     name = a["music_name"].lower().strip()
     if name == "":
         raise fail("The music name cannot be empty.")
@@ -183,7 +181,7 @@ def _play_music(w: World, a: dict[str, Any]) -> Any:
 _EMAIL = re.compile(r"^[a-z0-9]+[\._]?[a-z0-9]+[@]\w+[.]\w{2,3}$")
 
 
-def _send_email(w: World, a: dict[str, Any]) -> Any:
+def _send_email(w: ApiWorld, a: dict[str, Any]) -> Any:
     receiver, subject, content = a["receiver"].strip(), a["subject"].strip(), a["content"].strip()
     if not _EMAIL.match(receiver):
         raise fail("Email address of the receiver is invalid.")
@@ -194,7 +192,7 @@ def _send_email(w: World, a: dict[str, Any]) -> Any:
     return "success"
 
 
-def _document_qa(w: World, a: dict[str, Any]) -> Any:
+def _document_qa(w: ApiWorld, a: dict[str, Any]) -> Any:
     url, question = a["url"].strip(), a["question"].strip()
     if question == "":
         raise fail("The question is empty.")
@@ -208,7 +206,7 @@ def _document_qa(w: World, a: dict[str, Any]) -> Any:
     return table[url][question]
 
 
-def _image_caption(w: World, a: dict[str, Any]) -> Any:
+def _image_caption(w: ApiWorld, a: dict[str, Any]) -> Any:
     url = a["url"].strip()
     if not url.endswith((".jpg", ".jpeg", ".png")):
         raise fail("The url should end with .jpg, .jpeg or .png.")
@@ -218,7 +216,7 @@ def _image_caption(w: World, a: dict[str, Any]) -> Any:
     raise fail("The image of this url failed to be processed.")
 
 
-def _speech_recognition(w: World, a: dict[str, Any]) -> Any:
+def _speech_recognition(w: ApiWorld, a: dict[str, Any]) -> Any:
     url = a["url"].strip()
     if not url.endswith(".wav"):
         raise fail("The url should end with .wav.")
@@ -228,7 +226,7 @@ def _speech_recognition(w: World, a: dict[str, Any]) -> Any:
     raise fail("The audio of this url failed to be processed.")
 
 
-def _wiki(w: World, a: dict[str, Any]) -> Any:
+def _wiki(w: ApiWorld, a: dict[str, Any]) -> Any:
     key = a["keyword"].replace("_", " ").strip().lower()
     table = w.table("Wiki")
     if key in table:
@@ -236,7 +234,7 @@ def _wiki(w: World, a: dict[str, Any]) -> Any:
     raise fail("Keyword not found.")
 
 
-def _search_engine(w: World, a: dict[str, Any]) -> Any:
+def _search_engine(w: ApiWorld, a: dict[str, Any]) -> Any:
     table = w.table("SearchEngine")
     query = tokenize(a["keyword"].lower().strip())
     scores = bm25_scores(table["tokenized_documents"], query)
@@ -245,8 +243,8 @@ def _search_engine(w: World, a: dict[str, Any]) -> Any:
     return [table["raw_documents"][i] for i in order]
 
 
-def _recorded_only(api: str) -> Callable[[World, dict[str, Any]], Any]:
-    def handler(w: World, a: dict[str, Any]) -> Any:
+def _recorded_only(api: str) -> Callable[[ApiWorld, dict[str, Any]], Any]:
+    def handler(w: ApiWorld, a: dict[str, Any]) -> Any:
         hit = w.recorded.get(canonical_input(api, a))
         if hit is None:
             raise fail("Failed.")
@@ -257,7 +255,7 @@ def _recorded_only(api: str) -> Callable[[World, dict[str, Any]], Any]:
     return handler
 
 
-def _tool_searcher(w: World, a: dict[str, Any]) -> Any:
+def _tool_searcher(w: ApiWorld, a: dict[str, Any]) -> Any:
     if w.searcher is None:
         raise fail("ToolSearcher is not available here.")
     return w.searcher(a["keywords"])

@@ -8,14 +8,30 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import random
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .apis import World
 
-Handler = Callable[["World", dict[str, Any]], Any]  # an API: (world, converted arguments) -> output
+class ApiWorld(Protocol):
+    """What an API may use of the world it runs in (``apis.World``). Declared here, the module both
+    the API groups and ``apis`` import, so that the groups need not import the world that
+    dispatches to them."""
+
+    rng: random.Random
+    recorded: dict[str, Any]  # canonical_input -> recorded result (offline web APIs)
+    searcher: Callable[[Any], Any] | None
+    verification_code: int | None
+    reset_user: str | None
+    bank_accounts: dict[int, dict[str, str]]
+
+    def username_of(self, token: Any) -> str: ...
+
+    def table(self, name: str) -> Any: ...
+
+
+Handler = Callable[[ApiWorld, dict[str, Any]], Any]  # an API: (world, converted arguments) -> output
 
 TODAY = "2023-03-31"  # GetToday's fixed answer in API-Bank
 DATETIME = "%Y-%m-%d %H:%M:%S"

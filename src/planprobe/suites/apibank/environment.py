@@ -29,8 +29,9 @@ from ...schema import Case, ToolCallError, ToolSpec
 from .apis import World
 from .catalog import CallRefused, catalog, convert_arguments, tool_spec
 from .checks import check
-from .data import read_databases
+from .databases import read_databases
 from .searcher import level3_searcher, level12_searcher, split_by_uppercase
+from .spec import L3_TOOLSEARCHER, level3_tool
 
 NOT_RECORDED = "No result was recorded for this call (level 3 serves the calls API-Bank recorded)."
 
@@ -150,8 +151,6 @@ class ApiBankEnvironment(Environment):
         self.level = int(self.spec["level"])
         self._callable: dict[str, ToolSpec] = {}
         if self.level == 3:
-            from .build import L3_TOOLSEARCHER, level3_tool
-
             self.server: Any = Level3Server(self.spec)
             defs = {"ToolSearcher": L3_TOOLSEARCHER, **(self.spec.get("apis") or {})}
             self._callable = {n: level3_tool(d) for n, d in defs.items()}

@@ -42,11 +42,11 @@ from ...schema import (
 )
 from ...tool_args import parse_arguments
 from ..base import NoToolPlans, PlannedCall
-from .build import FAMILY, KINDS, RESPONSE_FAMILY, SPEC_VERSION, call_text
 from .catalog import CallRefused, catalog, convert_arguments, lists_as_text
 from .checks import check
 from .environment import ApiBankEnvironment, Level3Server, fresh_world
 from .rouge import response_score
+from .spec import FAMILY, KINDS, RESPONSE_FAMILY, SPEC_VERSION, call_text
 
 CHECKER = "api-bank"
 RESPONSE_ERROR = "response_mismatch"  # a reply below the ROUGE-L threshold (not an ErrorClass: no planning meaning)

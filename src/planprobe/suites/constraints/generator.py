@@ -28,8 +28,8 @@ from .grammar import (
 )
 from .lexicon import Lexicon, default_lexicon, tool_name
 from .mentions import arrange
-from .reader import requirement_of
 from .reader_fast import FastReader
+from .reading import requirement_of
 from .render import capitalise, render_counted
 from .solver import HORIZON
 from .spec import FAMILY, RESTART_TOOL, SPEC_VERSION, STYLES

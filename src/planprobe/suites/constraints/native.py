@@ -22,7 +22,8 @@ from pathlib import Path
 from types import ModuleType
 
 # the modules scripts/compile compiles (one mypyc group, so calls between them are native)
-COMPILED = ("draws", "synthesis", "reader", "reader_fast", "mentions", "render", "grammar", "solver", "generator")
+COMPILED = ("draws", "synthesis", "reader", "reader_phrases", "reader_meaning", "reading", "reader_fast", "mentions",
+            "render", "grammar", "solver", "generator")
 PACKAGE = __name__.rpartition(".")[0]
 GROUP = f"{PACKAGE}._native"  # the shared library of the group: _native__mypyc.<suffix>
 STAMP = "_native.json"  # written by scripts/compile: {"mypyc": version, "sources": {module: sha256}}

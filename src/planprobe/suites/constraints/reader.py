@@ -4,7 +4,7 @@ PDoctor's oracle is only as good as the claim that a requirement's text means
 exactly the constraints the case stores. This module checks that claim the way a
 careful English reader would, knowing nothing of how the text was generated: it
 does not import the generator's word lists, grammar or renderer. It has its own
-table of English phrases and what they mean (``_VERBS``, ``_RELATIONS``,
+table of English phrases and what they mean (``reader_phrases``: ``_VERBS``, ``_RELS``,
 ``_JOINERS``), much larger than what the generator says, including phrases whose
 meaning is ambiguous, and a permissive grammar of English that **enumerates
 every reading** a reader could take:
@@ -37,299 +37,28 @@ those in a reading makes it differ from the case's constraints.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Final, Generic, TypeVar
+from typing import Final
 
-Atom = tuple
-Atoms = frozenset
-# module constants are Final: the mypyc build then reads them natively, not from the module's dict
-SG: Final = 1
-PL: Final = 2
-EVENT: Final = "event"
-START: Final = "start"
-END: Final = "end"
+from .reader_meaning import _relate
+from .reader_phrases import (
+    _JOIN,
+    _MARK,
+    _RELS,
+    _VERBS,
+    EVENT,
+    PL,
+    SG,
+    Atoms,
+    _comma_joint,
+    _Phrases,
+    garden_reading,
+)
+from .reading import Reading, _tokens, read_sentences
 
-# A token, or (last alternative) any other visible character: one left over makes the text
-# unreadable. One pass yields the tokens and shows the leftovers as one-character tokens
-# that are neither a letter nor "," / ";".
-_TOKEN_OR_OTHER: Final = re.compile(r"\d{1,2}:\d{2}|[a-z]+|[,;]|\S")
-_ONE_CHAR_TOKENS: Final = frozenset("abcdefghijklmnopqrstuvwxyz,;")
-
-
-# ---------------------------------------------------------------------------
-# The reader's own phrase table
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Verb:
-    number: int  # SG, PL or both
-    aspects: tuple[str, ...]  # the points of the task the verb may be about
-    relations: tuple[str, ...] = ()  # transitive verbs that order their subject and object: "<", ">", ">>"
-    reverse: bool = False  # passive "is preceded by": the subject is the later task
-
-
-def _verb_table() -> list[tuple[str, Verb]]:
-    """Every verb phrase the reader knows, with number and aspect."""
-    out: list[tuple[str, Verb]] = []
-    active = {  # (3rd person singular, plural): aspect
-        ("happens", "happen"): (EVENT,), ("occurs", "occur"): (EVENT,), ("takes place", "take place"): (EVENT,),
-        ("comes", "come"): (EVENT,), ("goes", "go"): (EVENT,), ("runs", "run"): (EVENT,),
-        ("starts", "start"): (START,), ("begins", "begin"): (START,), ("commences", "commence"): (START,),
-        ("kicks off", "kick off"): (START,), ("gets started", "get started"): (START,),
-        ("ends", "end"): (END,), ("finishes", "finish"): (END,), ("concludes", "conclude"): (END,),
-        ("wraps up", "wrap up"): (END,), ("gets done", "get done"): (EVENT, END),
-    }
-    participles = {
-        "executed": (EVENT,), "carried out": (EVENT,), "performed": (EVENT,), "conducted": (EVENT,),
-        "handled": (EVENT,), "run": (EVENT,), "scheduled": (EVENT, START), "done": (EVENT, END),
-        "started": (START,), "begun": (START,), "commenced": (START,), "initiated": (START,),
-        "completed": (END,), "finished": (END,), "concluded": (END,), "wrapped up": (END,),
-    }
-    transitive = {("precedes", "precede"): ("<",), ("follows", "follow"): (">", ">>"),
-                  ("succeeds", "succeed"): (">",), ("antecedes", "antecede"): ("<",)}
-    passive_transitive = {"preceded by": (">",), "followed by": ("<", "<<"), "succeeded by": ("<",)}
-    modals_any = ("must", "should", "will", "can", "may", "shall", "ought to", "would")
-    modals = [(m, SG | PL) for m in modals_any] + [("has to", SG), ("have to", PL), ("needs to", SG),
-                                                     ("need to", PL)]
-    for (sg, pl), aspects in active.items():
-        out += [(sg, Verb(SG, aspects)), (pl, Verb(PL, aspects))]
-        base = pl
-        out += [(f"{m} {base}", Verb(num, aspects)) for m, num in modals]
-    for part, aspects in participles.items():
-        out += [(f"is {part}", Verb(SG, aspects)), (f"are {part}", Verb(PL, aspects)),
-                (f"gets {part}", Verb(SG, aspects)), (f"get {part}", Verb(PL, aspects))]
-        out += [(f"{m} be {part}", Verb(num, aspects)) for m, num in modals]
-    for (sg, pl), rels in transitive.items():
-        out += [(sg, Verb(SG, (EVENT,), rels)), (pl, Verb(PL, (EVENT,), rels))]
-        out += [(f"{m} {pl}", Verb(num, (EVENT,), rels)) for m, num in modals]
-    for part, rels in passive_transitive.items():
-        out += [(f"is {part}", Verb(SG, (EVENT,), rels)), (f"are {part}", Verb(PL, (EVENT,), rels))]
-        out += [(f"{m} be {part}", Verb(num, (EVENT,), rels)) for m, num in modals]
-    return out
-
-
-@dataclass(frozen=True)
-class Relation:
-    meanings: tuple[str, ...]  # "<", "<=", ">", ">=", "=", ">>" (immediately after), "while"
-    prep: bool  # takes a noun phrase or a time: "before B", "by 15:00"
-    sc: bool  # takes a clause: "before B happens", "once B is done"
-
-
-def _relation_table() -> list[tuple[str, Relation]]:
-    both, prep, sc = (True, True), (True, False), (False, True)
-    table = {
-        "before": ("<", both), "after": (">", both), "earlier than": ("<", both), "later than": (">", both),
-        "sooner than": ("<", both), "prior to": ("<", prep), "ahead of": ("<", prep),
-        "in advance of": ("<", prep), "previous to": ("<", prep), "subsequent to": (">", prep),
-        "only after": (">", both), "only before": ("<", both), "at some point after": (">", both),
-        "at some point before": ("<", both), "sometime after": (">", both), "sometime before": ("<", both),
-        "at a later time than": (">", prep), "at an earlier time than": ("<", prep),
-        "prior to the moment": ("<", sc), "subsequent to the moment": (">", sc),
-        "before the moment": ("<", sc), "after the moment": (">", sc), "ahead of the moment": ("<", sc),
-        "by": ("<=", prep), "by the time": ("<=", sc), "no later than": ("<=", both),
-        "not later than": ("<=", both), "at or before": ("<=", prep), "before or at": ("<=", prep),
-        "at the latest by": ("<=", prep), "at the latest at": ("<=", prep), "until": ("<=", both),
-        "at or after": (">=", prep), "after or at": (">=", prep), "no earlier than": (">=", both),
-        "not earlier than": (">=", both), "no sooner than": (">=", both), "not sooner than": (">=", both),
-        "at the earliest at": (">=", prep), "from": (">=", prep), "starting at": (">=", prep),
-        "once": (">=", sc), "at": ("=", prep), "when": ("=", sc), "as soon as": (">=,>>", sc),
-        "following": (">,>>", prep), "right after": (">>", both), "immediately after": (">>", both),
-        "while": ("while", sc), "during": ("while", prep),
-    }
-    return [(text, Relation(tuple(m.split(",")), kinds[0], kinds[1])) for text, (m, kinds) in table.items()]
-
-
-# Phrases that join two clauses of one sentence. Most add nothing; "while" may also say
-# that the two clauses happen at the same time, a reading no case stores.
-_JOINERS: Final[dict[str, tuple[Atoms, ...]]] = {
-    j: (frozenset(),) for j in (
-        ",", ";", "and", ", and", ", but", ", yet", ", whereas", ", and also", ", also ,", "; and",
-        "; moreover ,", "; in addition ,", "; furthermore ,", "; also ,", "; besides ,", "; likewise ,",
-        "; additionally ,", "; what is more ,", ", moreover ,", ", in addition ,", ", furthermore ,",
-    )
-}
-_JOINERS[", while"] = (frozenset(), frozenset({("while",)}))
-_JOINERS["; meanwhile ,"] = (frozenset({("while",)}),)
-_JOINERS[", and then"] = (frozenset(), frozenset({("then",)}))
-_JOINERS["; then ,"] = (frozenset({("then",)}),)
-
-# Garden paths: parses a careful reader takes first and must back out of. Each one found in a
-# sentence that has a reading adds a reading of its own, made of one atom that no case stores
-# (("garden_path", kind)), so the sentence counts as read two ways.
-GARDEN_PATHS: Final = {
-    "list": "a fronted phrase's object could run on over the comma that ends it, as a list",
-    "bound": "a clause opening with a relation after a comma-joined clause reads as a second bound on it",
-}
-
-
-def _comma_joint(joiner: tuple[str, ...]) -> bool:
-    """A joiner with a word and no semicolon (", and", "and", ", but"): the clause before it may
-    still be going on, so a relation after it may be read as part of that clause."""
-    return ";" not in joiner and joiner != (",",)
-
-
-def garden_reading(kind: str) -> Atoms:
-    """The reading a garden path of ``kind`` adds to its sentence."""
-    return frozenset({("garden_path", kind)})
-
-
-# Relative-clause markers: which antecedents each may take ("which": the last task or the group).
-_MARKERS: Final = {"which": "any", "both of which": 2, "all of which": "group", "each of which": "group",
-            "all three of which": 3, "all four of which": 4}
-
-
-@lru_cache(maxsize=16384)
-def _phrase_words(text: str) -> tuple[str, ...]:
-    """A phrase as the tokens it must match (task names recur across cases: cached)."""
-    return tuple(text.lower().replace(",", " , ").split())
-
-
-V = TypeVar("V")
-
-
-class _Phrases(Generic[V]):
-    """A trie of phrases: match(tokens, i) -> [(end, value)] for every phrase starting at i.
-    Generic in the value so that readers compiled with mypyc know what they get back."""
-
-    def __init__(self, entries: Iterable[tuple[str, V]]):
-        self.root: dict[str, tuple[dict, list[V]]] = {}
-        for text, value in entries:
-            node = self.root
-            words = _phrase_words(text)
-            for k, word in enumerate(words):
-                child = node.get(word)
-                if child is None:
-                    child = node[word] = ({}, [])
-                if k == len(words) - 1:
-                    child[1].append(value)
-                node = child[0]
-
-    def match(self, toks: tuple[str, ...], i: int) -> list[tuple[int, V]]:
-        out: list[tuple[int, V]] = []
-        node = self.root
-        n = len(toks)
-        while i < n:
-            child = node.get(toks[i])
-            if child is None:
-                break
-            i += 1
-            for value in child[1]:
-                out.append((i, value))
-            node = child[0]
-        return out
-
-
-_VERBS: Final = _Phrases(_verb_table())
-_RELS: Final = _Phrases(_relation_table())
-_JOIN: Final = _Phrases(_JOINERS.items())
-_MARK: Final = _Phrases(_MARKERS.items())
-
-
-# ---------------------------------------------------------------------------
-# Meaning: which points of two tasks (or a task and a time) a relation compares
-# ---------------------------------------------------------------------------
-
-_POINTS: Final = {EVENT: ("s", "e", True), START: ("s", "s", False), END: ("e", "e", False)}  # (lo, hi, hi is open)
-_KIND: Final = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "=": "eq"}
-
-
-def _compare(aspect: str, rel: str, other: str | None) -> tuple[str, str, str] | None:
-    """All points of the subject stand in ``rel`` to all points of the object (a task
-    with aspect ``other``, or a time when ``other`` is None). Tasks are half-open
-    intervals [start, end); a time is an instant. Returns (subject point, op, object point)."""
-    lo, hi, hi_open = _POINTS[aspect]
-    olo, ohi, ohi_open = _POINTS[other] if other else ("t", "t", False)
-    if rel == "<":
-        return hi, ("<=" if hi_open else "<"), olo
-    if rel == "<=":
-        return hi, "<=", olo
-    if rel == ">":
-        return lo, (">=" if ohi_open else ">"), ohi
-    if rel == ">=":
-        return lo, ">=", ohi
-    if rel == "=":
-        return lo, "=", olo
-    return None
-
-
-def _task_atom(a: str, b: str, pa: str, op: str, pb: str) -> Atom:
-    """A comparison of two different tasks' points, under the rule that tasks run one
-    at a time: most comparisons just say which task comes first."""
-    if op in (">", ">="):
-        a, b, pa, pb, op = b, a, pb, pa, "<" if op == ">" else "<="
-    if op == "=":
-        return ("same_time", pa, pb, a, b)
-    if (pa, pb) == ("e", "s"):
-        return ("order", a, b) if op == "<=" else ("gap", a, b)
-    if (pa, pb) == ("s", "e") and op == "<=":
-        return ("start_le_end", a, b)  # also true when b ends exactly as a starts
-    return ("order", a, b)
-
-
-def _relate(subj: tuple[str, ...], aspect: str, rel: str, obj: float | tuple[str, ...],
-            other: str | None = EVENT) -> list[Atoms]:
-    """The readings of "subj <rel> obj": one atom set per reading."""
-    if rel in (">>", "<<"):
-        pairs = [(a, b) for a in subj for b in obj] if isinstance(obj, tuple) else [(a, obj) for a in subj]
-        return [frozenset(("immediately", rel, a, b) for a, b in pairs)]
-    if rel == "while":
-        return [frozenset(("while", a, obj) for a in subj)]
-    if not isinstance(obj, tuple):  # a time
-        readings = []
-        cmp = _compare(aspect, rel, None)
-        assert cmp is not None
-        point, op, _ = cmp
-        readings.append(frozenset((f"{'start' if point == 's' else 'end'}_{_KIND[op]}", a, obj) for a in subj))
-        if aspect == EVENT and rel in ("<", "<="):  # "happens before 15:00": or it merely starts before
-            readings.append(frozenset((f"start_{_KIND[rel]}", a, obj) for a in subj))
-        return readings
-    cmp = _compare(aspect, rel, other)
-    assert cmp is not None
-    pa, op, pb = cmp
-    if cmp == ("e", "<=", "s"):  # the common case: the subject ends by the time the object starts
-        return [frozenset([("order", a, b) for a in subj for b in obj])]
-    if cmp == ("s", ">=", "e"):
-        return [frozenset([("order", b, a) for a in subj for b in obj])]
-    return [frozenset([_task_atom(a, b, pa, op, pb) for a in subj for b in obj])]
-
-
-# ---------------------------------------------------------------------------
-# Readings
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class Reading:
-    atoms: frozenset = frozenset()
-    unparsed: list[str] = field(default_factory=list)  # sentences with no reading
-    ambiguous: list[str] = field(default_factory=list)  # sentences with several different readings
-    readings: list[set] = field(default_factory=list)  # every reading of each sentence, in order
-
-    @property
-    def ok(self) -> bool:
-        return not self.unparsed and not self.ambiguous
-
-
-def read_sentences(requirement: str, sentence_readings: Callable[[str], set[Atoms]]) -> Reading:
-    """A requirement's Reading from each sentence's readings: one way for both readers (this
-    reference one and reader_fast's) to count a sentence as unparsed, ambiguous or read."""
-    result = Reading()
-    atoms: set = set()
-    for sentence in split_sentences(requirement):
-        readings = sentence_readings(sentence)
-        result.readings.append(readings)
-        if not readings:
-            result.unparsed.append(sentence)
-        elif len(readings) > 1:
-            result.ambiguous.append(sentence)
-        else:
-            atoms |= next(iter(readings))
-    result.atoms = frozenset(atoms)
-    return result
+# The phrase table is in reader_phrases, what a relation means in reader_meaning, and a requirement's
+# sentences, tokens and Reading in reading; this module is the grammar that enumerates the readings.
 
 
 class _NP:
@@ -598,26 +327,6 @@ def _antecedents(members: tuple[str, ...], marker) -> list[tuple[str, ...]]:
     if marker == "group":
         return [members] if len(members) >= 2 else []
     return [members] if len(members) == marker else []
-
-
-def _tokens(text: str) -> tuple[str, ...] | None:
-    """Lower-case tokens; None when the text has characters the reader cannot read."""
-    toks = _TOKEN_OR_OTHER.findall(text.lower())
-    for tok in toks:
-        if len(tok) == 1 and tok not in _ONE_CHAR_TOKENS:
-            return None
-    return tuple(toks)
-
-
-def split_sentences(text: str) -> list[str]:
-    return [s.strip() + "." for s in re.split(r"\.(?:\s+|$)", text.strip()) if s.strip()]
-
-
-def requirement_of(task: str) -> str:
-    """The requirement paragraph of a constraint case's task text."""
-    marker = "Here is the requirement:"
-    k = task.rfind(marker)
-    return task[k + len(marker):].strip() if k >= 0 else task
 
 
 @lru_cache(maxsize=4096)

@@ -26,8 +26,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, TypeVar
 
-from .reader import (
-    _EMPTY,
+from .reader import _EMPTY, _antecedents
+from .reader_meaning import _relate
+from .reader_phrases import (
     _JOIN,
     _MARK,
     _RELS,
@@ -36,17 +37,13 @@ from .reader import (
     PL,
     SG,
     Atoms,
-    Reading,
     Relation,
     Verb,
-    _antecedents,
     _comma_joint,
     _phrase_words,
-    _relate,
-    _tokens,
     garden_reading,
-    read_sentences,
 )
+from .reading import Reading, _tokens, read_sentences
 
 # the first words of each phrase table: most positions start none, and need no trie walk
 _JOIN_FIRST: Final = frozenset(_JOIN.root)

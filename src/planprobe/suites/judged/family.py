@@ -69,7 +69,7 @@ class JudgedFamily:
         spec = parse_spec(case)
         if spec.protocol != "apb" or spec.apb is None:
             return None
-        from ..external.apb_format import is_holistic, json_field
+        from .apb_format import is_holistic, json_field
 
         record = spec.apb
         if record.get("split") == "holistic_unsolvable":

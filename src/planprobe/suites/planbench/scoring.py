@@ -3,7 +3,7 @@
 Why a module of its own: two places judge replies in PlanBench's format — the
 ``planbench`` case family (``suites/planbench``: planprobe's own prompts)
 and the re-scoring of PlanBench's recorded responses
-(``suites/external/planbench.py``). Both call these functions, so a reply gets
+(``importers/planbench.py``). Both call these functions, so a reply gets
 the same verdict in either place (tests check it on the same texts).
 
 The rules are PlanBench's (its ``response_evaluation.py``), stated here:

@@ -163,3 +163,22 @@ def sandbox_for(kind: str, directory: str, progress: Callable[[str], None] | Non
             _LOADED.pop(next(iter(_LOADED)))
         _LOADED[key] = box
     return box
+
+
+def training_cases(train_dir: Path, modes: list[str], strict: bool) -> list[Case]:
+    """The training queries of ``train_dir`` as cases, in each mode. The family needs them itself
+    (its solver sample; its training-kind sandbox is read from the same folder when a case is
+    checked), so they are made here; ``planprobe import travelplanner --train-dir`` calls this too."""
+    from .training import load_training
+
+    directory = str(Path(train_dir).resolve())
+    queries = load_training(Path(directory))
+    sandbox_for("training", directory)  # fail now, not at the first check
+    cases: list[Case] = []
+    for mode in modes:
+        for t in queries:
+            sole = mode == "sole-planning"
+            cases.append(make_case(split="train", idx=t.idx, mode=mode, fields=t.fields,
+                                   sandbox={"kind": "training", "dir": directory}, plan=t.plan, strict=strict,
+                                   system=t.system if sole else None, task=t.user if sole else None))
+    return cases

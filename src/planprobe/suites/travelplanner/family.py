@@ -34,7 +34,8 @@ from ..base import NoToolPlans
 from ..unfinished import status_verdict
 from . import reference_answers
 from .cases import FAMILY, TOOLS, prepare
-from .evaluate import PAPER_NAMES, Evaluator, PlanEvaluation
+from .evaluate import Evaluator
+from .evaluation import PAPER_NAMES, PlanEvaluation
 from .plan import format_problem, read_answer
 from .solver_claim import SolverSampleFromTraining
 from .tools import run_tool

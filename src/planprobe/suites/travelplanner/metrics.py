@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .evaluate import COMMONSENSE, HARD, PAPER_NAMES, PlanEvaluation
+from .evaluation import COMMONSENSE, HARD, PAPER_NAMES, PlanEvaluation
 from .fields import QueryFields
 
 FIGURES = ("delivery_rate", "commonsense_micro", "commonsense_macro", "hard_micro", "hard_macro", "final_pass_rate")

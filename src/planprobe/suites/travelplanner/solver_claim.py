@@ -23,13 +23,13 @@ MODES = ("sole-planning", "two-stage")
 def training_sample(n: int, seed: int) -> list[Case]:
     """``n`` training queries (drawn by the seed) in each mode, ids distinct, byte-identical for the
     same seed and data. Raises ``SampleUnavailable`` when the folder is not set or not there."""
-    from .importer import build_cases
+    from .cases import training_cases
 
     folder = os.environ.get(TRAIN_ENV)
     if not folder or not Path(folder).is_dir():
         raise SampleUnavailable(f"TravelPlanner's training data: set ${TRAIN_ENV} to the folder of "
                                 f"train_queries_and_plans.jsonl (now: {folder or 'unset'})")
-    cases = build_cases(modes=list(MODES), strict=False, train_dir=Path(folder))
+    cases = training_cases(Path(folder), list(MODES), strict=False)
     out: list[Case] = []
     for mode in MODES:
         own = [c for c in cases if c.spec.get("mode") == mode]

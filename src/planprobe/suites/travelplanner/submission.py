@@ -16,7 +16,8 @@ from typing import Any
 from ...atomic import write_lines_atomic
 from ...errors import PlanprobeError
 from ..io import parse_json_line
-from .evaluate import Evaluator, PlanEvaluation
+from .evaluate import Evaluator
+from .evaluation import PlanEvaluation
 from .fields import QueryFields
 from .metrics import Tally, figure_lines
 from .plan import format_problem

@@ -7,14 +7,15 @@ them, or its figures are not comparable. This module restates that behaviour:
 - ``json_field``: a ``*_json`` field is JSON text or an already decoded value;
   missing or empty gives the default. (APB also silently uses the default for
   JSON text it cannot decode; planprobe reports that row instead — see
-  ``apb_records``.)
+  ``importers/apb_records``.) It lives with the ``judged`` family because the
+  family's reference answers read APB's records with it too.
 - ``prediction_payload`` / ``judge_payload``: the objects APB serialises (same
   keys, same order, same regime test: only ``planning_regime == "Holistic"``
   is holistic) and ``dumps`` serialises them the same way (indent 2, no ASCII
   escaping).
 - ``prediction_instruction`` / ``judge_system_prompt``: which of APB's prompt
   texts a record gets. The texts themselves are not shipped: they are read
-  from the user's checkout of APB's code (``apb_prompts``) and passed in.
+  from the user's checkout of APB's code (``importers/apb_prompts``) and passed in.
 
 Pure functions over plain dicts: no I/O, no model.
 """

@@ -9,9 +9,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import PlanprobeError
-from ...pddl import Domain, Problem, load_domain, load_problem, solve
-from ...pddl.translation import DomainTranslation, load_translation
+from ..errors import PlanprobeError
+from ..pddl import Domain, Problem, load_domain, load_problem, solve
+from ..pddl.translation import DomainTranslation, load_translation
 
 __all__ = ["LAYOUTS", "TASKS", "DomainLayout", "PlanBenchInstances", "task_id"]
 

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import PlanprobeError
-from ...pddl import PDDLSyntaxError
-from ..planbench.planbench_rules import PlanBenchReader
+from ..errors import PlanprobeError
+from ..pddl import PDDLSyntaxError
+from ..suites.planbench.planbench_rules import PlanBenchReader
 from .planbench_instances import PlanBenchInstances, task_id
 from .planbench_tasks import SCORERS, TaskContext
 

@@ -37,11 +37,18 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ...errors import PlanprobeError
-from ...schema import Case, CaseMeta, OracleKind, ToolSpec
-from ..judged.render import render_steps
-from ..judged.spec import FAMILY, SPEC_VERSION, JudgedSpec, Reference, Step, check_spec
-from .apb_format import SPLIT_SETTINGS, SPLITS
+from ..errors import PlanprobeError
+from ..schema import Case, CaseMeta, OracleKind, ToolSpec
+from ..suites.judged.apb_format import SPLIT_SETTINGS, SPLITS
+from ..suites.judged.render import render_steps
+from ..suites.judged.spec import (
+    FAMILY,
+    SPEC_VERSION,
+    JudgedSpec,
+    Reference,
+    Step,
+    check_spec,
+)
 from .apb_records import (
     ApbRowError,
     numbered_lines,
@@ -267,7 +274,7 @@ def _files(value: Any) -> list[str]:
 def import_apb(path: Path, out: Path, splits: Iterable[str] | None = None, skip_invalid: bool = False,
                on_skip: Callable[[str], None] = lambda msg: None) -> int:
     """Write the cases of an APB file to a suite file; returns how many were written."""
-    from ..io import write_suite
+    from ..suites.io import write_suite
 
     count = write_suite(iter_apb(path, splits, skip_invalid, on_skip), out)
     if count == 0:

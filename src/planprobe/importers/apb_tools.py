@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from ...schema import ToolSpec
+from ..schema import ToolSpec
 from .apb_records import ApbRowError
 
 __all__ = ["ToolNames", "raw_name", "tool_spec"]

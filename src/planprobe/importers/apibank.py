@@ -23,30 +23,37 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...errors import PlanprobeError
-from ...schema import Case, CaseMeta, OracleKind, ToolSpec
-from .api_support import canonical_input
-from .catalog import (
+from ..errors import PlanprobeError
+from ..schema import Case, CaseMeta, OracleKind
+from ..suites.apibank.api_support import canonical_input
+from ..suites.apibank.catalog import (
     CallRefused,
     catalog,
     convert_arguments,
     public_definition,
     tool_spec,
 )
-from .checks import check
-from .data import (
+from ..suites.apibank.checks import check
+from ..suites.apibank.databases import read_databases
+from ..suites.apibank.environment import fresh_world
+from ..suites.apibank.searcher import split_by_uppercase
+from ..suites.apibank.spec import (
+    FAMILY,
+    KINDS,
+    L3_TOOLSEARCHER,
+    RESPONSE_FAMILY,
+    SPEC_VERSION,
+    call_text,
+    level3_tool,
+)
+from .apibank_samples import (
     Level3Sample,
     Turn,
     dialogue_files,
-    read_databases,
     read_dialogue,
     read_level3,
 )
-from .searcher import level12_searcher, split_by_uppercase
 
-FAMILY = "apibank"
-RESPONSE_FAMILY = "apibank-response"
-SPEC_VERSION = 1
 OFFLINE_APIS = ("Dictionary", "Translate")  # web services in API-Bank: served from recorded calls
 DEFAULT_PASS_ROUGE = 0.5
 
@@ -64,13 +71,6 @@ RUN_INSTRUCTION = ("Fulfil the user's requirement with API calls. Search for the
                    "to the user with the outcome.")
 L3_RESPONSE_INSTRUCTION = ("The user's requirement was fulfilled with the API calls listed below. Write the AI's "
                            "reply to the user reporting the outcome, as plain text; make no tool call.")
-
-
-def call_text(api: str, args: dict[str, Any] | None) -> str:
-    """A call in API-Bank's bracket syntax (shown to agents as history)."""
-    inner = ", ".join(f"{k}='{v}'" if isinstance(v, str) else f"{k}={json.dumps(v, ensure_ascii=False)}"
-                      for k, v in (args or {}).items())
-    return f"[{api}({inner})]"
 
 
 def _render_turn(t: Turn) -> str:
@@ -191,8 +191,6 @@ def gold_consistent(spec: dict[str, Any], databases: dict[str, Any]) -> bool:
     """Whether the recorded call, run by planprobe's implementation on the initial
     databases, passes API-Bank's own check — False marks data where the recording and
     the APIs disagree (see docs/api-bank.md)."""
-    from .environment import fresh_world
-
     gold = spec["gold"]
     world = fresh_world(spec, "gold", databases)
     args = (gold["result"] or {}).get("input") or {}
@@ -246,19 +244,6 @@ def level3_search_table(samples3: list[Level3Sample]) -> dict[str, str]:
     return dict(sorted(table.items()))
 
 
-L3_TOOLSEARCHER = {"name": "ToolSearcher",
-                   "description": "Searches for relevant tools in library based on the keyword.",
-                   "input_parameters": {"keywords": {"type": "str", "description": "The keyword to search for."}},
-                   "output_parameters": {"best_matchs": {"type": "Union[List[dict], dict]",
-                                                         "description": "The best match tool(s)."}}}
-
-
-def level3_tool(d: dict[str, Any]) -> ToolSpec:
-    """A level-3 API as a tool: API-Bank does not record which parameters its level-3
-    APIs require, so none is required."""
-    return tool_spec({**d, "required": []})
-
-
 def _l3_render(s: Level3Sample, calls: list[dict[str, Any]]) -> str:
     lines = [f"User: {s.requirement}"]
     for c in calls:
@@ -305,9 +290,6 @@ def level3_cases(root: Path, pass_rouge: float, kinds: tuple[str, ...]) -> Itera
                                                 generator={"source": "api-bank", "sample": s.index}))
 
 
-KINDS = {1: ("api", "response"), 2: ("api", "response"), 3: ("step", "response", "run")}
-
-
 def import_cases(root: Path, level: int, kinds: tuple[str, ...] | None = None,
                  pass_rouge: float = DEFAULT_PASS_ROUGE, official: bool = False) -> list[Case]:
     """Every case of one level (all kinds unless ``kinds`` narrows them). Everything is
@@ -333,4 +315,4 @@ def import_cases(root: Path, level: int, kinds: tuple[str, ...] | None = None,
     return cases
 
 
-__all__ = ["import_cases", "FAMILY", "RESPONSE_FAMILY", "samples", "call_text", "level12_searcher"]
+__all__ = ["import_cases", "samples"]

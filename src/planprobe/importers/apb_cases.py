@@ -38,10 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import PlanprobeError
-from ...schema import Case, CaseMeta, OracleKind
-from ..judged.spec import FAMILY, SPEC_VERSION, ImageRef, JudgedSpec, check_spec
-from .apb_format import SPLIT_SETTINGS, SPLITS, prediction_text
+from ..errors import PlanprobeError
+from ..schema import Case, CaseMeta, OracleKind
+from ..suites.judged.apb_format import SPLIT_SETTINGS, SPLITS, prediction_text
+from ..suites.judged.spec import FAMILY, SPEC_VERSION, ImageRef, JudgedSpec, check_spec
 from .apb_prompts import ApbPrompts, load
 from .apb_records import ApbRowError, iter_rows, skip_or_stop
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ...errors import PlanprobeError
+from ..errors import PlanprobeError
 
 ENV_VAR = "PLANPROBE_APB_CODE"
 APB_REPO = "https://github.com/Mikivishy/AgentPlanningBenchmark"

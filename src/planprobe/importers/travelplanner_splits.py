@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import PlanprobeError
-from ..io import parse_json_line
-from .fields import QueryFields, parse_fields
-from .literal import LiteralError, read_literal
+from ..errors import PlanprobeError
+from ..suites.io import parse_json_line
+from ..suites.travelplanner.fields import QueryFields, parse_fields
+from ..suites.travelplanner.literal import LiteralError, read_literal
 
 FIELD_NAMES = ("org", "dest", "days", "visiting_city_number", "date", "people_number", "local_constraint", "budget",
                "query", "level")

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import PlanprobeError
-from ..io import numbered_lines as suite_lines
-from .apb_format import JSON_FIELDS, SPLITS, json_field
+from ..errors import PlanprobeError
+from ..suites.io import numbered_lines as suite_lines
+from ..suites.judged.apb_format import JSON_FIELDS, SPLITS, json_field
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ...errors import PlanprobeError
-from ...schema import Case
-from ..io import write_suite
-from .cases import MODES, make_case, sandbox_for
+from ..errors import PlanprobeError
+from ..schema import Case
+from ..suites.io import write_suite
+from ..suites.travelplanner.cases import MODES, make_case, sandbox_for, training_cases
 
 
 def build_cases(*, modes: list[str], strict: bool, train_dir: Path | None = None, split_file: Path | None = None,
@@ -27,21 +27,10 @@ def build_cases(*, modes: list[str], strict: bool, train_dir: Path | None = None
     if train_dir is not None:
         if split_file is not None or database is not None:
             raise PlanprobeError("--train-dir: give either the training directory or a split file with --database")
-        from .training import load_training
-
-        directory = str(Path(train_dir).resolve())
-        queries = load_training(Path(directory))
-        sandbox_for("training", directory)  # fail now, not at the first check
-        for mode in modes:
-            for t in queries:
-                sole = mode == "sole-planning"
-                cases.append(make_case(split="train", idx=t.idx, mode=mode, fields=t.fields,
-                                       sandbox={"kind": "training", "dir": directory}, plan=t.plan, strict=strict,
-                                       system=t.system if sole else None, task=t.user if sole else None))
-        return cases
+        return training_cases(train_dir, modes, strict)
     if split_file is None or database is None:
         raise PlanprobeError("give --train-dir DIR, or a split file (CSV/JSONL of the HF data set) with --database DIR")
-    from .official import load_split
+    from .travelplanner_splits import load_split
 
     queries_o = load_split(Path(split_file))
     directory = str(Path(database).resolve())

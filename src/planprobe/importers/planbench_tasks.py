@@ -29,16 +29,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ...errors import PlanprobeError
-from ...pddl import Problem, validate
-from ...pddl.grounding import ground
-from ...pddl.model import Atom, PDDLLiteral
-from ...pddl.reply_parser import parse_plan, parse_state, parse_verification
-from ...pddl.simulator import run
-from ...pddl.translation import DomainTranslation, Translator, translator
-from ..planbench.planbench_rules import PlanBenchReader, fact_string
-from ..planbench.prompt_blocks import verification_message
-from ..planbench.scoring import (
+from ..errors import PlanprobeError
+from ..pddl import Problem, validate
+from ..pddl.grounding import ground
+from ..pddl.model import Atom, PDDLLiteral
+from ..pddl.reply_parser import parse_plan, parse_state, parse_verification
+from ..pddl.simulator import run
+from ..pddl.translation import DomainTranslation, Translator, translator
+from ..suites.planbench.planbench_rules import PlanBenchReader, fact_string
+from ..suites.planbench.prompt_blocks import verification_message
+from ..suites.planbench.scoring import (
     resulting_state,
     score_plan,
     score_plan_planbench,

@@ -1,4 +1,4 @@
-"""Reading API-Bank's files, with every problem named by file, line and field.
+"""Reading API-Bank's test samples, with every problem named by file, line and field.
 
 The layout is API-Bank's repository folder ``api-bank/``:
 
@@ -8,29 +8,24 @@ The layout is API-Bank's repository folder ``api-bank/``:
   "output", "exception"}}``;
 * ``test-data/level-3.json``: a list of ``{"requirement", "response", "apis": [{"api_name",
   "input", "output": <result dict>}]}``;
-* ``init_database/*.json``: the databases the level-1/2 APIs start from.
+* ``init_database/*.json``: the databases the level-1/2 APIs start from — read by
+  ``suites/apibank/databases`` (the family reads them again when a case is judged).
 
 Nothing read here is evaluated: JSON only.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import PlanprobeError
-from .catalog import catalog
+from ..errors import PlanprobeError
+from ..suites.apibank.catalog import catalog
 
 LEVEL_DIRS = {1: "lv1-lv2-samples/level-1-given-desc", 2: "lv1-lv2-samples/level-2-toolsearcher"}
 LEVEL3_FILE = "test-data/level-3.json"
-DATABASE_DIR = "init_database"
-# the databases API-Bank's level-1/2 APIs are declared over
-DATABASES = ("Account", "Agenda", "Alarm", "Appointments", "Bank", "HealthData", "History", "Hotel",
-             "ImageCaptioning", "Meeting", "QuestionAnswering", "Reminder", "Scenes", "SearchEngine",
-             "SpeechRecognition", "Stock", "Symptom", "TimeSwitch", "Wiki")
 
 
 def _problem(where: str, field: str, message: str) -> PlanprobeError:
@@ -146,41 +141,3 @@ def read_level3(root: Path) -> list[Level3Sample]:
             _result(cw + ", output", call.get("output"), call["api_name"])
         out.append(Level3Sample(i, row["requirement"].strip(), row["response"], apis))
     return out
-
-
-def read_databases(root: Path) -> tuple[dict[str, Any], str]:
-    """Every initial database, and a digest of their files (recorded in each case so a
-    run notices when the databases change)."""
-    folder = root / DATABASE_DIR
-    if not folder.is_dir():
-        raise PlanprobeError(f"{folder}: missing (API-Bank's initial databases)")
-    dbs: dict[str, Any] = {}
-    h = hashlib.sha256()
-    for name in DATABASES:
-        path = folder / f"{name}.json"
-        if not path.is_file():
-            raise PlanprobeError(f"{path}: missing (the {name} table of API-Bank's initial databases)")
-        raw = path.read_bytes()
-        h.update(name.encode() + b"\0" + raw + b"\0")
-        try:
-            dbs[name] = json.loads(raw)
-        except ValueError as exc:
-            raise PlanprobeError(f"{path}: not JSON ({str(exc)[:80]})") from None
-    _check_tables(folder, dbs)
-    return dbs, h.hexdigest()[:16]
-
-
-def _check_tables(folder: Path, dbs: dict[str, Any]) -> None:
-    """The shape each API relies on, so a damaged table is named here, not met mid-run."""
-    shapes = {"ImageCaptioning": list}
-    for name, value in dbs.items():
-        want = shapes.get(name, dict)
-        if not isinstance(value, want):
-            raise PlanprobeError(f"{folder / (name + '.json')}: expected a JSON {'list' if want is list else 'object'}")
-    for user, account in dbs["Account"].items():
-        for key in ("password", "token", "email"):
-            if not isinstance(account, dict) or key not in account:
-                raise PlanprobeError(f"{folder / 'Account.json'}: account {user!r}: field '{key}' missing")
-    for key in ("raw_documents", "tokenized_documents"):
-        if key not in dbs["SearchEngine"]:
-            raise PlanprobeError(f"{folder / 'SearchEngine.json'}: field '{key}' missing")

@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from ..judged.spec import Step
+from ..suites.judged.spec import Step
 from .apb_records import ApbRowError, row_json
 from .apb_tools import ToolNames
 

@@ -1,1 +1,0 @@
-"""Loaders that turn existing datasets into planprobe suites."""

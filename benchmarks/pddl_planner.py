@@ -80,8 +80,9 @@ def _tasks(directory: Path, n: int) -> list[tuple[Path, Path]]:
     files = sorted(p for p in directory.glob("*.pddl") if "domain" not in p.name)
     out = []
     for task in files[:n]:
+        number = task.stem.removeprefix("task")  # pyperplan: domain01.pddl goes with task01.pddl
         for domain in (directory / f"domain_{task.name}", directory / f"{task.stem}-domain.pddl",
-                       directory / "domain.pddl"):
+                       directory / f"domain{number}.pddl", directory / "domain.pddl"):
             if domain.is_file():
                 out.append((domain, task))
                 break
@@ -106,9 +107,9 @@ def ipc(root: Path, domains: list[str], n: int, time_limit: float, heuristic: st
     use_fd = not skip_fd and fast_downward.available()
     print(f"\nIPC tasks from {root}: first {n} per domain, limit {time_limit:g} s wall clock each; "
           f"built-in astar({heuristic}){' vs Fast Downward astar(lmcut())' if use_fd else ''}")
-    print("| domain | task | built-in length | wall s | CPU s | expanded | FD length | wall s | CPU s | "
-          "wall ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| domain | task | built-in length | wall s | CPU s | expanded | exp./s | FD length | wall s | CPU s | "
+          "expanded | exp./s | wall ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in domains:
         directory = root / name
         tasks = _tasks(directory, n)
@@ -121,7 +122,7 @@ def ipc(root: Path, domains: list[str], n: int, time_limit: float, heuristic: st
             except PlanprobeError as exc:
                 print(f"| {name} | {task_path.name} | cannot read: {str(exc)[:90]} |")
                 continue
-            expanded = [0]
+            expanded = [0, 0]
 
             def builtin():
                 result = solve(load(domain_path, task_path), heuristic=heuristic, time_limit=time_limit)
@@ -129,16 +130,23 @@ def ipc(root: Path, domains: list[str], n: int, time_limit: float, heuristic: st
                 expanded[0] = result.expanded
                 return result
 
+            def fd():
+                result = fast_downward.solve(load(domain_path, task_path), time_limit=time_limit)
+                expanded[1] = result.expanded
+                return result
+
             b_out, b_wall, b_cpu = _run("builtin", builtin)
-            row = f"| {name} | {task_path.name} | {b_out} | {b_wall:.2f} | {b_cpu:.2f} | {expanded[0] or ''} |"
+            rate = f"{expanded[0] / b_wall:,.0f}" if b_out.isdigit() else ""
+            row = f"| {name} | {task_path.name} | {b_out} | {b_wall:.2f} | {b_cpu:.2f} | {expanded[0] or ''} | {rate} |"
             if use_fd:
-                f_out, f_wall, f_cpu = _run("fd", lambda: fast_downward.solve(prob, time_limit=time_limit))
+                f_out, f_wall, f_cpu = _run("fd", fd)
                 ratio = f"{b_wall / f_wall:.1f}x" if b_out.isdigit() and f_out.isdigit() else ""
                 if b_out.isdigit() and f_out.isdigit() and b_out != f_out:
                     ratio += " LENGTHS DIFFER"
                 # a killed search process is not our child when it dies: its CPU time is not counted
                 f_cpu_text = f"{f_cpu:.2f}" if f_out.isdigit() else "—"
-                row += f" {f_out} | {f_wall:.2f} | {f_cpu_text} | {ratio} |"
+                f_rate = f"{expanded[1] / f_wall:,.0f}" if f_out.isdigit() else ""
+                row += f" {f_out} | {f_wall:.2f} | {f_cpu_text} | {expanded[1] or ''} | {f_rate} | {ratio} |"
             print(row, flush=True)
 
 
@@ -171,7 +179,8 @@ def main() -> None:
     ap.add_argument("--skip-fd", action="store_true", help="do not run Fast Downward")
     ap.add_argument("--skip-blocksworld", action="store_true", help="skip PlanBench's 501 Blocksworld instances")
     ap.add_argument("--ipc", type=Path, help="a directory of IPC domain directories (e.g. pyperplan's benchmarks/)")
-    ap.add_argument("--domains", default="depot,elevators,freecell,zenotravel")
+    ap.add_argument("--domains", default="depot,elevators,freecell,zenotravel",
+                    help="comma-separated domain directories, or 'all'")
     ap.add_argument("--tasks", type=int, default=5, help="tasks per domain (the first by file name)")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per task and planner (wall clock)")
     ap.add_argument("--heuristic", default="lmcut", choices=("lmcut", "hmax", "blind"))
@@ -186,7 +195,8 @@ def main() -> None:
     if args.ipc is not None:
         if not args.ipc.is_dir():
             sys.exit(f"--ipc {args.ipc}: not a directory")
-        domains = [d for d in args.domains.split(",") if d]
+        domains = ([d.name for d in sorted(args.ipc.iterdir()) if d.is_dir()] if args.domains == "all"
+                   else [d for d in args.domains.split(",") if d])
         ipc(args.ipc, domains, args.tasks, args.time_limit, args.heuristic, args.skip_fd)
         if args.limit_check:
             limit_check(args.ipc, domains, args.limit_check, args.skip_fd)

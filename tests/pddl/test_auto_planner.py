@@ -34,6 +34,7 @@ def test_past_the_work_budget_fast_downward_takes_over_and_the_record_says_so():
     assert result.choice.startswith("fast-downward: the built-in search reached its limit of 1 expansions")
     assert result.optimal and result.cost == solve(problem, heuristic="lmcut").cost == 13
     assert validate(problem, result.steps).valid
+    assert result.expanded > 0  # read from Fast Downward's output, to set beside the built-in's
 
 
 def test_without_fast_downward_the_built_in_search_goes_on_and_the_record_says_so():

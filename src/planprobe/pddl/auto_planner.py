@@ -63,8 +63,8 @@ def solve_auto(problem: Problem | GroundProblem, *, heuristic: str = "lmcut", ti
     budget = Budget(time_limit, clock=clock)
     gp = problem if isinstance(problem, GroundProblem) else ground(problem)
     try:
-        result = solve(gp, heuristic=heuristic, time_limit=time_limit, node_limit=node_limit, clock=clock,
-                       work_limit=work_limit, ties=ties)
+        result = solve(gp, heuristic=heuristic, time_limit=budget.remaining(), node_limit=node_limit, clock=clock,
+                       work_limit=work_limit, ties=ties)  # what grounding left of the limit
         return dataclasses.replace(result, choice=f"builtin: solved within {work_limit:,} units of work "
                                                   "(expansions x relevant actions)")
     except NodeLimitError as exc:

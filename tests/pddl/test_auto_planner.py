@@ -112,3 +112,26 @@ def test_lifo_ties_keep_plans_optimal_and_deterministic(name, problem):
     assert solve(_task(name, problem), heuristic="lmcut", ties="lifo").steps == lifo.steps
     with pytest.raises(ValueError, match="ties"):
         solve(task, ties="random")
+
+
+def _with_budget(work_limit: int, fd: bool):
+    def solve_with(problem, **kwargs):
+        return auto_planner.solve_auto(problem, work_limit=work_limit, fd_available=lambda: fd, **kwargs)
+    return solve_with
+
+
+@pytest.mark.parametrize("fd", [pytest.param(True, marks=needs_fd), False])
+def test_a_generated_case_records_fast_downward_only_when_it_made_the_plan(monkeypatch, fd):
+    from planprobe.suites.pddl_agent import generator
+
+    opts = generator.PDDLSuiteOptions(domain="blocksworld", n=1, blocks=(4, 4), solve=True)
+    plain = generator.generate_case(0, opts)
+    assert "planner" not in plain.meta.generator  # within the budget: the case is as it always was
+    monkeypatch.setattr(generator, "solve_auto", _with_budget(1, fd))
+    handed = generator.generate_case(0, opts)
+    assert len(handed.spec["plan"]) == len(plain.spec["plan"])
+    if fd:
+        assert handed.meta.generator["planner"].startswith("fast-downward")
+        assert "work budget" in handed.meta.generator["choice"]
+    else:  # no Fast Downward: the built-in plan, byte for byte
+        assert "planner" not in handed.meta.generator and handed.spec == plain.spec

@@ -3,7 +3,10 @@
     python benchmarks/pddl_planner.py [--skip-fd] [--skip-blocksworld]
                                       [--ipc DIR] [--domains depot,elevators,freecell,zenotravel]
                                       [--tasks 5] [--time-limit 60] [--heuristic lmcut]
-                                      [--limit-check 10]
+                                      [--ties lifo] [--auto] [--limit-check 10]
+
+``--domains all`` takes every domain directory under ``--ipc``; ``--auto`` adds the
+automatic choice (``pddl.auto_planner``) beside the built-in planner and Fast Downward.
 
 Blocksworld: PlanBench's 501 instances (from ../shared/data), built-in h_max and
 LM-cut against Fast Downward's astar(lmcut()); plan lengths must agree.
@@ -37,6 +40,7 @@ from _common import machine
 
 from planprobe.errors import PlanprobeError
 from planprobe.pddl import fast_downward, load, load_domain, load_problem, solve, validate
+from planprobe.pddl.auto_planner import solve_auto
 
 BW = Path(__file__).resolve().parents[2] / "shared" / "data" / "planbench" / "instances" / "blocksworld"
 
@@ -80,8 +84,9 @@ def _tasks(directory: Path, n: int) -> list[tuple[Path, Path]]:
     files = sorted(p for p in directory.glob("*.pddl") if "domain" not in p.name)
     out = []
     for task in files[:n]:
+        number = task.stem.removeprefix("task")  # pyperplan: domain01.pddl goes with task01.pddl
         for domain in (directory / f"domain_{task.name}", directory / f"{task.stem}-domain.pddl",
-                       directory / "domain.pddl"):
+                       directory / f"domain{number}.pddl", directory / "domain.pddl"):
             if domain.is_file():
                 out.append((domain, task))
                 break
@@ -100,15 +105,25 @@ def _run(label: str, fn) -> tuple[str, float, float]:
     return outcome, time.perf_counter() - t0, time.process_time() - c0 + _children_cpu() - ch0
 
 
-def ipc(root: Path, domains: list[str], n: int, time_limit: float, heuristic: str, skip_fd: bool) -> None:
+def ipc(root: Path, domains: list[str], n: int, time_limit: float, heuristic: str, skip_fd: bool,
+        ties: str = "lifo", auto: bool = False) -> None:
+    """Each task with the built-in A*, then (``auto``) ``solve_auto``, then Fast Downward, one after
+    the other; a summary of how many each solved within the limit and how often it was no slower."""
     if n <= 0:
         return
     use_fd = not skip_fd and fast_downward.available()
     print(f"\nIPC tasks from {root}: first {n} per domain, limit {time_limit:g} s wall clock each; "
-          f"built-in astar({heuristic}){' vs Fast Downward astar(lmcut())' if use_fd else ''}")
-    print("| domain | task | built-in length | wall s | CPU s | expanded | FD length | wall s | CPU s | "
-          "wall ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          f"built-in astar({heuristic}, {ties} ties){', auto' if auto else ''}"
+          f"{' vs Fast Downward astar(lmcut())' if use_fd else ''}")
+    head = "| domain | task | built-in length | wall s | CPU s | expanded | exp./s |"
+    if auto:
+        head += " auto: planner | wall s | CPU s |"
+    if use_fd:
+        head += " FD length | wall s | CPU s | expanded | exp./s | built-in / FD |" + (" auto / FD |" if auto else "")
+    print(head)
+    print("|---" * (head.count("|") - 1) + "|")
+    tally = {"tasks": 0, "builtin solved": 0, "auto solved": 0, "fd solved": 0, "builtin <= fd": 0,
+             "auto <= fd": 0, "builtin CPU <= fd CPU": 0, "auto CPU <= fd CPU": 0}
     for name in domains:
         directory = root / name
         tasks = _tasks(directory, n)
@@ -121,25 +136,61 @@ def ipc(root: Path, domains: list[str], n: int, time_limit: float, heuristic: st
             except PlanprobeError as exc:
                 print(f"| {name} | {task_path.name} | cannot read: {str(exc)[:90]} |")
                 continue
-            expanded = [0]
+            tally["tasks"] += 1
+            expanded = [0, 0]
+            chosen = [""]
 
             def builtin():
-                result = solve(load(domain_path, task_path), heuristic=heuristic, time_limit=time_limit)
+                result = solve(load(domain_path, task_path), heuristic=heuristic, time_limit=time_limit, ties=ties)
                 assert validate(prob, result.steps).valid
                 expanded[0] = result.expanded
                 return result
 
+            def automatic():
+                result = solve_auto(load(domain_path, task_path), heuristic=heuristic, time_limit=time_limit,
+                                    ties=ties)
+                assert validate(prob, result.steps).valid
+                chosen[0] = "FD" if result.planner.startswith("fast-downward") else "built-in"
+                return result
+
+            def fd():
+                result = fast_downward.solve(load(domain_path, task_path), time_limit=time_limit)
+                expanded[1] = result.expanded
+                return result
+
             b_out, b_wall, b_cpu = _run("builtin", builtin)
-            row = f"| {name} | {task_path.name} | {b_out} | {b_wall:.2f} | {b_cpu:.2f} | {expanded[0] or ''} |"
+            tally["builtin solved"] += b_out.isdigit()
+            rate = f"{expanded[0] / b_wall:,.0f}" if b_out.isdigit() else ""
+            row = f"| {name} | {task_path.name} | {b_out} | {b_wall:.2f} | {b_cpu:.2f} | {expanded[0] or ''} | {rate} |"
+            a_out, a_wall, a_cpu = "", 0.0, 0.0
+            if auto:
+                a_out, a_wall, a_cpu = _run("auto", automatic)
+                tally["auto solved"] += a_out.isdigit()
+                row += f" {chosen[0] if a_out.isdigit() else a_out} | {a_wall:.2f} | {a_cpu:.2f} |"
             if use_fd:
-                f_out, f_wall, f_cpu = _run("fd", lambda: fast_downward.solve(prob, time_limit=time_limit))
-                ratio = f"{b_wall / f_wall:.1f}x" if b_out.isdigit() and f_out.isdigit() else ""
-                if b_out.isdigit() and f_out.isdigit() and b_out != f_out:
-                    ratio += " LENGTHS DIFFER"
+                f_out, f_wall, f_cpu = _run("fd", fd)
+                tally["fd solved"] += f_out.isdigit()
+                ratio = f"{b_wall / f_wall:.2f}x" if b_out.isdigit() and f_out.isdigit() else ""
+                for out in (b_out, a_out):
+                    if out.isdigit() and f_out.isdigit() and out != f_out:
+                        ratio += " LENGTHS DIFFER"
+                if b_out.isdigit() and (not f_out.isdigit() or b_wall <= f_wall):
+                    tally["builtin <= fd"] += 1
+                if a_out.isdigit() and (not f_out.isdigit() or a_wall <= f_wall):
+                    tally["auto <= fd"] += 1
+                if b_out.isdigit() and (not f_out.isdigit() or b_cpu <= f_cpu):
+                    tally["builtin CPU <= fd CPU"] += 1
+                if a_out.isdigit() and (not f_out.isdigit() or a_cpu <= f_cpu):
+                    tally["auto CPU <= fd CPU"] += 1
                 # a killed search process is not our child when it dies: its CPU time is not counted
                 f_cpu_text = f"{f_cpu:.2f}" if f_out.isdigit() else "—"
-                row += f" {f_out} | {f_wall:.2f} | {f_cpu_text} | {ratio} |"
+                f_rate = f"{expanded[1] / f_wall:,.0f}" if f_out.isdigit() else ""
+                row += f" {f_out} | {f_wall:.2f} | {f_cpu_text} | {expanded[1] or ''} | {f_rate} | {ratio} |"
+                if auto:
+                    row += f" {a_wall / f_wall:.2f}x |" if a_out.isdigit() and f_out.isdigit() else " |"
             print(row, flush=True)
+    print("\n" + ", ".join(f"{k}: {v}" for k, v in tally.items()
+                           if use_fd or "fd" not in k if auto or "auto" not in k))
 
 
 def limit_check(root: Path, domains: list[str], limit: float, skip_fd: bool) -> None:
@@ -171,10 +222,14 @@ def main() -> None:
     ap.add_argument("--skip-fd", action="store_true", help="do not run Fast Downward")
     ap.add_argument("--skip-blocksworld", action="store_true", help="skip PlanBench's 501 Blocksworld instances")
     ap.add_argument("--ipc", type=Path, help="a directory of IPC domain directories (e.g. pyperplan's benchmarks/)")
-    ap.add_argument("--domains", default="depot,elevators,freecell,zenotravel")
+    ap.add_argument("--domains", default="depot,elevators,freecell,zenotravel",
+                    help="comma-separated domain directories, or 'all'")
     ap.add_argument("--tasks", type=int, default=5, help="tasks per domain (the first by file name)")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per task and planner (wall clock)")
     ap.add_argument("--heuristic", default="lmcut", choices=("lmcut", "hmax", "blind"))
+    ap.add_argument("--ties", default="lifo", choices=("lifo", "fifo"), help="the built-in A*'s tie order")
+    ap.add_argument("--auto", action="store_true", help="also run solve_auto (built-in, Fast Downward past a "
+                                                         "work budget) on each IPC task")
     ap.add_argument("--limit-check", type=float, metavar="S",
                     help="also run the largest task of each domain with this time limit and report the wall time")
     args = ap.parse_args()
@@ -186,8 +241,9 @@ def main() -> None:
     if args.ipc is not None:
         if not args.ipc.is_dir():
             sys.exit(f"--ipc {args.ipc}: not a directory")
-        domains = [d for d in args.domains.split(",") if d]
-        ipc(args.ipc, domains, args.tasks, args.time_limit, args.heuristic, args.skip_fd)
+        domains = ([d.name for d in sorted(args.ipc.iterdir()) if d.is_dir()] if args.domains == "all"
+                   else [d for d in args.domains.split(",") if d])
+        ipc(args.ipc, domains, args.tasks, args.time_limit, args.heuristic, args.skip_fd, args.ties, args.auto)
         if args.limit_check:
             limit_check(args.ipc, domains, args.limit_check, args.skip_fd)
 

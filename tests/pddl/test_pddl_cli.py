@@ -9,6 +9,7 @@ import pytest
 from pddl_data import instances
 
 from helpers import planprobe_here
+from planprobe.pddl.fast_downward import available as fast_downward_available
 
 BW_DOMAIN = """(define (domain bw) (:requirements :strips)
   (:predicates (clear ?x) (ontable ?x) (handempty) (holding ?x) (on ?x ?y))
@@ -84,6 +85,8 @@ def test_plan_writes_an_optimal_plan_that_validates(bw):
     proc = _run("plan", domain, problem, "-o", out)
     assert proc.returncode == 0, proc.stderr
     assert "optimal plan of 4 steps by builtin astar(lmcut)" in proc.stderr
+    # the default planner is auto: it says which planner ran and why
+    assert "planner choice: builtin: " in proc.stderr
     assert out.read_text().splitlines()[-1] == "; cost = 4 (unit cost)"
     assert _run("validate", domain, problem, out).returncode == 0
 
@@ -95,4 +98,8 @@ def test_unsolvable_and_time_out_are_one_line(tmp_path):
     problem.write_text("(define (problem p) (:domain bw) (:objects a b) (:init (handempty) (ontable a) (clear a) "
                        "(ontable b) (clear b)) (:goal (and (on a b) (on b a))))")
     _one_line_error(_run("plan", domain, problem), "unsolvable: the search space is exhausted")
-    _one_line_error(_run("plan", domain, problem, "--node-limit", "1"), "no plan found within the node limit")
+    _one_line_error(_run("plan", domain, problem, "--planner", "builtin", "--node-limit", "1"),
+                    "no plan found within the node limit")
+    # auto: past the node limit Fast Downward takes over (when installed), and proves it unsolvable
+    _one_line_error(_run("plan", domain, problem, "--node-limit", "1"),
+                    "unsolvable (Fast Downward" if fast_downward_available() else "no plan found within the node limit")

@@ -23,7 +23,7 @@ pddl_app = typer.Typer(help="PDDL problems: validate plans (VAL-style, with Plan
 _out = Console(highlight=False, soft_wrap=True, emoji=False, markup=False)
 _err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False, markup=False)
 _RELAX = ("none", "delete", "precondition", "both")
-_PLANNERS = ("builtin", "fast-downward")
+_PLANNERS = ("auto", "builtin", "fast-downward")
 
 
 def _read_text(path: Path, what: str) -> str:
@@ -61,20 +61,24 @@ def validate_cmd(
 def plan_cmd(
     domain: Annotated[Path, typer.Argument(help="Domain file (PDDL).")],
     problem: Annotated[Path, typer.Argument(help="Problem file (PDDL).")],
-    planner: Annotated[str, typer.Option(help="builtin (A*, optimal) | fast-downward (optimal astar(lmcut()); "
-                                              "needs pip install 'planprobe\\[planner]').")] = "builtin",
+    planner: Annotated[str, typer.Option(help="auto (the built-in A* while cheap, Fast Downward past a work "
+                                              "budget when installed; the choice is printed) | builtin (A*, "
+                                              "optimal) | fast-downward (optimal astar(lmcut()); needs pip "
+                                              "install 'planprobe\\[planner]').")] = "auto",
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds (wall clock) for the whole run, "
                                                                    "grounding included; a hard bound.")] = 60.0,
-    heuristic: Annotated[str, typer.Option(help="builtin planner: lmcut (best informed; IPC-style tasks) | hmax "
+    heuristic: Annotated[str, typer.Option(help="built-in planner: lmcut (best informed; IPC-style tasks) | hmax "
                                                  "(cheapest per state; small Blocksworld/Logistics) | blind; all "
                                                  "admissible.")] = "lmcut",
-    node_limit: Annotated[int, typer.Option("--node-limit", help="builtin planner: max states expanded "
-                                                                 "(0: no limit).")] = 0,
+    node_limit: Annotated[int, typer.Option("--node-limit", help="built-in planner: max states expanded "
+                                                                 "(0: no limit; auto: Fast Downward takes over "
+                                                                 "past it).")] = 0,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the plan here "
                                                                           "(default: print it).")] = None,
 ) -> None:
     """Compute an optimal plan for PROBLEM and print it (or write it with -o) in sas_plan format."""
     from ..pddl import fast_downward, load, solve
+    from ..pddl.auto_planner import solve_auto
     from ..pddl.planner import HEURISTICS
 
     if planner not in _PLANNERS:
@@ -84,8 +88,11 @@ def plan_cmd(
     if time_limit <= 0 or node_limit < 0:
         raise PlanprobeError("--time-limit must be above 0 and --node-limit at least 0")
     prob = load(domain, problem)
-    if planner == "builtin":
-        result = solve(prob, heuristic=heuristic, time_limit=time_limit, node_limit=node_limit or None)
+    if planner == "auto":
+        result = solve_auto(prob, heuristic=heuristic, time_limit=time_limit, node_limit=node_limit or None)
+    elif planner == "builtin":
+        result = solve(prob, heuristic=heuristic, time_limit=time_limit, node_limit=node_limit or None,
+                       ties="lifo")
     else:
         result = fast_downward.solve(prob, time_limit=time_limit)
     if output is not None:
@@ -98,6 +105,8 @@ def plan_cmd(
     _err.print(f"{'optimal ' if result.optimal else ''}plan of {result.cost} step{'' if result.cost == 1 else 's'} "
                f"by {result.planner} in {result.seconds:.2f} s{stats}"
                + (f"; written to {output}" if output is not None else ""), markup=False)
+    if result.choice:
+        _err.print(f"planner choice: {result.choice}", markup=False)
 
 
 def register(app: typer.Typer) -> None:

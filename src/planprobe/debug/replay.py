@@ -208,8 +208,8 @@ class PDDLReplay:
         return self._h[state]
 
     def _solve(self, state: int) -> int | None:
+        from ..pddl.auto_planner import solve_auto
         from ..pddl.errors import PlannerTimeoutError, UnsolvableError
-        from ..pddl.planner import solve
 
         grounded = self.prepared.grounded
         if grounded.goal_reached(state):
@@ -217,7 +217,8 @@ class PDDLReplay:
         local = copy.copy(grounded)
         local.init = state
         try:
-            return len(solve(local, heuristic="lmcut", time_limit=None, node_limit=self.node_limit).steps)
+            # past the built-in's work budget, Fast Downward when installed (its own 60 s limit)
+            return len(solve_auto(local, time_limit=None, node_limit=self.node_limit).steps)
         except (UnsolvableError, PlannerTimeoutError):
             return None
 

@@ -46,5 +46,15 @@ class PlannerTimeoutError(PlannerError):
     """The planner hit its time or node limit before finding a plan."""
 
 
+class NodeLimitError(PlannerTimeoutError):
+    """The built-in planner hit its node (expansion) limit; a deterministic bound, unlike
+    the time limit, so a caller may hand the task to another planner (``auto_planner``).
+    ``limit`` is the limit in expansions, ``expanded`` how many states were expanded."""
+
+    def __init__(self, message: str, *, limit: int = 0, expanded: int = 0):
+        self.limit, self.expanded = limit, expanded
+        super().__init__(message)
+
+
 class PlannerUnavailableError(PlannerError):
     """An optional planner (Fast Downward) is not installed."""

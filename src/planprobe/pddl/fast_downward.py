@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -107,7 +108,9 @@ def solve(problem: Problem | GroundProblem, *, time_limit: float | None = 60.0,
         if code in (0, 1, 2, 3) and plan_file.is_file():
             steps = tuple(parse_plan(plan_file.read_text(encoding="utf-8")))
             optimal = search.replace(" ", "") in _ADMISSIBLE
-            return PlanResult(steps, f"fast-downward {search}", optimal, seconds=budget.elapsed())
+            expanded, generated = _counts(_read(work / "stdout.txt"))
+            return PlanResult(steps, f"fast-downward {search}", optimal, expanded, generated,
+                              seconds=budget.elapsed())
         stdout = _read(work / "stdout.txt")
         stderr = _read(work / "stderr.txt")
     if code in _UNSOLVABLE:
@@ -159,6 +162,16 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
+
+
+def _counts(stdout: str) -> tuple[int, int]:
+    """Fast Downward's 'Expanded N state(s).' and 'Generated N state(s).' (0 when absent),
+    so its expansions can be set beside the built-in planner's."""
+    found = {}
+    for kind in ("Expanded", "Generated"):
+        m = re.search(rf"\] {kind} (\d+) state", stdout)
+        found[kind] = int(m.group(1)) if m else 0
+    return found["Expanded"], found["Generated"]
 
 
 def _timeout_message(problem: Problem, time_limit: float | None) -> str:

@@ -33,21 +33,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .budget import Budget
-from .errors import PlannerTimeoutError, UnsolvableError
+from .errors import NodeLimitError, PlannerTimeoutError, UnsolvableError
 from .grounding import GroundProblem, State, ground
 from .lmcut import INF, LMCut
 from .model import Problem
 from .relaxed import require_relaxed_goal
 from .search_task import SearchTask
 
-__all__ = ["HEURISTICS", "PlanResult", "solve"]
+__all__ = ["HEURISTICS", "TIES", "PlanResult", "solve"]
 
 HEURISTICS = ("hmax", "lmcut", "blind")
+TIES = ("fifo", "lifo")  # among states of equal f and g: the older first (default) or the newer
 
 
 @dataclass(frozen=True)
 class PlanResult:
-    """A plan and how it was found. ``steps`` are PDDL text like ``(unstack a b)``."""
+    """A plan and how it was found. ``steps`` are PDDL text like ``(unstack a b)``;
+    ``choice`` says why ``planner`` was used when it was chosen automatically
+    (``auto_planner.solve_auto``), else it is empty."""
 
     steps: tuple[str, ...]
     planner: str
@@ -55,6 +58,7 @@ class PlanResult:
     expanded: int = 0
     generated: int = 0
     seconds: float = 0.0
+    choice: str = ""
 
     @property
     def cost(self) -> int:
@@ -106,15 +110,24 @@ _MAKE = {"hmax": _hmax, "lmcut": _lmcut, "blind": _blind}
 
 
 def solve(problem: Problem | GroundProblem, *, heuristic: str = "hmax", time_limit: float | None = 60.0,
-          node_limit: int | None = None, clock: Callable[[], float] = time.monotonic) -> PlanResult:
+          node_limit: int | None = None, clock: Callable[[], float] = time.monotonic,
+          work_limit: int | None = None, ties: str = "fifo") -> PlanResult:
     """An optimal (shortest) plan for ``problem``, found by A*.
 
     ``time_limit`` bounds everything this call does — grounding, set-up and
-    search — measured with ``clock`` (injectable for tests). Raises
-    ``UnsolvableError`` when no plan exists and ``PlannerTimeoutError`` when
-    ``time_limit`` (seconds) or ``node_limit`` (expansions) runs out."""
+    search — measured with ``clock`` (injectable for tests). ``work_limit`` caps
+    expansions × relevant ground actions (a deterministic measure of the search's
+    work: LM-cut's cost per state grows with the actions), on top of ``node_limit``.
+    ``ties`` orders states of equal f and g: ``fifo`` (the library default, kept so
+    reference plans stay the same) or ``lifo`` (the newest first: dives along a
+    plateau of equal f; the CLI's and ``solve_auto``'s choice, see ``_Search``).
+    Raises ``UnsolvableError`` when no plan exists, ``NodeLimitError`` (a
+    ``PlannerTimeoutError``) when ``node_limit`` or ``work_limit`` runs out and
+    ``PlannerTimeoutError`` when ``time_limit`` (seconds) does."""
     if heuristic not in _MAKE:
         raise ValueError(f"heuristic {heuristic!r}: expected one of {', '.join(HEURISTICS)}")
+    if ties not in TIES:
+        raise ValueError(f"ties {ties!r}: expected one of {', '.join(TIES)}")
     budget = Budget(time_limit, clock=clock)
     gp = problem if isinstance(problem, GroundProblem) else ground(problem)
     budget.label = gp.problem.filename
@@ -127,14 +140,22 @@ def solve(problem: Problem | GroundProblem, *, heuristic: str = "hmax", time_lim
     budget.check()
     require_relaxed_goal(gp, actions, budget)
     task = SearchTask(gp, actions, budget)
+    if work_limit is not None:
+        by_work = max(1, work_limit // max(1, len(task.actions)))
+        node_limit = by_work if node_limit is None else min(node_limit, by_work)
     h = _MAKE[heuristic](task, budget)
     budget.stage = "searching"
     budget.check()
-    return _astar(task, h, heuristic, budget, node_limit)
+    return _astar(task, h, heuristic, budget, node_limit, ties == "lifo")
 
 
 class _Search:
-    """A* with reopening; ties on f go to the deeper node, then to the older one.
+    """A* with reopening; ties on f go to the deeper node, then to the older one
+    (``lifo``: the newer one). LIFO matters on plateaus where many states share the
+    optimal f: on IPC Woodworking 3 every expanded state has f = 17 = h*(init) and
+    FIFO expands 4,847 states where LIFO, diving after the newest child, expands 17
+    (Fast Downward, FIFO in its own operator order: 18); elsewhere the two orders
+    expand within a few percent of each other (docs/BENCHMARKS.md).
 
     With a heuristic that reports its landmarks (LM-cut), a child inherits every
     landmark of its parent that does not contain the action leading to it (any
@@ -162,8 +183,10 @@ class _Search:
 
     SAMPLE_EVERY, SAMPLES, STALE, SWITCH_SHARE = 16, 32, 2, (1, 3)
 
-    def __init__(self, task: SearchTask, h: Callable[[State], float], budget: Budget, inherit: bool = True):
+    def __init__(self, task: SearchTask, h: Callable[[State], float], budget: Budget, inherit: bool = True,
+                 lifo: bool = False):
         self.task, self.h, self.budget = task, h, budget
+        self.step = -1 if lifo else 1  # the tie counter's direction
         # landmarks are inherited from a heuristic that reports them: LM-cut
         self.lm: LMCut | None = h if inherit and isinstance(h, LMCut) else None
         self.inherit = self.lm is not None
@@ -181,7 +204,7 @@ class _Search:
         stored: dict[State, list[list[int]]] = {}  # landmarks of queued states (stored mode)
         requeued: dict[State, tuple[float, list[list[int]]]] = {}  # fresh landmarks of re-queued states
         samples = stale = 0
-        counter = 0
+        counter, step = 0, self.step
         cuts: list[list[int]] = []  # the landmarks of the state being expanded (when inheriting)
         if lm is not None:
             h0, stored[init] = lm.landmarks(init)
@@ -218,7 +241,7 @@ class _Search:
                     if g + h_fresh > f:  # better informed now: back to the queue
                         h_cache[state] = h_fresh
                         requeued[state] = (h_fresh, cuts)
-                        counter += 1
+                        counter += step
                         self.requeued += 1
                         heapq.heappush(open_list, (g + h_fresh, neg_g, counter, state))
                         continue
@@ -253,7 +276,7 @@ class _Search:
                 self.generated += 1
                 best_g[nxt] = g1
                 parent[nxt] = (state, n)
-                counter += 1
+                counter += step
                 heapq.heappush(open_list, (g1 + hn, -g1, counter, nxt))
         return None
 
@@ -263,13 +286,14 @@ class _NodeLimit(Exception):
 
 
 def _astar(task: SearchTask, h: Callable[[State], float], heuristic: str, budget: Budget,
-           node_limit: int | None) -> PlanResult:
-    gp, search = task.gp, _Search(task, h, budget)
+           node_limit: int | None, lifo: bool = False) -> PlanResult:
+    gp, search = task.gp, _Search(task, h, budget, lifo=lifo)
     try:
         found = search.run(node_limit)
     except _NodeLimit:
-        raise PlannerTimeoutError(_limit_message(gp, f"the node limit of {node_limit:,} expansions",
-                                                 search.expanded, heuristic)) from None
+        raise NodeLimitError(_limit_message(gp, f"the node limit of {node_limit:,} expansions",
+                                            search.expanded, heuristic),
+                             limit=node_limit or 0, expanded=search.expanded) from None
     except PlannerTimeoutError:
         raise PlannerTimeoutError(_limit_message(gp, f"the time limit of {budget.time_limit:g} s",
                                                  search.expanded, heuristic)) from None

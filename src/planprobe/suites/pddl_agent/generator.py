@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 
 from ...errors import PlanprobeError
+from ...pddl.auto_planner import solve_auto
 from ...pddl.constructive import constructive_plan
 from ...pddl.generators import (
     BLOCKSWORLD_GOALS,
@@ -34,7 +35,6 @@ from ...pddl.obfuscate import (
     obfuscate_domain,
     obfuscate_problem,
 )
-from ...pddl.planner import solve
 from ...pddl.writer import domain_to_pddl, problem_to_pddl
 from ...schema import Case, CaseMeta
 from ..parallel import indexed_cases, suite_lines
@@ -158,9 +158,14 @@ def generate_case(index: int, opts: PDDLSuiteOptions) -> Case:
     rng = random.Random(f"planprobe/pddl/{opts.domain}/{opts.seed}/{index}")
     problem = _problem(index, opts, rng)
     optimal = None
+    planner = None  # recorded when the plan is not the built-in planner's (auto_planner's choice)
     if opts.solve:
-        plan: list[str] | None = list(solve(problem, time_limit=None).steps)
+        # h_max and FIFO ties: the plans these cases have always had; Fast Downward past the work budget
+        solved = solve_auto(problem, heuristic="hmax", ties="fifo", time_limit=None)
+        plan: list[str] | None = list(solved.steps)
         optimal = True
+        if not solved.planner.startswith("builtin"):
+            planner = {"planner": solved.planner, "choice": solved.choice}
     else:
         plan = constructive_plan(problem, check=False)
     difficulty = {"objects": len(problem.objects), "goal_atoms": len(problem.goal)}
@@ -183,7 +188,8 @@ def generate_case(index: int, opts: PDDLSuiteOptions) -> Case:
     meta = CaseMeta(
         topic=topic, difficulty=difficulty, seed=opts.seed,
         generator={"family": FAMILY, "domain": opts.domain, "index": index, "goal": opts.goal,
-                   "obfuscate": opts.obfuscate, "object_names": opts.object_names if opts.obfuscate else None},
+                   "obfuscate": opts.obfuscate, "object_names": opts.object_names if opts.obfuscate else None,
+                   **(planner or {})},
         tags=[opts.domain] + ([opts.obfuscate] if opts.obfuscate else []),
     )
     return build_case(f"{FAMILY}-{opts.domain}{variant}-{opts.seed}-{index}", problem, language=opts.language,

@@ -20,13 +20,14 @@ import contextlib
 import hashlib
 import io
 import json
-import platform
 import os
+import platform
 import shutil
 import subprocess
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -116,7 +117,12 @@ def _probe() -> str:
     return check.stdout.strip()
 
 
-def build(use_cache: bool = True) -> None:
+def _say(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def build(use_cache: bool = True, say: Callable[[str], None] = _say) -> None:
+    """Compile (or copy a cached build in); BuildError when no compiled build is in use after."""
     cc = compiler()
     if shutil.which(cc) is None:
         _fail(f"no C compiler ({cc}) on PATH")
@@ -136,8 +142,8 @@ def build(use_cache: bool = True) -> None:
     clean()
     digests = {module: native.source_digest(module) for module in native.COMPILED}
     paths = [f"planprobe/suites/constraints/{module}.py" for module in native.COMPILED]
-    print(f"compiling {len(paths)} modules with mypyc {mypy.version.__version__} (2-5 minutes on 2 cores)",
-          file=sys.stderr)
+    say(f"compiling {len(paths)} constraint modules with mypyc {mypy.version.__version__} (2-5 minutes on 2 "
+        f"cores; cached in {cache_dir()} for the next setup)")
     cwd = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
         os.chdir(SRC)  # module names come from the paths below src/
@@ -176,7 +182,8 @@ def build_or_pure() -> None:
                 os.dup2(log.fileno(), 1)
                 os.dup2(log.fileno(), 2)
                 try:
-                    build()
+                    # the one line before minutes of compiling goes to the terminal, not the log
+                    build(say=lambda message: os.write(fd_err, f"setup: {message}\n".encode()) and None)
                 finally:
                     sys.stdout.flush()
                     sys.stderr.flush()

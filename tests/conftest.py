@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from planprobe.suites.constraints import native
-
 from llama_server import llama_server  # noqa: F401  (a session fixture: one server for all tests)
+from planprobe.suites.constraints import native
 
 settings.register_profile("planprobe", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("planprobe")

@@ -23,9 +23,10 @@ os.environ.setdefault("PLANPROBE_TRAVELPLANNER_TRAIN",
                       str(Path(__file__).resolve().parents[1].parent / "shared" / "data" / "travelplanner"))
 
 
-def pytest_report_header() -> str:
-    """Which build of the constraint modules this run tests (scripts/setup compiles them by default)."""
-    return native.status()
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Which build of the constraint modules this run tested (scripts/setup compiles them by default;
+    a line at the end, as the header is hidden by -q)."""
+    terminalreporter.write_line(native.status())
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -142,7 +142,7 @@ def build(use_cache: bool = True, say: Callable[[str], None] = _say) -> None:
     clean()
     digests = {module: native.source_digest(module) for module in native.COMPILED}
     paths = [f"planprobe/suites/constraints/{module}.py" for module in native.COMPILED]
-    say(f"compiling {len(paths)} constraint modules with mypyc {mypy.version.__version__} (2-5 minutes on 2 "
+    say(f"compiling {len(paths)} constraint modules with mypyc {mypy.version.__version__} (about 4 minutes of CPU on 2 "
         f"cores; cached in {cache_dir()} for the next setup)")
     cwd = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
@@ -193,7 +193,7 @@ def build_or_pure() -> None:
                     os.close(fd_err)
     except BuildError as exc:
         print(f"setup: no compiled build ({exc}); the constraint modules run as pure Python "
-              f"(about 1.7x slower generation; details: {LOG})", file=sys.stderr)
+              f"(about 1.8x slower generation; details: {LOG})", file=sys.stderr)
         return
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - mypyc, setuptools, the compiler: any failure is pure
         clean()

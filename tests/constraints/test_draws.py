@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from planprobe.suites.constraints import draws, native
+from planprobe.suites.constraints import draws
 
 # sizes where the draws behave differently: 1 (one word for nothing), powers of two (no
 # rejection), one more than a power of two (rejection about half the time), beyond 32 bits
@@ -164,7 +164,7 @@ def test_this_interpreter_is_matched_or_falls_back():
     assert draws.EXACT == (sys.version_info[:2] in draws.VERIFIED)
 
 
-@pytest.mark.skipif(native.is_compiled(), reason="a compiled module's Final constant cannot be patched")
+@pytest.mark.pure_only  # compiled build: run in a pure subprocess (test_native_build.py)
 def test_on_an_unverified_interpreter_every_call_goes_to_random_random(monkeypatch):
     """Where random.py was not read (another CPython), draws.py must not use its own copies."""
     monkeypatch.setattr(draws, "EXACT", False)

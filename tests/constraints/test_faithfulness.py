@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from planprobe.suites.constraints import native
 from planprobe.suites.constraints import vocabulary as V
 from planprobe.suites.constraints.generator import (
     ConstraintSuiteOptions,
@@ -64,8 +63,7 @@ def test_20000_unfiltered_texts_each_have_exactly_one_reading_equal_to_their_con
     assert not failures, failures[:3]
 
 
-@pytest.mark.skipif(native.is_compiled(), reason="patches a module global that compiled code calls "
-                    "directly: run with PLANPROBE_PURE=1")
+@pytest.mark.pure_only  # compiled build: run in a pure subprocess (test_native_build.py)
 def test_the_generator_rejects_texts_that_read_otherwise(monkeypatch):
     # the read-back check is live: a renderer that says "after" for "before" is caught and re-drawn
     import planprobe.suites.constraints.generator as G

@@ -23,7 +23,6 @@ from planprobe.agents.shortcut import ShortcutAgent
 from planprobe.analysis.stats import wilson_interval
 from planprobe.errors import PlanprobeError
 from planprobe.schema import Case
-from planprobe.suites.constraints import native
 from planprobe.suites.registry import get_family
 from planprobe.suites.robust import parse_transforms, robustify
 from planprobe.suites.robust.spec import spec_of
@@ -263,8 +262,7 @@ def test_composites_say_nothing_about_the_order():
     assert low <= fit_all / total_all <= high, (fit, total, fit_all, total_all)
 
 
-@pytest.mark.skipif(native.is_compiled(), reason="patches a module global that compiled code calls "
-                    "directly: run with PLANPROBE_PURE=1")
+@pytest.mark.pure_only  # compiled build: run in a pure subprocess (test_native_build.py)
 def test_the_mention_order_test_can_fail(monkeypatch):
     """Without the re-arrangement (the paragraph as Alg. 1 accepted it) the leak is back."""
     from planprobe.suites.constraints import generator

@@ -154,6 +154,38 @@ def _valid(order: Sequence[int], before: Sequence[tuple[int, int]]) -> bool:
     return all(pos[a] < pos[b] for a, b in before)
 
 
+def _needs(n: int, before: Sequence[tuple[int, int]]) -> list[int]:
+    """Each action's predecessors as a bitmask: bit a of entry b for every (a before b)."""
+    need = [0] * n
+    for a, b in before:
+        need[b] |= 1 << a
+    return need
+
+
+def _mentions_valid(sentences: Sequence[Sentence], need: list[int]) -> bool:
+    """``_valid(_first_mentions(sentences, n), before)`` with ``need = _needs(n, before)``, in one
+    pass and without the order list, the dict of positions or the search for unnamed actions: an
+    order respects every (a before b) when each action comes after all of its predecessors
+    (``test_mentions`` compares the two). The innermost check of ``arrange``: 1.9 per case."""
+    seen: list[int] = []
+    for s in sentences:
+        for p in s.parts:
+            _part_order(p, seen)
+    placed = 0  # bit a: action a is placed
+    for a in seen:
+        bit = 1 << a
+        if not placed & bit:
+            if need[a] & ~placed:
+                return False
+            placed |= bit
+    for a in range(len(need)):  # the unnamed ones, last, in index order
+        if not placed >> a & 1:
+            if need[a] & ~placed:
+                return False
+            placed |= 1 << a
+    return True
+
+
 @lru_cache(maxsize=65536)
 def _random_order_valid(n: int, before: tuple[tuple[int, int], ...]) -> float:
     """The share of the n! orders that respect every (a before b): linear extensions over n!."""
@@ -183,12 +215,13 @@ def arrange(sentences: list[Sentence], atoms: list[list[list[tuple]]] | None, na
         pairs = {(a[1], a[2]) for s in sentences for p in s.parts for a in derive_part(p) if a[0] == "order"}
     before = tuple(sorted(pairs))
     want = rng.random() < _random_order_valid(n, before)
+    need = _needs(n, before)
     chosen = None
     for _ in range(CANDIDATES):
         arranged = [s for _, s in _arrangement(sentences, rng)]
         if chosen is None:
             chosen = arranged
-        if _valid(_first_mentions(arranged, n), before) is want:
+        if _mentions_valid(arranged, need) is want:
             chosen = arranged
             break
     assert chosen is not None

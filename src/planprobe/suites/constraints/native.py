@@ -75,7 +75,7 @@ def choose() -> None:
     if any(f"{PACKAGE}.{module}" in sys.modules for module in COMPILED):
         return  # already imported: the decision was made (or the package re-imported)
     if not any(compiled_files(module) for module in COMPILED):
-        _state.update(build="pure", why="nothing compiled; see scripts/compile")
+        _state.update(build="pure", why="nothing compiled; scripts/setup builds it unless --pure, or scripts/compile")
         return
     if os.environ.get(PURE_ENV, "") not in ("", "0"):
         why: str | None = f"{PURE_ENV} is set"

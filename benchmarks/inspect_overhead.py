@@ -16,7 +16,9 @@ both see the same machine load:
   (imports, registry, opening the store, writing the log, the summary);
 * peak memory = the largest resident set of the N-case run (``wait4``'s ``ru_maxrss``).
 
-Medians over ``--reps``. The model calls per case are checked from the endpoint's count.
+Medians over ``--reps``, after one warm-up round (byte-code cached under a temp
+``PYTHONPYCACHEPREFIX``, as an installed tool has it). The model calls per case are checked
+from the endpoint's count.
 """
 
 from __future__ import annotations
@@ -83,8 +85,11 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--delay", type=float, default=0.0, help="endpoint latency per call, seconds")
     args = ap.parse_args()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p))
     tmp = Path(tempfile.mkdtemp(prefix="pp-inspect-bench-"))
+    # as installed: byte-code cached (kept out of the tree), so neither tool compiles its sources on every start
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p),
+               PYTHONPYCACHEPREFIX=str(tmp / "pycache"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     py = sys.executable
     subprocess.run([py, "-m", "planprobe", "generate", "constraints", "-o", str(tmp / "all.jsonl"), "--n",
                     str(args.cases), "--actions", "3", "--seed", "1", "-q"], env=env, check=True)
@@ -98,7 +103,7 @@ def main() -> None:
     figures: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
     calls: dict[str, int] = {}
     try:
-        for rep in range(args.reps):
+        for rep in range(-1, args.reps):  # rep -1: a warm-up (byte-code caches), not counted
             for name in ("all", "one"):
                 for tool in ("planprobe", "inspect"):
                     out = tmp / f"{tool}-{name}-{rep}"
@@ -115,7 +120,8 @@ def main() -> None:
                         got = timed(cmd, inspect_env, cwd=tmp / f"task-{name}")
                     if name == "all":
                         calls[tool] = endpoint_calls(url) - before
-                    figures.setdefault((tool, name), []).append(got)
+                    if rep >= 0:
+                        figures.setdefault((tool, name), []).append(got)
                     shutil.rmtree(out, ignore_errors=True)
     finally:
         proc.terminate()

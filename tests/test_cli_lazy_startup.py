@@ -22,8 +22,8 @@ HEAVY = ("openai", "httpx", "httpcore", "aiohttp", "z3", "numpy", "matplotlib", 
 
 def _loaded_after(code: str) -> list[str]:
     probe = code + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
-    r = subprocess.run([sys.executable, "-c", probe], check=False, capture_output=True, text=True,
-                       env=subprocess_env())
+    env = {k: v for k, v in subprocess_env().items() if not k.lower().endswith("_proxy")}  # a proxy means the SDK
+    r = subprocess.run([sys.executable, "-c", probe], check=False, capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr[-1500:]
     return json.loads(r.stdout.strip().splitlines()[-1])
 

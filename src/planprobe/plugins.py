@@ -15,7 +15,7 @@ import inspect
 import sys
 from collections.abc import Callable, Iterable
 from importlib import metadata
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .errors import PlanprobeError
 
@@ -161,10 +161,10 @@ def checked_entry(kind: str, name: str, obj: object, entry_type: type[E], key: s
     return obj
 
 
-_SCANNED: dict[tuple[str, ...], metadata.EntryPoints] = {}
+_SCANNED: dict[tuple[str, ...], Any] = {}  # EntryPoints (SelectableGroups on Python 3.10)
 
 
-def _installed_entry_points() -> metadata.EntryPoints:
+def _installed_entry_points() -> Any:
     """Every installed distribution's entry points, read once per ``sys.path``: each read scans
     every distribution (~50 ms in a large environment), and the agents', models' and families'
     registries all ask at start-up (issue #30)."""

@@ -13,9 +13,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-import click
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 # (command, module under planprobe.cli whose register() adds it — "" for the ``import`` group,
 # filled by several modules' register_import — the first paragraph of its help, as --help lists it)
@@ -83,7 +82,7 @@ def _module(name: str) -> Any:
     return importlib.import_module(f"{__package__}.{name}")
 
 
-def load_command(name: str) -> click.Command | None:
+def load_command(name: str) -> Any:
     """The real command ``name``: its module imported and registered on a throwaway app."""
     entry = next((e for e in COMMANDS if e[0] == name), None)
     if entry is None:
@@ -104,10 +103,10 @@ class LazyRoot(TyperGroup):
 
     _listing = False
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         return [*super().list_commands(ctx), *(e[0] for e in COMMANDS if e[0] not in self.commands)]
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         found = super().get_command(ctx, cmd_name)
         if found is not None:
             return found
@@ -115,13 +114,13 @@ class LazyRoot(TyperGroup):
         if entry is None:
             return None
         if self._listing:  # the root's --help: the name and its line, nothing imported
-            return click.Command(cmd_name, help=entry[2])
+            return TyperCommand(cmd_name, help=entry[2])
         command = load_command(cmd_name)
         if command is not None:
             self.add_command(command, cmd_name)
         return command
 
-    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_help(self, ctx: Any, formatter: Any) -> None:
         self._listing = True
         try:
             super().format_help(ctx, formatter)

@@ -204,7 +204,7 @@ async def _read_reply(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]
 
 
 async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
-    parts = []
+    parts: list[bytes] = []
     while True:
         size = int((await reader.readuntil(b"\r\n")).split(b";", 1)[0].strip(), 16)
         if size == 0:

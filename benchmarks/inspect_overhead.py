@@ -84,6 +84,9 @@ def main() -> None:
     ap.add_argument("--cases", type=int, default=300)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--delay", type=float, default=0.0, help="endpoint latency per call, seconds")
+    ap.add_argument("--peer-src", type=Path, default=None,
+                    help="also run planprobe from this src/ folder (e.g. an older tree), as 'planprobe (peer)'")
+    ap.add_argument("--no-inspect", action="store_true", help="leave Inspect out (planprobe against --peer-src)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="pp-inspect-bench-"))
     # as installed: byte-code cached (kept out of the tree), so neither tool compiles its sources on every start
@@ -100,19 +103,21 @@ def main() -> None:
     proc, url = start_endpoint(args.delay)
     inspect_env = dict(env, LOCAL_BASE_URL=url, LOCAL_API_KEY="none", INSPECT_LOG_LEVEL="warning")
     sizes = {"all": args.cases, "one": 1}
+    tools = ["planprobe"] + (["planprobe (peer)"] if args.peer_src else []) + ([] if args.no_inspect else ["inspect"])
+    peer_env = dict(env, PYTHONPATH=str(args.peer_src.resolve())) if args.peer_src else env
     figures: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
     calls: dict[str, int] = {}
     try:
         for rep in range(-1, args.reps):  # rep -1: a warm-up (byte-code caches), not counted
             for name in ("all", "one"):
-                for tool in ("planprobe", "inspect"):
-                    out = tmp / f"{tool}-{name}-{rep}"
+                for tool in tools:
+                    out = tmp / f"{tool.split()[0]}{len(tool)}-{name}-{rep}"
                     before = endpoint_calls(url)
-                    if tool == "planprobe":
+                    if tool.startswith("planprobe"):
                         cmd = [py, "-m", "planprobe", "run", str(tmp / f"{name}.jsonl"), "--agent", "tools",
                                "--model", "openai:bench", "--base-url", url, "--no-cache", "--concurrency", "1",
                                "--out", str(out), "-q"]
-                        got = timed(cmd, env)
+                        got = timed(cmd, env if tool == "planprobe" else peer_env)
                     else:
                         cmd = [py, "-m", "inspect_ai", "eval", "planprobe_task.py", "--model",
                                "openai-api/local/bench", "--max-connections", "1", "--max-samples", "1",
@@ -128,21 +133,23 @@ def main() -> None:
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}; {args.cases} cases, "
           f"endpoint delay {1000 * args.delay:g} ms, median of {args.reps}")
     rows = {}
-    for tool in ("planprobe", "inspect"):
+    for tool in tools:
         med = {name: [statistics.median(r[i] for r in figures[(tool, name)]) for i in range(3)]
                for name in ("all", "one")}
         per_wall = (med["all"][0] - med["one"][0]) / (sizes["all"] - 1)
         per_cpu = (med["all"][1] - med["one"][1]) / (sizes["all"] - 1)
         rows[tool] = (per_wall, per_cpu, med["one"][0] - per_wall, med["one"][1] - per_cpu, med["all"][2])
     print(f"model calls per case (the endpoint's count, last {args.cases}-case run): "
-          + ", ".join(f"{t} {calls[t] / sizes['all']:.2f}" for t in ("planprobe", "inspect")))
+          + ", ".join(f"{t} {calls[t] / sizes['all']:.2f}" for t in tools))
     print("| tool | per case, wall | per case, CPU | start-up, wall | start-up, CPU | peak RSS |")
     print("|---|---|---|---|---|---|")
     for tool, (pw, pc, sw, sc, rss) in rows.items():
         print(f"| {tool} | {1000 * pw:.2f} ms | {1000 * pc:.2f} ms | {sw:.2f} s | {sc:.2f} s | {rss:.0f} MiB |")
-    p, i = rows["planprobe"], rows["inspect"]
-    print(f"| planprobe / Inspect | {p[0] / i[0]:.2f}× | {p[1] / i[1]:.2f}× | {p[2] / i[2]:.2f}× | "
-          f"{p[3] / i[3]:.2f}× | {p[4] / i[4]:.2f}× |")
+    p = rows["planprobe"]
+    for other in tools[1:]:
+        i = rows[other]
+        print(f"| planprobe / {other} | {p[0] / i[0]:.2f}× | {p[1] / i[1]:.2f}× | {p[2] / i[2]:.2f}× | "
+              f"{p[3] / i[3]:.2f}× | {p[4] / i[4]:.2f}× |")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ import socket
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..environment import INFRA_PENDING, current_trace
+from ..environment import INFRA_PENDING, current_trace, within
 from ..errors import (
     ContextLimitError,
     InfrastructureError,
@@ -208,7 +208,7 @@ class OpenAIModel:
         if limiter is not None:
             await limiter.acquire(self.url)
         try:
-            text = await asyncio.wait_for(self.transport.post_json(request), self.request_timeout)  # the whole reply
+            text = await within(self.transport.post_json(request), self.request_timeout)  # the whole reply
         except (asyncio.TimeoutError, TransportTimeout):
             raise Retryable(f"no complete reply from {self.endpoint} within {self.request_timeout:g} s "
                             "(--request-timeout)") from None

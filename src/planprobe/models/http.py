@@ -180,6 +180,8 @@ async def _read_reply(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]
             if not exc.partial:
                 raise _Stale from None
             raise
+        except ConnectionResetError:  # reset before a byte of the reply: the server dropped the idle connection
+            raise _Stale from None
         lines = head.decode("latin-1").split("\r\n")
         version, _, rest = lines[0].partition(" ")
         status = int(rest[:3])

@@ -4,7 +4,8 @@ delay: for measuring planprobe's own overhead, never for testing a model.
     python benchmarks/instant_endpoint.py PORT [DELAY_S]
 
 Replies to /v1/chat/completions with a call of the first offered tool while the
-conversation has fewer than 4 messages, then with a final answer.
+conversation has fewer than 4 messages, then with a final answer. ``GET /calls`` answers
+how many chat calls it has answered (benchmarks check the calls per case with it).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import sys
 
 FINAL = {"role": "assistant", "content": "All tasks are done."}
+CALLS = [0]
 
 
 def answer(body: bytes) -> bytes:
@@ -37,6 +39,7 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, del
     try:
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
+            counting = head.startswith(b"GET /calls")
             length = 0
             for line in head.split(b"\r\n"):
                 if line.lower().startswith(b"content-length:"):
@@ -44,7 +47,9 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, del
             body = await reader.readexactly(length) if length else b""
             if delay:
                 await asyncio.sleep(delay)
-            data = answer(body) if body else b"{}"
+            if body:
+                CALLS[0] += 1
+            data = answer(body) if body else (str(CALLS[0]).encode() if counting else b"{}")
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
                          + str(len(data)).encode() + b"\r\n\r\n" + data)
             await writer.drain()

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import sys
 from collections.abc import Callable, Iterable
 from importlib import metadata
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .errors import PlanprobeError
 
@@ -109,7 +110,7 @@ class Registry(Generic[T]):
         self._origin[name] = "planprobe"
 
     def _entry_points(self, name: str | None = None) -> list[metadata.EntryPoint]:
-        found = metadata.entry_points(group=self.group)
+        found = _installed_entry_points().select(group=self.group)
         return [ep for ep in found if name is None or ep.name == name]
 
     def _load_plugins(self, entry_points: Iterable[metadata.EntryPoint]) -> None:
@@ -158,3 +159,17 @@ def checked_entry(kind: str, name: str, obj: object, entry_type: type[E], key: s
     if not callable(getattr(obj, "factory", None)):
         raise PlanprobeError(f"{kind} {name!r}: its factory is not callable")
     return obj
+
+
+_SCANNED: dict[tuple[str, ...], Any] = {}  # EntryPoints (SelectableGroups on Python 3.10)
+
+
+def _installed_entry_points() -> Any:
+    """Every installed distribution's entry points, read once per ``sys.path``: each read scans
+    every distribution (~50 ms in a large environment), and the agents', models' and families'
+    registries all ask at start-up (issue #30)."""
+    key = tuple(sys.path)
+    if key not in _SCANNED:
+        _SCANNED.clear()
+        _SCANNED[key] = metadata.entry_points()
+    return _SCANNED[key]

@@ -133,6 +133,18 @@ def test_ray_stores_what_one_process_stores(cluster, suite, tmp_path):
     assert r.stderr.strip() == ""
 
 
+def test_address_auto_joins_the_running_cluster_instead_of_starting_one(cluster, suite, tmp_path):
+    """``--address auto``: the cluster this test started (``ray start --head`` on loopback) is the
+    one Ray finds — through RAY_ADDRESS here, so no other cluster on a shared machine is picked
+    up — and the run stores what one process stores, its shard stores in the run directory."""
+    one = run(suite, tmp_path / "one", "--agent", "random", "--trials", "2")
+    r = run(suite, tmp_path / "auto", "--agent", "random", "--trials", "2", "--backend", "ray", "--address", "auto",
+            "--workers", "2", RAY_ADDRESS=cluster)
+    assert one.returncode == 0 and r.returncode == 0, r.stderr[-3000:]
+    assert stored(tmp_path / "auto") == stored(tmp_path / "one")
+    assert r.stderr.strip() == ""
+
+
 def test_a_ray_worker_killed_mid_run_is_retried_and_every_case_is_stored_exactly_once(cluster, suite, tmp_path):
     log, marker = tmp_path / "calls.log", tmp_path / "killed"
     ids = [c.id for c in cases(n=20, seed=5, actions=(3, 4))]

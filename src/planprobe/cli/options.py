@@ -107,7 +107,8 @@ Backend = Annotated[str, typer.Option(
     "--backend", help="Where workers run: 'processes' (this machine) or 'ray' (a Ray cluster; needs the ray extra).",
     rich_help_panel=SCALING)]
 Address = Annotated[str | None, typer.Option(
-    "--address", help="ray: HOST:PORT of a running Ray head (default: start a local cluster without the dashboard).",
+    "--address", help="ray: HOST:PORT of a running Ray head, or 'auto' for the one running on this machine "
+                      "(default: start a local cluster without the dashboard, once per command).",
     rich_help_panel=SCALING)]
 Rpm = Annotated[float | None, typer.Option(
     "--rpm", help="Requests per minute per endpoint, shared by every worker (a server's Retry-After pauses them all).",

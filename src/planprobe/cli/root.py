@@ -2,8 +2,9 @@
 failure into one line.
 
 Each module under ``cli/`` exposes ``register(...)`` taking the Typer app (or group)
-its commands go on; this module calls them in the order ``--help`` lists them. No
-module under ``cli/`` imports this one, so each imports alone. The ``generate``
+its commands go on; ``cli/lazy.py`` lists them in the order ``--help`` shows them and
+calls a module's ``register`` only when one of its commands runs (start-up, issue #30).
+No module under ``cli/`` imports this one, so each imports alone. The ``generate``
 group is filled by the families themselves (``cli/generate.py``).
 
 Every problem a user can cause ends in one line on stderr naming the file, line
@@ -21,28 +22,6 @@ import typer
 
 from ..errors import ContextLimitError, InfrastructureError, PlanprobeError
 from ..version import __version__
-from . import (
-    apb,
-    apibank,
-    debug,
-    demo,
-    detect,
-    generate,
-    inspect_io,
-    judge,
-    pddl,
-    planbench,
-    report,
-    run,
-    serve,
-    serve_model,
-    show,
-    stats,
-    study,
-    sweep,
-    travelplanner,
-    view,
-)
 from .common import (
     EXIT_ERROR,
     EXIT_INFRA,
@@ -55,6 +34,7 @@ from .common import (
     stop_on_sigterm,
     stopped_by,
 )
+from .lazy import LazyRoot
 
 
 def _root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
@@ -75,30 +55,11 @@ def build_app() -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
         context_settings={"help_option_names": ["-h", "--help"]},
+        cls=LazyRoot,
     )
     root.callback(invoke_without_command=True)(_root)
-    import_app = typer.Typer(help="Import an existing dataset as a planprobe suite (JSONL).", no_args_is_help=True)
-    run.register(root)
-    show.register(root)
-    stats.register(root)  # trials, compare, gate, anatomy
-    sweep.register(root)  # sweep, dissect
-    study.register(root)  # study NAME, study --list, study compare
-    report.register(root)
-    view.register(root)  # view [DIR]: the local web app
-    demo.register(root)  # grammar, demo
-    judge.register(root)
-    debug.register(root)  # label, errorbench
-    detect.register(root)  # detect, debug
-    generate.register(root)  # generate <each family's own command>
-    pddl.register(root)
-    serve.register(root)  # serve, proxy, check
-    serve_model.register(root)
-    root.add_typer(import_app, name="import")
-    inspect_io.register(root)  # export inspect
-    for module in (judge, planbench, travelplanner, debug, apibank, inspect_io):
-        module.register_import(import_app)
-    apb.register(root)
-    travelplanner.register(root)  # travelplanner score/submission
+    # every command and group is listed from cli/lazy.py's table, in --help's order, and its
+    # module imported only when it runs (each module's register() adds it then)
     return root
 
 

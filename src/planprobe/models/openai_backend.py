@@ -1,6 +1,8 @@
-"""Any OpenAI-compatible chat endpoint, through the official async ``openai`` client.
+"""Any OpenAI-compatible chat endpoint.
 
-One backend for OpenAI, vLLM, Ollama, llama.cpp's server, LiteLLM proxies and
+Requests go through planprobe's own small HTTP/1.1 client (``http.py``: the SDK's import and
+per-call cost were most of the harness's, issue #30), or through the official async ``openai``
+client where that client is needed (a proxy, credentials in the URL). One backend for OpenAI, vLLM, Ollama, llama.cpp's server, LiteLLM proxies and
 others. The API key is read from an environment variable at call time and
 never written anywhere (not to traces, caches or run metadata); a server that
 echoes it back is redacted (``redact.py``). The client's own retries are off:
@@ -38,7 +40,7 @@ import socket
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..environment import INFRA_PENDING, current_trace
+from ..environment import INFRA_PENDING, current_trace, within
 from ..errors import (
     ContextLimitError,
     InfrastructureError,
@@ -48,6 +50,14 @@ from ..errors import (
 from ..schema import Message, ToolSpec, TraceError
 from . import ratelimit
 from .base import ChatParams, ChatResult, Prices
+from .http import (
+    DEFAULT_BASE_URL,
+    Pool,
+    StatusError,
+    TransportError,
+    TransportTimeout,
+    needs_sdk,
+)
 from .redact import public_url, redact, register_secret
 from .reply import parse_chat_reply
 from .retry import Retryable, RetryPolicy, parse_retry_after, with_retries
@@ -57,8 +67,7 @@ FATAL_STATUS = {401: "check the API key", 403: "check the API key and its permis
                 404: "check --base-url and the model name", 405: "check --base-url"}
 CONTEXT_OVERFLOW = re.compile(r"context[_ ]length|context window|maximum context|context size|exceed_context|"
                               r"too many tokens|prompt is too long", re.IGNORECASE)
-CLIENT_POOLS = 8
-_RELEASED: Any = object()  # OpenAIModel._loop after release(): no loop owns its clients (they are closed)
+_RELEASED: Any = object()  # OpenAIModel._loop after release(): no loop owns its connections (they are closed)
 
 
 def check_base_url(base_url: str | None) -> str | None:
@@ -102,9 +111,6 @@ class OpenAIModel:
         prices: Prices | None = None,
         tool_result_role: str = "tool",
     ):
-        import openai  # imported here so the rest of planprobe loads without it
-
-        self._openai = openai
         self.name = f"openai:{model}"
         self.model = model
         self.base_url = check_base_url(base_url)
@@ -116,14 +122,14 @@ class OpenAIModel:
         register_secret(key)
         self.api_key_env = api_key_env
         self.request_timeout = request_timeout
-        # several clients, used in turn: httpcore's pool scans all of its connections on every
-        # request, so one pool serving 64 concurrent calls costs more than 8 pools serving 8
-        self._key = key or "not-needed"  # kept to remake the clients on another event loop (never written)
-        self.clients = self._make_clients()
-        self._loop: asyncio.AbstractEventLoop | None = None  # the loop the clients' connections belong to
-        self.url = public_url(str(self.clients[0].base_url)).rstrip("/")  # as shown: no credentials, no query
+        self._key = key or "not-needed"  # kept to remake the transport on another event loop (never written)
+        # as the SDK does: OPENAI_BASE_URL when no --base-url is given
+        self._target = (self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self._use_sdk = needs_sdk(self._target)
+        self.transport = self._make_transport()
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop the transport's connections belong to
+        self.url = public_url(self._target).rstrip("/")  # as shown: no credentials, no query
         self.endpoint = self.url + "/chat/completions"
-        self._next = 0
         self._answered = False  # a valid reply came back: from now on, failures are per case
         self.retry = retry
         self.prices = prices
@@ -134,18 +140,21 @@ class OpenAIModel:
         return {"backend": "openai", "endpoint": self.url, "model": self.model,
                 "tool_result_role": self.tool_result_role}
 
-    def _make_clients(self) -> list[Any]:
-        return [self._openai.AsyncOpenAI(api_key=self._key, base_url=self.base_url, timeout=self.request_timeout,
-                                         max_retries=0) for _ in range(CLIENT_POOLS)]
+    def _make_transport(self) -> Any:
+        if self._use_sdk:
+            return _SdkTransport(self._target, self._key, self.request_timeout)
+        url = urlsplit(self._target)
+        return Pool(url._replace(path=url.path.rstrip("/") + "/chat/completions").geturl(), self._key,
+                    connect_timeout=self.request_timeout)
 
     def _bind_loop(self) -> None:
         """Connections belong to the event loop they were opened on. A command that runs several
-        event loops one after another with one model (a sweep's points, dissect's cases) gets
-        fresh clients on each new loop; those of a finished loop are dropped, not reused."""
+        event loops one after another with one model (a sweep's points, dissect's cases) gets a
+        fresh transport on each new loop; that of a finished loop is dropped, not reused."""
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
             if self._loop is not None:
-                self.clients = self._make_clients()
+                self.transport = self._make_transport()
             self._loop = loop
 
     async def release(self) -> None:
@@ -155,17 +164,15 @@ class OpenAIModel:
         garbage collector from a later loop, where closing them fails ("Event loop is closed")."""
         if self._loop is None or self._loop is not asyncio.get_running_loop():
             return  # nothing opened in this loop
-        for client in self.clients:
-            await client.close()
-        self._loop = _RELEASED  # not a loop: the next call makes new clients
+        await self.transport.close()
+        self._loop = _RELEASED  # not a loop: the next call makes a new transport
 
     async def aclose(self) -> None:
         if self._loop is _RELEASED:
             return  # closed by release()
         if self._loop is not None and self._loop is not asyncio.get_running_loop() and self._loop.is_closed():
             return  # its connections went with their loop; they cannot be closed from this one
-        for client in self.clients:
-            await client.close()
+        await self.transport.close()
 
     def request_messages(self, messages: list[Message]) -> list[dict[str, Any]]:
         out = []
@@ -196,31 +203,22 @@ class OpenAIModel:
         return result
 
     async def _once(self, request: dict[str, Any]) -> ChatResult:
-        oa = self._openai
         self._bind_loop()
-        self._next = (self._next + 1) % len(self.clients)
         limiter = ratelimit.current()  # requests/tokens per minute shared by every worker of the run
         if limiter is not None:
             await limiter.acquire(self.url)
         try:
-            # client.post sends the body as is: create() would first walk every message and
-            # tool schema to "transform" it, which costs more than the rest of the call
-            post = self.clients[self._next].post("/chat/completions", body=request, cast_to=str)
-            text = await asyncio.wait_for(post, self.request_timeout)  # the deadline covers the whole reply
-        except asyncio.TimeoutError:
+            text = await within(self.transport.post_json(request), self.request_timeout)  # the whole reply
+        except (asyncio.TimeoutError, TransportTimeout):
             raise Retryable(f"no complete reply from {self.endpoint} within {self.request_timeout:g} s "
                             "(--request-timeout)") from None
-        except oa.APIStatusError as exc:
+        except StatusError as exc:
             raise self._status_error(exc) from None
-        except oa.APITimeoutError:
-            raise Retryable(f"no reply from {self.endpoint} within {self.request_timeout:g} s "
-                            "(--request-timeout)") from None
-        except oa.APIConnectionError as exc:
-            reason, connecting = _connection_failure(exc)
-            if connecting and not self._answered:
-                raise ServiceUnusableError(f"cannot reach the model service at {self.url}: {reason}; "
+        except TransportError as exc:
+            if exc.connecting and not self._answered:
+                raise ServiceUnusableError(f"cannot reach the model service at {self.url}: {redact(exc.reason)}; "
                                            "is the server running, and is --base-url right?") from None
-            raise Retryable(f"{reason} ({self.url})") from None
+            raise Retryable(f"{redact(exc.reason)} ({self.url})") from None
         message, usage, finish = parse_chat_reply(text, self.endpoint)
         if limiter is not None:
             limiter.record(self.url, usage.prompt_tokens + usage.completion_tokens)
@@ -229,9 +227,9 @@ class OpenAIModel:
             usage.cost_usd = self.prices.cost(usage)
         return ChatResult(message=message, usage=usage, finish_reason=finish)
 
-    def _status_error(self, exc) -> Exception:
-        status = exc.status_code
-        body = redact(_body(exc))
+    def _status_error(self, exc: StatusError) -> Exception:
+        status = exc.status
+        body = redact(" ".join(exc.text.split())[:300])
         cause = f"HTTP {status} from {self.endpoint}" + (f": {body}" if body else "")
         if status in FATAL_STATUS:
             hint = FATAL_STATUS[status] + (f" in ${self.api_key_env}" if status in (401, 403) else "")
@@ -239,7 +237,7 @@ class OpenAIModel:
         if status in (400, 413, 422) and CONTEXT_OVERFLOW.search(body):
             return ContextLimitError(f"the conversation exceeds the model's context window ({cause})")
         if status in RETRYABLE_STATUS or status >= 500:
-            wait = parse_retry_after(exc.response.headers.get("retry-after"))
+            wait = parse_retry_after(exc.headers.get("retry-after"))
             limiter = ratelimit.current()
             if wait is not None and limiter is not None:  # every worker of the run holds off, not only this one
                 limiter.pause(self.url, wait)
@@ -247,13 +245,40 @@ class OpenAIModel:
         return InfrastructureError(cause)
 
 
+class _SdkTransport:
+    """The official ``openai`` client as the transport (proxies, URL credentials): its failures
+    turned into ``http.py``'s, so the backend maps one set of errors."""
+
+    def __init__(self, base_url: str, key: str, timeout: float):
+        import openai  # only here: its import alone costs ~0.6 s
+
+        self._openai = openai
+        self.client = openai.AsyncOpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=0)
+
+    async def post_json(self, body: dict[str, Any]) -> str:
+        oa = self._openai
+        try:
+            # client.post sends the body as is: create() would first walk every message and
+            # tool schema to "transform" it, which costs more than the rest of the call
+            return str(await self.client.post("/chat/completions", body=body, cast_to=str))
+        except oa.APIStatusError as exc:
+            raise StatusError(exc.status_code, _body(exc), {k.lower(): v for k, v in exc.response.headers.items()}) \
+                from None
+        except oa.APITimeoutError:
+            raise TransportTimeout() from None
+        except oa.APIConnectionError as exc:
+            raise TransportError(*_connection_failure(exc)) from None
+
+    async def close(self) -> None:
+        await self.client.close()
+
+
 def _body(exc) -> str:
-    """The error's text as the server sent it, on one line and short."""
+    """The error's text as the server sent it."""
     try:
-        text = exc.response.text
+        return str(exc.response.text)
     except Exception:  # noqa: BLE001  (a body that cannot be read is no reason to fail differently)
-        text = str(exc)
-    return " ".join(str(text).split())[:300]
+        return str(exc)
 
 
 def _connection_failure(exc: BaseException) -> tuple[str, bool]:

@@ -30,6 +30,7 @@ from ..environment import (
     IterationLimitExceeded,
     Limits,
     current_trace,
+    within,
 )
 from ..errors import (
     ContextLimitError,
@@ -87,7 +88,7 @@ async def drive(env: Environment, start: Callable[[], Awaitable[str | None]], mo
     token = current_trace.set(trace)
     t0 = time.monotonic()
     try:
-        answer = await asyncio.wait_for(start(), timeout=limits.timeout_s)
+        answer = await within(start(), limits.timeout_s)
         if trace.final_answer is None and answer is not None:
             env.finish(answer)
     except asyncio.TimeoutError:

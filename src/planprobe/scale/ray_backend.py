@@ -12,7 +12,9 @@ across every run on the cluster: each task of a run on that endpoint takes one u
 
 Without ``--address`` a local cluster is started without the dashboard (once per process:
 a sweep's points share it) and stopped when the process exits; with one, the cluster is checked to be reachable (a TCP connection, 10 s)
-before Ray is asked to join it, so a wrong address is one line, not a long hang.
+before Ray is asked to join it, so a wrong address is one line, not a long hang. ``--address
+auto`` joins the cluster already running on this machine (``ray start --head``; or the one
+``RAY_ADDRESS`` names), as ``ray.init(address="auto")`` finds it: no cluster start per command.
 """
 
 from __future__ import annotations
@@ -38,8 +40,14 @@ TASK_RETRIES = 3
 _DONE = object()
 
 
+AUTO = "auto"  # --address auto: the running cluster Ray finds itself
+
+
 def check_address(address: str, timeout: float = 10.0) -> None:
-    """One line if nothing answers at ``address`` (host:port of a Ray head's GCS)."""
+    """One line if nothing answers at ``address`` (host:port of a Ray head's GCS); ``auto`` is
+    checked by Ray itself (it fails at once when no cluster is running)."""
+    if address == AUTO:
+        return
     text = address.split("://", 1)[-1]
     host, sep, port = text.rpartition(":")
     if not sep or not port.isdigit() or not host:
@@ -179,7 +187,7 @@ def connect(workers: int, address: str | None) -> tuple[Any, bool]:
     ray = _import_ray()
     if address:
         check_address(address)
-    local = _is_local(address)
+    local = _is_local(address) or address == AUTO  # auto: refined once Ray has found the cluster
     env = {k: v for k, v in os.environ.items() if k.startswith("PLANPROBE_")}
     if local:
         src = str(Path(__file__).resolve().parents[2])
@@ -195,8 +203,11 @@ def connect(workers: int, address: str | None) -> tuple[Any, bool]:
             ray.init(**init)
         except Exception as exc:  # noqa: BLE001 — Ray raises many kinds here; each becomes one line
             where = f" at {address}" if address else ""
+            hint = " (is 'ray start --head' running on this machine?)" if address == AUTO else ""
             raise PlanprobeError(f"cannot start or join the Ray cluster{where}: "
-                                 f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+                                 f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}{hint}") from None
+    if address == AUTO:  # where Ray found it decides whether the shard stores can sit in the run directory
+        local = _is_local(ray.get_runtime_context().gcs_address)
     return ray, local
 
 

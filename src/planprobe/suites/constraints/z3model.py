@@ -10,14 +10,22 @@ directly).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-
-import z3
+from typing import Any
 
 from .solver import HORIZON
 
 
+def _z3() -> Any:
+    """Z3, imported when first needed: the oracle imports this module, and most checks never
+    reach Z3, so a run does not pay its import at start-up (issue #30)."""
+    import z3
+
+    return z3
+
+
 def basic_satisfiable(n: int, pairs: Iterable[tuple[int, int]]) -> bool:
     """One integer per action, distinct positions 1..n, a < b for each pair."""
+    z3 = _z3()
     s = z3.Solver()
     pos = [z3.Int(f"a{i + 1}") for i in range(n)]
     for p in pos:
@@ -29,6 +37,7 @@ def basic_satisfiable(n: int, pairs: Iterable[tuple[int, int]]) -> bool:
 
 
 def _timeline(durations: Sequence[int], horizon: int):
+    z3 = _z3()
     start = [z3.Int(f"a{i + 1}_start") for i in range(len(durations))]
     end = [z3.Int(f"a{i + 1}_end") for i in range(len(durations))]
     base = []
@@ -48,6 +57,7 @@ def _atom(atom: tuple, start, end):
 
 def extended_satisfiable(durations: Sequence[int], atoms: Iterable[tuple], horizon: int = HORIZON) -> bool:
     """Fig. 7: start/end per action, fixed durations, one task at a time, the atoms."""
+    z3 = _z3()
     s = z3.Solver()
     start, end, base = _timeline(durations, horizon)
     s.add(*base)
@@ -70,6 +80,7 @@ def extension_core(
     """A minimal set of constraint ids under which the actions a plan left out cannot
     be fitted around what it executed (``fixed``: action -> start of its first run;
     ``busy``: every executed interval). None when they still fit."""
+    z3 = _z3()
     s = z3.Solver()
     start, end, base = _timeline(durations, horizon)
     s.add(*base)

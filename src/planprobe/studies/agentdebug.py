@@ -92,8 +92,9 @@ class AgentDebugStudy:
                     if size == "full" else "§4.2: N = 5; fewer at this size", chosen=size != "full"),
             Setting("repair baselines", "Best-of-N (fresh restarts, no feedback), Self-Refine (restart with the "
                                         "failure as feedback), at the same number of attempts"
-                    + ("; planprobe's: from the formal E and from a random step" if "oracle" in s.repairs else
-                       "; planprobe's (from the formal E, from a random step) not at this size"),
+                    + ("; planprobe's: from the formal E and from a random step" if "oracle" in s.repairs else "")
+                    + ("" if set(s.repairs) == set(CONDITIONS) else
+                       f"; at this size only {', '.join(s.repairs)} (the model's calls being most of its time)"),
                     "§4.2 Baselines (also Vanilla Debugger and ToT, not built); the paper matches token budgets, "
                     "planprobe matches attempts and reports tokens"),
             Setting("success", "cases passed at the first attempt, and passed or fixed within the re-rollouts",

@@ -45,11 +45,13 @@ SIZES = {
     # full: planprobe's generator defaults for the worlds (the paper's environments are not these)
     "full": AgentDebugSize(cases=(100, 50, 50), iterations=50, timeout=180.0, rounds=5, detector_tokens=400,
                            blocks=(3, 5), actions=(3, 5), cities=(2, 3), locations=(1, 3), packages=(1, 3)),
-    # quick: minutes-to-tens-of-minutes on the embedded model; a perfect agent still fits every case in
-    # the cap (3 blocks take at most 8 actions); the paper's repair conditions only
-    "quick": AgentDebugSize(cases=(1, 1, 1), iterations=10, timeout=600.0, rounds=1, detector_tokens=160,
-                            blocks=(3, 3), actions=(3, 3), cities=(2, 2), locations=(1, 1), packages=(1, 1),
-                            repairs=("agentdebug", "none", "self-refine")),
+    # quick: minutes on the embedded model, whose calls are nearly all of the time: one case per family
+    # in the smallest worlds, so trajectories (and the detectors' prompts, one per step and module) stay
+    # short; a perfect agent still fits every case in the cap (5: the tightest it fits); AgentDebug's
+    # repair and Best-of-N only (the paper's method and the baseline planprobe pairs it with)
+    "quick": AgentDebugSize(cases=(1, 1, 1), iterations=5, timeout=300.0, rounds=1, detector_tokens=96,
+                            blocks=(2, 2), actions=(2, 2), cities=(2, 2), locations=(1, 1), packages=(1, 1),
+                            repairs=("agentdebug", "none")),
     "tiny": AgentDebugSize(cases=(2, 2, 2), iterations=24, timeout=180.0, rounds=2, detector_tokens=200,
                            blocks=(3, 4), actions=(3, 4), cities=(2, 2), locations=(1, 2), packages=(1, 2)),
 }

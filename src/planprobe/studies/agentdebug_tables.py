@@ -161,7 +161,6 @@ def success(results: dict[str, FamilyResult], fams: list[str], cond: str,
 
 def figure5(ctx: StudyContext, results: dict[str, FamilyResult], why_no_model: str, why_no_repair: str,
              rounds: int) -> StudyTable:
-    from ..agents.prefix import can_resume
 
     t = StudyTable(id="agentdebug.figure5_text", where="Fig. 5", row_header="agent backbone",
                    title=f"task success: first attempt and after up to {_times(rounds)}",
@@ -178,8 +177,7 @@ def figure5(ctx: StudyContext, results: dict[str, FamilyResult], why_no_model: s
                                                           sum(results[f].cases for f in group))}
         for cond, col in REPAIRS:
             m = success(results, group, cond, rounds)
-            cells[col] = m if m is not None else Missing(
-                why_no_repair if not can_resume(ctx.agent) else why_no_model)
+            cells[col] = m if m is not None else Missing(why_not_run(ctx, cond, why_no_model, why_no_repair))
         t.rows.append(TableRow(f"{yours(ctx)} ({name})", cells))
     t.notes.append("the paper's figures are ALFWorld's (read from its text: 'from 21 (first attempt) to 55'); its "
                    "Blocksworld row stands in for ALFWorld; success counts a case passed at the first attempt or "
@@ -192,9 +190,21 @@ def figure5(ctx: StudyContext, results: dict[str, FamilyResult], why_no_model: s
         t.reading = f"{yours(ctx)}: {first.text()} at the first attempt; no AgentDebug repair (see '—')"
     return t
 
+
+def why_not_run(ctx: StudyContext, cond: str, why_no_model: str, why_no_repair: str) -> str:
+    """Why a repair condition has no figure: the agent cannot continue from a step, the size does not
+    run it, or (the only other way) there was no model to detect with."""
+    from ..agents.prefix import can_resume
+
+    if not can_resume(ctx.agent):
+        return why_no_repair
+    if cond not in SIZES[ctx.size].repairs:
+        return f"not run at size {ctx.size} (its repairs: {', '.join(SIZES[ctx.size].repairs)})"
+    return why_no_model
+
+
 def repair_table(ctx: StudyContext, results: dict[str, FamilyResult], why_no_model: str,
                   why_no_repair: str, rounds: int) -> StudyTable:
-    from ..agents.prefix import can_resume
     from ..analysis.stats import mcnemar_exact
 
     t = StudyTable(id="agentdebug.repair", where="planprobe", row_header="repair",
@@ -203,9 +213,7 @@ def repair_table(ctx: StudyContext, results: dict[str, FamilyResult], why_no_mod
     failed = sum(len(r.bench or []) for r in results.values())
     base = fixed_set(results, "none", rounds)
     for cond, title in REPAIRS + PLANPROBE_REPAIRS:
-        why = (why_no_repair if not can_resume(ctx.agent) else
-               f"not run at size {ctx.size} (the paper's repairs only)" if cond not in SIZES[ctx.size].repairs
-               else why_no_model)
+        why = why_not_run(ctx, cond, why_no_model, why_no_repair)
         cells: dict[str, Any] = {}
         fixed_all, n_all, tokens, ran = 0, 0, 0, True
         for fam, ftitle, _ in FAMILIES:

@@ -71,7 +71,8 @@ class APBSize:
     apb_limit: int | None  # APB records run (None: every one)
 
 
-SIZES = {"full": APBSize(100, (3, 8), None), "quick": APBSize(10, (3, 6), 30), "tiny": APBSize(3, (3, 4), 6)}
+# quick: 2 cases per regime (the unsolvable regime needs one unsolvable case and one solvable control)
+SIZES = {"full": APBSize(100, (3, 8), None), "quick": APBSize(2, (3, 4), 10), "tiny": APBSize(3, (3, 4), 6)}
 
 
 class APBStudy:

@@ -86,7 +86,14 @@ def study(
 ) -> None:
     """Run a paper's study on your model: the paper's settings (each with its place in the paper),
     every run under --out (resumable), the paper's tables with the published figures beside yours
-    and 95% intervals, and OUT/study.json. 'study compare DIR1 DIR2 …' sets studies side by side."""
+    and 95% intervals, and OUT/study.json. 'study compare DIR1 DIR2 …' sets studies side by side.
+
+    The limits per case are the study's (PDoctor's 50 iterations and 180 s; fewer with --quick).
+    --agent defaults to tools with --model (agentdebug: modular, the paper's agent), else oracle.
+    Data: pmc needs --travelplanner and --api-bank; apb runs APB's own data with --apb-data.
+    Exit 2: bad input, or --out holding another study, model, agent, size, seed or model settings
+    (nothing is changed); 3: infrastructure failures (run again to retry); 130: interrupted (run
+    the same command again to continue)."""
     from ..studies.registry import get_study, listing
 
     if list_:

@@ -1,7 +1,8 @@
 """``planprobe study`` refuses to resume a directory made under other settings — other model
 settings (``--max-tokens``), or study settings that changed since (another planprobe's sizes) —
 in one line (exit 2) with nothing changed, as ``run`` refuses a resume with other settings; the
-embedded model's options that ``run`` has (``--threads``, ``--ctx``, ``--cache-path``) reach the model."""
+embedded model's options that ``run`` has (``--threads``, ``--ctx``, ``--cache-path``) reach the model;
+an option read only with another (``--apb-code`` without ``--apb-data``) is refused, not ignored."""
 
 from __future__ import annotations
 
@@ -77,4 +78,12 @@ def test_a_bad_embedded_model_option_is_one_line(tmp_path, capsys, monkeypatch, 
     code, _, err = study(capsys, monkeypatch, "planbench", "--model", "local", "--out", str(tmp_path / "s"),
                          "--size", "tiny", option, "0")
     assert option in _one_line(code, err)
+    assert not (tmp_path / "s").exists()
+
+
+def test_apb_code_without_apb_data_is_one_line_not_ignored(tmp_path, capsys, monkeypatch):
+    code, _, err = study(capsys, monkeypatch, "apb", "--agent", "oracle", "--out", str(tmp_path / "s"), "--size",
+                         "tiny", "--apb-code", str(tmp_path))
+    line = _one_line(code, err)
+    assert "--apb-code" in line and "--apb-data" in line
     assert not (tmp_path / "s").exists()

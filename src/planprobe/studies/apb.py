@@ -124,6 +124,9 @@ class APBStudy:
             model_entry(str(options["judge_model"]))
         data = options.get("apb_data")
         if data is None:
+            if options.get("apb_code"):  # read only with APB's data: ignoring it silently would mislead
+                raise PlanprobeError(f"--apb-code {options['apb_code']}: APB's prompts are read for its data set; "
+                                     f"give --apb-data FILE too. {DOWNLOAD}")
             return
         if not Path(data).is_file():
             raise PlanprobeError(f"--apb-data {data}: not a file; expected one of APB's split files. {DOWNLOAD}")

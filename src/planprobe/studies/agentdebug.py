@@ -16,6 +16,9 @@ each the library code of a planprobe command, in ``DIR``:
    planprobe's from the formal E and from a random step (``planprobe debug``).
 
 Every step writes its file when it is done; a re-run reads finished files back.
+
+This module holds the settings and the order of the steps; ``agentdebug_setup`` what the study is
+made of, ``agentdebug_steps`` the steps, ``agentdebug_tables`` the tables read from their files.
 """
 
 from __future__ import annotations

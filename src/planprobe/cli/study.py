@@ -12,7 +12,7 @@ from typing import Any
 import typer
 
 from ..errors import PlanprobeError
-from ..option_checks import check_limits
+from ..option_checks import check, check_limits
 from .common import EXIT_INTERRUPTED, err_console, interrupt_reported, out_console
 from .options import (
     Address,
@@ -22,13 +22,16 @@ from .options import (
     Backend,
     BaseUrl,
     Cache,
+    CachePath,
     Concurrency,
+    Ctx,
     MaxTokens,
     ModelPath,
     ModelSpec,
     Quiet,
     Rpm,
     Temperature,
+    Threads,
     ToolResultsAs,
     Tpm,
     Workers,
@@ -53,6 +56,9 @@ def study(
     temperature: Temperature = 0.0,
     max_tokens: MaxTokens = 512,
     cache: Cache = True,
+    cache_path: CachePath = None,
+    threads: Threads = None,
+    ctx: Ctx = 4096,
     quick: bool = typer.Option(False, "--quick", help="The same study at a small size (minutes with the embedded "
                                                       "model); its figures are not comparable with the paper's."),
     size: str = typer.Option("", "--size", hidden=True, help="full | quick | tiny (tests)."),
@@ -80,7 +86,14 @@ def study(
 ) -> None:
     """Run a paper's study on your model: the paper's settings (each with its place in the paper),
     every run under --out (resumable), the paper's tables with the published figures beside yours
-    and 95% intervals, and OUT/study.json. 'study compare DIR1 DIR2 …' sets studies side by side."""
+    and 95% intervals, and OUT/study.json. 'study compare DIR1 DIR2 …' sets studies side by side.
+
+    The limits per case are the study's (PDoctor's 50 iterations and 180 s; fewer with --quick).
+    --agent defaults to tools with --model (agentdebug: modular, the paper's agent), else oracle.
+    Data: pmc needs --travelplanner and --api-bank; apb runs APB's own data with --apb-data.
+    Exit 2: bad input, or --out holding another study, model, agent, size, seed or model settings
+    (nothing is changed); 3: infrastructure failures (run again to retry); 130: interrupted (run
+    the same command again to continue)."""
     from ..studies.registry import get_study, listing
 
     if list_:
@@ -112,16 +125,20 @@ def study(
         check_data(out, data)
     if size and size not in ("full", "quick", "tiny"):
         raise PlanprobeError(f"--size {size!r}: expected full, quick or tiny")
+    check("--threads", threads, at_least=1)
+    check("--ctx", ctx, at_least=1)
     chosen = size or ("quick" if quick else "full")
+    local = {"cache_path": cache_path, "threads": threads, "n_ctx": ctx}  # as run: the embedded model's options
     _run(name, out, chosen, agent, model, model_path, base_url, api_key_env, tool_results_as, temperature,
-         max_tokens, cache, seed, concurrency, as_json, quiet, workers, backend, address, rpm, tpm, max_steps, data)
+         max_tokens, cache, seed, concurrency, as_json, quiet, workers, backend, address, rpm, tpm, max_steps, data,
+         local)
 
 
 def _run(name: str, out: Path, size: str, agent: str | None, model: str | None, model_path: Path | None,
          base_url: str | None, api_key_env: str, tool_results_as: str, temperature: float, max_tokens: int,
          cache: bool, seed: int, concurrency: int, as_json: bool, quiet: bool, workers: int, backend: str,
          address: str | None, rpm: float | None, tpm: float | None, max_steps: int | None,
-         data: dict[str, Any]) -> None:
+         data: dict[str, Any], local: dict[str, Any]) -> None:
     from ..agents.prepare import prepare_agent
     from ..environment import Limits
     from ..runner.engine import RunConfig
@@ -144,13 +161,15 @@ def _run(name: str, out: Path, size: str, agent: str | None, model: str | None, 
     check_limits(concurrency, iterations, timeout)
     params = chat_params(temperature, max_tokens, seed)
     options = model_options(base_url=base_url, api_key_env=api_key_env, tool_results_as=tool_results_as, cache=cache,
-                            model_path=model_path)
+                            model_path=model_path, **local)
     scale = scale_options(workers, backend, address, rpm, tpm)
     if data.get("judge_model"):
         data["model_options"] = options  # the judge reaches its server as the tested model does
     recipe = worker_recipe(workers, agent or ("tools" if model else "oracle"), model, options, params, backend)
-    identity = Identity(name, model, agent or ("tools" if model else "oracle"), size, seed)
-    open_study_dir(out, identity)  # another study's or model's directory: one line before a model is loaded
+    identity = Identity(name, model, agent or ("tools" if model else "oracle"), size, seed,
+                        params_identity(params, options) if model else "")
+    # another study's, model's or settings' directory: one line before a model is loaded
+    open_study_dir(out, identity, get_study(name).settings(size))
     if scale is not None and scale.rate:
         from dataclasses import replace
 

@@ -71,7 +71,8 @@ class APBSize:
     apb_limit: int | None  # APB records run (None: every one)
 
 
-SIZES = {"full": APBSize(100, (3, 8), None), "quick": APBSize(10, (3, 6), 30), "tiny": APBSize(3, (3, 4), 6)}
+# quick: 2 cases per regime (the unsolvable regime needs one unsolvable case and one solvable control)
+SIZES = {"full": APBSize(100, (3, 8), None), "quick": APBSize(2, (3, 4), 10), "tiny": APBSize(3, (3, 4), 6)}
 
 
 class APBStudy:
@@ -123,6 +124,9 @@ class APBStudy:
             model_entry(str(options["judge_model"]))
         data = options.get("apb_data")
         if data is None:
+            if options.get("apb_code"):  # read only with APB's data: ignoring it silently would mislead
+                raise PlanprobeError(f"--apb-code {options['apb_code']}: APB's prompts are read for its data set; "
+                                     f"give --apb-data FILE too. {DOWNLOAD}")
             return
         if not Path(data).is_file():
             raise PlanprobeError(f"--apb-data {data}: not a file; expected one of APB's split files. {DOWNLOAD}")

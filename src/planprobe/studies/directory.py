@@ -14,7 +14,7 @@ No timestamps: the same study with the same seed writes the same bytes.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +36,16 @@ class Identity:
     agent: str
     size: str
     seed: int
+    params: str = ""  # the model settings that change results (run's model_params: temperature, max tokens)
 
     def describe(self) -> str:
         model = self.model or "no model"
-        return f"study {self.study!r}, agent {self.agent}, model {model}, size {self.size}, seed {self.seed}"
+        text = f"study {self.study!r}, agent {self.agent}, model {model}, size {self.size}, seed {self.seed}"
+        return text + (f", model settings {self.params}" if self.params else "")
+
+
+FIELDS = ("study", "model", "agent", "size", "seed", "params")
+_OPTION = {"params": "model settings (--temperature/--max-tokens/--tool-results-as)"}
 
 
 def read_study(directory: Path) -> dict[str, Any]:
@@ -60,30 +66,50 @@ def read_study(directory: Path) -> dict[str, Any]:
 def _identity_of(data: dict[str, Any]) -> Identity:
     i = data["identity"]
     try:
-        return Identity(str(i["study"]), i.get("model"), str(i["agent"]), str(i["size"]), int(i["seed"]))
+        return Identity(str(i["study"]), i.get("model"), str(i["agent"]), str(i["size"]), int(i["seed"]),
+                        str(i.get("params", "")))
     except (KeyError, TypeError, ValueError):
         raise PlanprobeError(f"{STUDY_FILE}: its identity is malformed ({i!r})") from None
 
 
-def open_study_dir(directory: Path, identity: Identity) -> bool:
-    """Check that ``directory`` may hold this study (new, empty, or this same study's); True when
-    it resumes an earlier run. Raises a one-line PlanprobeError otherwise, having changed nothing."""
+def open_study_dir(directory: Path, identity: Identity, settings: list[Setting] | None = None) -> bool:
+    """Check that ``directory`` may hold this study (new, empty, or this same study's, made with the
+    same model settings and the same study settings); True when it resumes an earlier run. Raises a
+    one-line PlanprobeError otherwise, having changed nothing: resuming must not mix figures made
+    under other settings into one table (as ``run`` refuses to resume with other settings)."""
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise PlanprobeError(f"--out {directory}: is a file, not a directory")
     if (directory / STUDY_FILE).exists():
-        found = _identity_of(read_study(directory))
+        data = read_study(directory)
+        found = _identity_of(data)
+        if "params" not in data["identity"]:  # a study directory made before the model settings were stored
+            found = replace(found, params=identity.params)
         if found != identity:
-            diff = [f for f in ("study", "model", "agent", "size", "seed")
-                    if getattr(found, f) != getattr(identity, f)]
+            diff = [f for f in FIELDS if getattr(found, f) != getattr(identity, f)]
             raise PlanprobeError(f"--out {directory}: holds {found.describe()}; this command asks for "
-                                 f"{', '.join(f'{f} {getattr(identity, f)!r}' for f in diff)}: use another --out "
-                                 "(nothing was changed)")
+                                 f"{', '.join(f'{_OPTION.get(f, f)} {getattr(identity, f)!r}' for f in diff)}: use "
+                                 "another --out (nothing was changed)")
+        if settings is not None:
+            _check_settings(directory, data.get("settings"), settings)
         return True
     if directory.exists() and any(directory.iterdir()):
         raise PlanprobeError(f"--out {directory}: not empty and not a study directory (no {STUDY_FILE}); "
                              "use a new directory (nothing was changed)")
     return False
+
+
+def _check_settings(directory: Path, stored: Any, settings: list[Setting]) -> None:
+    """The stored settings must be this study's now: a study whose sizes or settings changed (another
+    planprobe) would otherwise resume its old suites into tables labelled with the new settings."""
+    if not isinstance(stored, list):
+        return
+    old = {s.get("name"): s.get("value") for s in stored if isinstance(s, dict)}
+    for s in settings:
+        now = json.loads(json.dumps(s.value))  # as stored: tuples are lists
+        if s.name in old and old[s.name] != now:
+            raise PlanprobeError(f"--out {directory}: its study was made with {s.name} {old[s.name]!r}, this "
+                                 f"planprobe runs it with {now!r}: use another --out (nothing was changed)")
 
 
 def study_json(identity: Identity, paper: str, settings: list[Setting], outcome: StudyOutcome | None,

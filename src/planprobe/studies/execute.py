@@ -16,7 +16,7 @@ def run_study(directory: Path, identity: Identity, ctx: StudyContext) -> tuple[S
     when it stopped early on ``ctx.max_steps``) and the study.json written."""
     study = get_study(identity.study)
     settings = study.settings(identity.size)
-    resumed = open_study_dir(directory, identity)  # one line, nothing changed, if it is another study's
+    resumed = open_study_dir(directory, identity, settings)  # one line, nothing changed, if it is another study's
     if resumed:
         ctx.say(f"resuming the study in {directory}: finished steps are read back, not redone")
     write_study(directory, study_json(identity, study.paper, settings, None, "running"))

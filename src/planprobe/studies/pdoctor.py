@@ -50,11 +50,12 @@ class PDoctorSize:
     extended_stop: int
     sample: int
     mutants: int  # K of Alg. 2
+    iterations: int = 50  # per case: §6.1's 50; quick: fewer (a case of n actions needs n + 1 replies)
 
 
 SIZES = {
     "full": PDoctorSize(k=20, cap=300, basic_stop=9, extended_stop=5, sample=100, mutants=3),
-    "quick": PDoctorSize(k=1, cap=10, basic_stop=5, extended_stop=4, sample=5, mutants=1),
+    "quick": PDoctorSize(k=1, cap=2, basic_stop=5, extended_stop=4, sample=1, mutants=1, iterations=15),
     "tiny": PDoctorSize(k=1, cap=2, basic_stop=4, extended_stop=3, sample=3, mutants=1),
 }
 
@@ -65,6 +66,11 @@ class PDoctorStudy:
     description = ("PDoctor §6.2-6.3: success per |A| and the planning limit (basic and extended mode), "
                    "error types and root causes of the failures within the limit")
     needs = "nothing to download: planprobe synthesises PDoctor's cases"
+
+    def limits(self, size: str) -> tuple[int, float]:
+        """Iterations and seconds per case: §6.1's 50 and 180 s (quick: fewer iterations, the model's
+        calls being most of a quick study's time)."""
+        return SIZES[size].iterations, 180.0
 
     def settings(self, size: str) -> list[Setting]:
         s = SIZES[size]
@@ -81,7 +87,11 @@ class PDoctorStudy:
                     "paper's 1,600 cases per agent show, so the curve is whole"),
             Setting("style", "paper", "§4, Fig. 5/7: PDoctor's own templates, tools and error classes "
                                       "(planprobe's --style paper)"),
-            Setting("limits per case", "50 iterations, 180 s", "§6.1: timeout 180 s, iteration limit 50"),
+            Setting("limits per case", f"{s.iterations} iterations, 180 s",
+                    "§6.1: timeout 180 s, iteration limit 50" + ("" if s.iterations == 50 else
+                                                                 "; fewer iterations at this size (a case of n "
+                                                                 "actions needs n + 1 replies)"),
+                    chosen=s.iterations != 50),
             Setting("temperature", 0, "§5: temperature 0, other parameters default"),
             Setting("failures dissected", s.sample, "§6.2: 'we randomly sample 100 errors that fall within the "
                                                     "planning capability limit'"),

@@ -66,7 +66,7 @@ class PlanBenchSize:
 
 SIZES = {
     "full": PlanBenchSize(n=600, n_t5=500, blocks=(4, 5)),
-    "quick": PlanBenchSize(n=5, n_t5=5, blocks=(4, 5)),
+    "quick": PlanBenchSize(n=1, n_t5=1, blocks=(4, 5)),  # one reply per run: 42 replies (every row and column)
     "tiny": PlanBenchSize(n=2, n_t5=2, blocks=(3, 4)),
 }
 

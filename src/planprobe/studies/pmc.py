@@ -66,9 +66,12 @@ DAYS = 3  # §5.1.1: "a 3-day dataset sufficiently justifies the effectiveness o
 class PMCSize:
     per_level: int | None  # 3-day TravelPlanner queries per level (None: every one)
     api_bank: int | None  # API-Bank level-3 requirements (None: all 50)
+    steps: int = TP_STEPS  # the delivery limit (quick: fewer, the model's calls being most of its time)
+    api_bank_steps: int = 50  # iterations per API-Bank run (planprobe's default; quick: fewer)
 
 
-SIZES = {"full": PMCSize(None, None), "quick": PMCSize(2, 10), "tiny": PMCSize(1, 3)}
+# quick: one query per level (Tables 5-7 keep a column each), two API-Bank requirements
+SIZES = {"full": PMCSize(None, None), "quick": PMCSize(1, 2, steps=5, api_bank_steps=5), "tiny": PMCSize(1, 3)}
 
 
 def _who(ctx: StudyContext) -> str:
@@ -110,7 +113,10 @@ class PMCStudy:
                                 "(of 50 requirements)",
                     "§5.1.1: level 3; §5.1.2 Correctness, Completeness, Tool Repeats and ROUGE-L (docs/api-bank.md: "
                     "planprobe's reading of them)"),
-            Setting("delivery limit", "30 steps", "§5.1.1: 'a plan has to be delivered within 30 steps'"),
+            Setting("delivery limit", f"{s.steps} steps", "§5.1.1: 'a plan has to be delivered within 30 steps'"
+                    + ("" if s.steps == TP_STEPS else f"; fewer at this size (API-Bank: {s.api_bank_steps} "
+                                                      "iterations)"),
+                    chosen=s.steps != TP_STEPS),
             Setting("runs per instance", 1, "§5: 'each instance is executed only once without sampling'"),
             Setting("temperature", 0, "not stated in the paper ('without sampling'): planprobe's default 0",
                     chosen=True),
@@ -204,7 +210,7 @@ class PMCStudy:
                               else case)
             return chosen
 
-        run = self._execute(ctx, name, cases, agent, TP_STEPS)
+        run = self._execute(ctx, name, cases, agent, s.steps)
         figures = tp_figures(run)
         final = figures["all"]["official"]
         ctx.say(f"  {name}: final pass {final['counts']['final_plans']}/{final['queries']}")
@@ -217,7 +223,7 @@ class PMCStudy:
             built = import_cases(Path(data.api_bank), 3, ("run",))
             return built if s.api_bank is None else built[: s.api_bank]
 
-        run = self._execute(ctx, name, cases, agent)
+        run = self._execute(ctx, name, cases, agent, s.api_bank_steps)
         figures = ab_figures(run)
         ctx.say(f"  {name}: {figures['unique_correct']}/{figures['predictions']} calls correct")
         return figures

@@ -3,14 +3,11 @@ study decides itself (limits per case, the default agent, the data options, the 
 
 from __future__ import annotations
 
-import typer.main
-
-from planprobe.cli.root import app
+from planprobe.cli.lazy import load_command
 
 
 def _study_command():
-    group = typer.main.get_command(app)
-    return group.commands["study"]  # type: ignore[attr-defined]
+    return load_command("study")  # the root lists commands lazily; this is the real one
 
 
 def test_every_shown_option_of_study_has_help():

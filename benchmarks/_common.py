@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import os
 import platform
+import socket
 import statistics
+import subprocess
+import sys
 import time
-from typing import Callable
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
 
 
 def machine() -> str:
@@ -36,3 +41,24 @@ def rss_mib() -> float:
     with open("/proc/self/statm") as f:
         pages = int(f.read().split()[1])
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_endpoint(delay: float) -> tuple[subprocess.Popen, str]:
+    """benchmarks/instant_endpoint.py on a free loopback port, answering after ``delay`` seconds;
+    returns the process (stop it by PID) and its base URL."""
+    port = free_port()
+    script = Path(__file__).resolve().parent / "instant_endpoint.py"
+    proc = subprocess.Popen([sys.executable, str(script), str(port), str(delay)])
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.05)
+    return proc, f"http://127.0.0.1:{port}/v1"

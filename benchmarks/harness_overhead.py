@@ -14,16 +14,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine  # noqa: E402
+from _common import machine, start_endpoint  # noqa: E402
 
 from planprobe import ConstraintSuiteOptions, Limits, generate_cases  # noqa: E402
 from planprobe.agents.tools_agent import ToolsAgent  # noqa: E402
@@ -31,24 +28,6 @@ from planprobe.models import ModelOptions, make_model  # noqa: E402
 from planprobe.runner.engine import RunConfig, open_run, run_pending  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_endpoint(delay: float):
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, str(HERE / "instant_endpoint.py"), str(port), str(delay)])
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.05)
-    return proc, f"http://127.0.0.1:{port}/v1"
 
 
 def cpu_seconds(pid=None) -> float:

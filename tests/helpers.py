@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -107,3 +110,20 @@ def planprobe_here(*args, env: dict | None = None, cwd=None) -> subprocess.Compl
         os.environ.clear()
         os.environ.update(saved_env)
     return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def solver_endpoint() -> Iterator[str]:
+    """The solver (``--model solver``) as an OpenAI-compatible server on loopback, in a thread of
+    this process: a model that plans perfectly from what it is shown. Yields its base URL."""
+    from planprobe.solver.endpoint import SolverServer
+
+    server = SolverServer("127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.base_url
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

@@ -14,13 +14,12 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import threading
 from pathlib import Path
 
 import pytest
 
 import planprobe
-from helpers import planprobe_here
+from helpers import planprobe_here, solver_endpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -171,15 +170,8 @@ def test_every_relative_link_and_extra_the_readme_names_exists():
 @pytest.fixture
 def endpoint():
     """The solver as an OpenAI-compatible server on loopback: a model that plans perfectly."""
-    from planprobe.solver.endpoint import SolverServer
-
-    server = SolverServer("127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.base_url
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=10)
+    with solver_endpoint() as url:
+        yield url
 
 
 N = 6  # cases the test generates where the README says 100

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
-import threading
 
 import pytest
 
@@ -19,10 +18,9 @@ pytest.importorskip("opentelemetry.exporter.otlp.proto.common", reason="opentele
 
 import otel_agents
 
-from helpers import cases, planprobe_cmd, subprocess_env
+from helpers import cases, planprobe_cmd, solver_endpoint, subprocess_env
 from planprobe import check
 from planprobe.runner.store import RunStore
-from planprobe.solver.endpoint import SolverServer
 from planprobe.suites.io import write_suite
 
 
@@ -33,13 +31,8 @@ def _importable(monkeypatch):
 
 @pytest.fixture
 def solver():
-    server = SolverServer("127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.base_url
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=10)
+    with solver_endpoint() as url:
+        yield url
 
 
 def run_check(suite, traces, out, *extra):

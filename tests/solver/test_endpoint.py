@@ -7,26 +7,20 @@ import json
 import os
 import subprocess
 import sys
-import threading
 
 import pytest
 from solver_helpers import pddl_cases, run_cases
 
+from helpers import solver_endpoint
 from planprobe.models import ModelOptions, make_model
-from planprobe.solver.endpoint import SolverServer
 
 SRC = str(__import__("pathlib").Path(__file__).resolve().parents[2] / "src")
 
 
 @pytest.fixture
 def endpoint():
-    server = SolverServer("127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.base_url
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=10)
+    with solver_endpoint() as url:
+        yield url
 
 
 def _request(case):

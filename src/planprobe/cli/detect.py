@@ -142,6 +142,10 @@ def debug(
     ctx: Ctx = 4096,
     seed: int = typer.Option(0, help="Seed of the agent, the model and the random detector."),
     limit: Optional[int] = typer.Option(None, help="Debug only the first N failed cases (at least 1; default: all)."),
+    restart_temperature: float = typer.Option(
+        0.7, "--restart-temperature",  # debug.restarts.RESTART_TEMPERATURE (not imported: a light CLI)
+        help="Sampling temperature of the Best-of-N restarts (--detector none), each with its own seed and "
+             "cache entry; the repairs with feedback keep the run's settings."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the step timelines and rounds as HTML."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     quiet: Quiet = False,
@@ -151,12 +155,12 @@ def debug(
 ) -> None:
     """Repair failed runs: re-roll out from the detected critical step with feedback naming the error
     type and what to do instead, refined after each failed attempt (AgentDebug Alg. 1, stage 3)."""
-    from ..agents import make_agent
     from ..analysis.stats import mcnemar_exact
     from ..atomic import write_lines_atomic
     from ..debug.detectors import MODEL_DETECTORS
     from ..debug.parallel import DebugJob, debug_elsewhere, debug_one
     from ..debug.repair import REPAIR_DETECTORS, rounds_summary
+    from ..debug.restarts import agent_maker
     from ..debug.run_labels import LabelCounts, failed_results, no_labels_message
     from ..option_checks import check
 
@@ -165,6 +169,7 @@ def debug(
     check("--max-rounds", max_rounds, at_least=1)
     check("--limit", limit, at_least=1)  # 0 or less would debug nothing: leave --limit out to debug all
     check("--workers", workers, at_least=1)
+    check("--restart-temperature", restart_temperature, at_least=0)
     _check_local(threads, ctx)
     scale_options(workers, backend, address)  # one line for a bad option, before any work
     counts = LabelCounts()
@@ -180,10 +185,8 @@ def debug(
     spec = agent or failed[0][1].agent
     make = _factory(model, base_url, api_key_env, cache, threads, ctx)
 
-    def new_agent():
-        return make_agent(spec, seed=seed, model=make() if make is not None else None)
-
-    the_agent = new_agent()
+    new_agent = agent_maker(spec, seed, make, None, restart_temperature)
+    the_agent = new_agent(0)
     from ..agents.prefix import can_resume
 
     if not can_resume(the_agent):
@@ -192,7 +195,8 @@ def debug(
     results, all_labels = [], []
     with _progress(quiet or len(failed) < 5) as progress:
         task = progress.add_task(f"debug ({detector})", total=len(failed))
-        job = DebugJob(run_dir, detector, spec, seed, max_rounds, model, base_url, api_key_env, cache, threads, ctx)
+        job = DebugJob(run_dir, detector, spec, seed, max_rounds, model, base_url, api_key_env, cache, threads, ctx,
+                       restart_temperature)
         elsewhere = backend == "ray" or (workers > 1 and len(failed) > 1)
         if elsewhere:  # repaired elsewhere (processes or Ray), stored here (the one holder of the lock)
             from ..runner.store import RunStore
@@ -227,6 +231,7 @@ def debug(
     fixed = rounds[-1]["fixed"]
     summary = {"detector": detector, "agent": spec, "model": model, "failed": n, "passed_before": counts.passed,
                "rounds": rounds, "fixed": fixed,
+               **({"restart_temperature": restart_temperature} if detector == "none" else {}),
                "paired": {"before_fail_after_pass": fixed, "before_pass_after_fail": 0,
                           "mcnemar_p": round(mcnemar_exact(0, fixed), 6)},
                "output": str(out_path)}

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..schema import Case, Trace, Verdict
 from .repair import CaseRepair, repair_case
+from .restarts import RESTART_TEMPERATURE, agent_maker
 
 _made: dict[str, Any] = {}
 
@@ -32,6 +33,7 @@ class DebugJob:
     cache: bool = True
     threads: int | None = None
     n_ctx: int = 4096
+    restart_temperature: float = RESTART_TEMPERATURE  # Best-of-N restarts' (restarts.py)
 
 
 def debug_one(job: DebugJob, case: Case, trace: Trace, verdict: Verdict, limit_steps: int | None, make: Any,
@@ -56,13 +58,12 @@ def debug_elsewhere(item: tuple) -> tuple[dict, CaseRepair, list]:
     job, case, trace, verdict, limit_steps = item
     key = repr(job)
     if key not in _made:
-        from ..agents import make_agent
         from ..models import ModelOptions
         from ..models.factory import model_factory
 
         make = model_factory(job.model, ModelOptions(base_url=job.base_url, api_key_env=job.api_key_env,
                                                      cache=job.cache, threads=job.threads, n_ctx=job.n_ctx))
-        _made[key] = (make, lambda: make_agent(job.spec, seed=job.seed, model=make() if make is not None else None))
+        _made[key] = (make, agent_maker(job.spec, job.seed, make, None, job.restart_temperature))
     make, new_agent = _made[key]
     attempts: list = []
     labels, repair = debug_one(job, case, trace, verdict, limit_steps, make, new_agent, keep_attempts=attempts)

@@ -3,7 +3,8 @@ critical step with feedback naming the error type and what to do instead; when t
 attempt still fails, refine the feedback with what went wrong and try again, up to
 ``max_rounds``. Baselines at the same number of attempts (matched budget):
 
-* ``none`` — Best-of-N restarts: a fresh attempt from step 0 with no feedback;
+* ``none`` — Best-of-N restarts: a fresh attempt from step 0 with no feedback, each a sample
+  of its own (``new_agent(k)``: its own draw and seed, a sampling temperature; ``restarts.py``);
 * ``self-refine`` — from step 0 with the previous attempt's own failure as feedback
   (the verdict's error classes, as a self-check would report them), no localisation.
 
@@ -12,6 +13,7 @@ Every attempt is stored beside the original (``RunStore.add_rerollout``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,9 +76,11 @@ class CaseRepair:
 
 
 def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detector: str, pick: Pick | None,
-                new_agent, max_rounds: int, model: str | None = None,
+                new_agent: Callable[[int], Any], max_rounds: int, model: str | None = None,
                 keep_attempts: list | None = None) -> CaseRepair:
-    """Repair one failed result. With ``keep_attempts`` (a list) the attempts are appended to it
+    """Repair one failed result. ``new_agent(draw)`` builds the agent of an attempt: draw 0 with the
+    run's settings (the repairs with feedback), draw k Best-of-N restart k (``restarts.agent_maker``).
+    With ``keep_attempts`` (a list) the attempts are appended to it
     instead of being stored: a worker process computes them, the process holding the run's lock
     stores them (``debug --workers``)."""
     from ..runner.rollout import rerollout_in_run
@@ -98,7 +102,8 @@ def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detec
         guidance = feedback(pick)
     for k in range(1, max_rounds + 1):
         try:
-            trace, v = rerollout_in_run(run_dir, case_id, trial, min(keep, _steps(run_dir, case_id, trial)), new_agent(),
+            trace, v = rerollout_in_run(run_dir, case_id, trial, min(keep, _steps(run_dir, case_id, trial)),
+                                        new_agent(k if detector == "none" else 0),
                                         guidance=guidance, model=model, store_it=keep_attempts is None,
                                         attempt=None if first_attempt is None else first_attempt + k - 1)
             if keep_attempts is not None:

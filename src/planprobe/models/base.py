@@ -24,11 +24,17 @@ class ChatParams:
     stop: tuple[str, ...] = ()
     sample: int = 0  # which repeated trial this call serves; part of the cache key only
     response_format: str | None = None  # "json_object": ask for JSON mode (APB's setting)
+    # which extra independent draw of that trial this call serves (Best-of-N restart k of
+    # ``debug --detector none``; 0: the trial itself); part of the cache key only. Apart from
+    # ``sample``, which every agent sets to the trial, so restart k of trial t never shares a
+    # reply with trial t + k or with restart k of another trial.
+    draw: int = 0
 
     def key(self) -> dict[str, Any]:
         key = asdict(self)
-        if key["response_format"] is None:  # keys recorded before the field existed stay valid
-            del key["response_format"]
+        for name, unset in (("response_format", None), ("draw", 0)):
+            if key[name] == unset:  # keys recorded before the field existed stay valid
+                del key[name]
         return key
 
 

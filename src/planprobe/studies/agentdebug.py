@@ -37,6 +37,7 @@ from .agentdebug_setup import (
     FamilyResult,
     span,
 )
+from ..debug.restarts import RESTART_TEMPERATURE
 from .base import Setting, StudyContext, StudyOutcome
 
 
@@ -93,13 +94,20 @@ class AgentDebugStudy:
             Setting("re-rollouts", f"up to {s.rounds} per failed case, from the detected step",
                     "§4.2 Implementation: up to N = 5 re-rollouts, each beginning at the identified critical step"
                     if size == "full" else "§4.2: N = 5; fewer at this size", chosen=size != "full"),
-            Setting("repair baselines", "Best-of-N (fresh restarts, no feedback), Self-Refine (restart with the "
-                                        "failure as feedback), at the same number of attempts"
+            Setting("repair baselines", "Best-of-N (fresh restarts, no feedback, each a sample of its own), "
+                                        "Self-Refine (restart with the failure as feedback), at the same number "
+                                        "of attempts"
                     + ("; planprobe's: from the formal E and from a random step" if "oracle" in s.repairs else "")
                     + ("" if set(s.repairs) == set(CONDITIONS) else
                        f"; at this size only {', '.join(s.repairs)} (the model's calls being most of its time)"),
                     "§4.2 Baselines (also Vanilla Debugger and ToT, not built); the paper matches token budgets, "
                     "planprobe matches attempts and reports tokens"),
+            Setting("Best-of-N restarts", f"temperature {RESTART_TEMPERATURE:g}, restart k its own seed and "
+                                          "cache entry; AgentDebug and Self-Refine keep the run's settings",
+                    "not in the paper: planprobe's choice. §4.2 names Best-of-N (§5: best-of-N sampling) without "
+                    "its temperature; §4.1's temperature 0 is the detector's. At the run's temperature 0 every "
+                    "restart would repeat the first attempt. 0.7: planprobe's setting for several samples (the "
+                    "LLM judge's; debug --restart-temperature)", chosen=True),
             Setting("success", "cases passed at the first attempt, and passed or fixed within the re-rollouts",
                     "§4.2 and Fig. 5: first attempt against AgentDebug"),
         ]

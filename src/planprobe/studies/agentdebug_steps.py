@@ -162,12 +162,25 @@ def repair(ctx: StudyContext, fam: str, cond: str, result: FamilyResult, rounds:
     for case, trace, verdict, _limit in list(failed_results(run, LabelCounts())):
         pick = _pick(picks.get(f"{case.id}#{trace.trial}")) if cond not in ("none", "self-refine") else None
         repaired = repair_case(run, case.id, trace.trial, verdict, cond, pick,
-                               lambda: ReleasingAgent(ctx.agent, model), rounds, ctx.config.model)
+                               lambda draw: ReleasingAgent(restart_agent(ctx, draw), model), rounds,
+                               ctx.config.model)
         rows.append(repaired.to_json())
     write(path, rows)
     fixed = sum(r["fixed_at"] is not None for r in rows)
     ctx.say(f"  {fam} {cond}: {fixed}/{len(rows)} fixed")
     return rows
+
+def restart_agent(ctx: StudyContext, draw: int) -> Any:
+    """The study's agent for an attempt: draw 0 the agent itself (the repairs with feedback), draw
+    k >= 1 Best-of-N restart k, a sample of its own (``debug.restarts``; study setting "Best-of-N
+    restarts")."""
+    if draw == 0:
+        return ctx.agent
+    from ..debug.restarts import RESTART_TEMPERATURE, agent_maker
+
+    models = ctx.models
+    return agent_maker(ctx.config.agent, ctx.seed, (lambda: models) if models is not None else None,
+                       ctx.params if models is not None else None, RESTART_TEMPERATURE)(draw)
 
 # -- the tables -----------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ..debug.restarts import RESTART_TEMPERATURE
 from . import agentdebug_steps as steps
 from . import agentdebug_tables as tables
 from .agentdebug_setup import (
@@ -37,7 +38,6 @@ from .agentdebug_setup import (
     FamilyResult,
     span,
 )
-from ..debug.restarts import RESTART_TEMPERATURE
 from .base import Setting, StudyContext, StudyOutcome
 
 

@@ -115,3 +115,29 @@ def test_the_restart_temperature_option_reaches_every_worker(failed_run, tmp_pat
 def test_a_negative_restart_temperature_is_one_line(failed_run, tmp_path):
     r = pp("debug", failed_run / "r", "--detector", "none", "--restart-temperature", "-1", cache=tmp_path)
     assert r.returncode == 2 and "--restart-temperature" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("detector, pick, draws", [
+    ("none", None, [1, 2]),  # Best-of-N: restart k is draw k
+    ("agentdebug", "no step", [1, 2]),  # a pick without a step restarts without feedback: sampled too
+    ("self-refine", None, [0]),  # feedback: the run's settings (the guided repair agent finishes at once)
+    ("oracle", "step 1", [0]),
+])
+def test_which_attempts_sample(failed_run, tmp_path, detector, pick, draws):
+    """Only attempts with neither prefix nor feedback sample: the others' prompts differ already."""
+    from planprobe.agents import make_agent
+    from planprobe.debug.detectors import Pick
+    from planprobe.debug.repair import repair_case
+    from planprobe.debug.run_labels import LabelCounts, failed_results
+
+    run = Path(shutil.copytree(failed_run / "r", tmp_path / "r"))
+    case, trace, verdict, _ = next(iter(failed_results(run, LabelCounts())))
+    asked: list[int] = []
+
+    def new_agent(draw: int):
+        asked.append(draw)
+        return make_agent(f"python:{Path(__file__).resolve().parent / 'repair_agent.py'}:agent")
+
+    chosen = {None: None, "no step": Pick(), "step 1": Pick(step=1, module="planning", type="impossible_action")}
+    repair_case(run, case.id, trace.trial, verdict, detector, chosen[pick], new_agent, 2)
+    assert asked == draws

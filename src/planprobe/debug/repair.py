@@ -4,7 +4,9 @@ attempt still fails, refine the feedback with what went wrong and try again, up 
 ``max_rounds``. Baselines at the same number of attempts (matched budget):
 
 * ``none`` — Best-of-N restarts: a fresh attempt from step 0 with no feedback, each a sample
-  of its own (``new_agent(k)``: its own draw and seed, a sampling temperature; ``restarts.py``);
+  of its own (``new_agent(k)``: its own draw and seed, a sampling temperature; ``restarts.py``).
+  A detector's pick without a step restarts so too: with no feedback and no prefix, its
+  attempts would otherwise all be one request;
 * ``self-refine`` — from step 0 with the previous attempt's own failure as feedback
   (the verdict's error classes, as a self-check would report them), no localisation.
 
@@ -79,7 +81,8 @@ def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detec
                 new_agent: Callable[[int], Any], max_rounds: int, model: str | None = None,
                 keep_attempts: list | None = None) -> CaseRepair:
     """Repair one failed result. ``new_agent(draw)`` builds the agent of an attempt: draw 0 with the
-    run's settings (the repairs with feedback), draw k Best-of-N restart k (``restarts.agent_maker``).
+    run's settings (the repairs with feedback), draw k a sampled restart k (Best-of-N, or a pick
+    without a step; ``restarts.agent_maker``).
     With ``keep_attempts`` (a list) the attempts are appended to it
     instead of being stored: a worker process computes them, the process holding the run's lock
     stores them (``debug --workers``)."""
@@ -103,7 +106,7 @@ def repair_case(run_dir: Path, case_id: str, trial: int, verdict: Verdict, detec
     for k in range(1, max_rounds + 1):
         try:
             trace, v = rerollout_in_run(run_dir, case_id, trial, min(keep, _steps(run_dir, case_id, trial)),
-                                        new_agent(k if detector == "none" else 0),
+                                        new_agent(k if restart and guidance is None else 0),
                                         guidance=guidance, model=model, store_it=keep_attempts is None,
                                         attempt=None if first_attempt is None else first_attempt + k - 1)
             if keep_attempts is not None:

@@ -102,6 +102,44 @@ def test_a_connection_the_server_closed_while_idle_is_replaced_without_a_failure
     assert len(out) == 3 and stats["requests"] == 3 and stats["connections"] == 3
 
 
+def test_a_reused_connection_dropped_after_the_request_is_reported_not_sent_again():
+    """The server read the request and closed without a reply (it may have acted on it): the
+    caller's retry policy decides and records the retry; the client never re-sends on its own."""
+    async def go():
+        stats = {"requests": 0}
+
+        async def handle(reader, writer):
+            while True:
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, ConnectionResetError):
+                    break
+                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                              if line.lower().startswith(b"content-length"))
+                await reader.readexactly(length)
+                stats["requests"] += 1
+                if stats["requests"] == 2:  # the second request, on the kept-alive connection: dropped
+                    break
+                writer.write(_framed("length"))
+                await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        pool = Pool(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1/chat/completions", "k")
+        try:
+            await pool.post_json({})
+            with pytest.raises(TransportError) as info:
+                await pool.post_json({})
+        finally:
+            await pool.close()
+            server.close()
+        return info.value, stats
+
+    err, stats = asyncio.run(go())
+    assert not err.connecting and "closed before a reply" in err.reason
+    assert stats["requests"] == 2  # sent once, not a third time on a fresh connection
+
+
 def test_a_status_error_carries_its_status_body_and_headers():
     async def go():
         url, _stats, server = await _serve(["error"])

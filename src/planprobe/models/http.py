@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import socket
 import zlib
 from dataclasses import dataclass, field
@@ -104,38 +105,37 @@ class Pool:
         """The reply's text for a 2xx; ``StatusError`` otherwise; ``TransportError`` for no reply."""
         data = json.dumps(body, ensure_ascii=False).encode()
         request = self._head + str(len(data)).encode() + b"\r\n\r\n" + data
-        while True:
-            conn = self._take()
-            reused = conn is not None
-            if conn is None:
-                conn = await self._connect()
-            try:
-                conn.writer.write(request)
-                status, headers, payload, keep = await _read_reply(conn.reader)
-            except _Stale:
-                conn.close()
-                if reused:  # the server closed an idle keep-alive connection: take a fresh one
-                    continue
-                raise TransportError("connection dropped (closed before a reply)", False) from None
-            except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, zlib.error) as exc:
-                conn.close()
-                raise TransportError(f"connection dropped ({_describe(exc)})", False) from None
-            except BaseException:  # cancelled (the request's deadline) mid-reply: the connection is unusable
-                conn.close()
-                raise
-            if keep:
-                self._idle.append(conn)
-            else:
-                conn.close()
-            text = payload.decode("utf-8", errors="replace")
-            if not 200 <= status < 300:
-                raise StatusError(status, text, headers)
-            return text
+        conn = self._take()
+        if conn is None:
+            conn = await self._connect()
+        try:
+            conn.writer.write(request)
+            status, headers, payload, keep = await _read_reply(conn.reader)
+        except _Stale:
+            # no reply after the request was sent: a dropped connection, reported (and retried by the
+            # retry policy, recorded in the trace) — never re-sent here: the server may have acted on it.
+            # An idle connection the server closed earlier is caught before sending (``_take``)
+            conn.close()
+            raise TransportError("connection dropped (closed before a reply)", False) from None
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, zlib.error) as exc:
+            conn.close()
+            raise TransportError(f"connection dropped ({_describe(exc)})", False) from None
+        except BaseException:  # cancelled (the request's deadline) mid-reply: the connection is unusable
+            conn.close()
+            raise
+        if keep:
+            self._idle.append(conn)
+        else:
+            conn.close()
+        text = payload.decode("utf-8", errors="replace")
+        if not 200 <= status < 300:
+            raise StatusError(status, text, headers)
+        return text
 
     def _take(self) -> _Conn | None:
         while self._idle:
             conn = self._idle.pop()
-            if not conn.reader.at_eof() and not conn.writer.is_closing():
+            if not conn.reader.at_eof() and not conn.writer.is_closing() and not _readable(conn):
                 return conn
             conn.close()
         return None
@@ -167,6 +167,20 @@ class Pool:
                 pass
 
 
+def _readable(conn: _Conn) -> bool:
+    """An idle keep-alive connection with something to read has been closed by the server (its end
+    of stream, or a TLS close) — asked of the socket itself, so it does not depend on whether the
+    event loop has run since the close arrived."""
+    sock = conn.writer.get_extra_info("socket")
+    if sock is None:
+        return False
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
+
+
 class _Stale(Exception):
     """The connection ended before the first byte of a reply."""
 
@@ -180,7 +194,7 @@ async def _read_reply(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]
             if not exc.partial:
                 raise _Stale from None
             raise
-        except ConnectionResetError:  # reset before a byte of the reply: the server dropped the idle connection
+        except ConnectionResetError:  # reset before a byte of the reply: dropped
             raise _Stale from None
         lines = head.decode("latin-1").split("\r\n")
         version, _, rest = lines[0].partition(" ")

@@ -51,6 +51,8 @@ async def _serve(kinds: list[str], close_after: int | None = None):
                 stats["bodies"].append(json.loads(await reader.readexactly(length)))
                 kind = kinds[min(stats["requests"], len(kinds) - 1)]
                 stats["requests"] += 1
+                if kind == "drop":  # the request read, the connection closed without a reply
+                    break
                 writer.write(_framed(kind))
                 await writer.drain()
                 served += 1
@@ -106,26 +108,8 @@ def test_a_reused_connection_dropped_after_the_request_is_reported_not_sent_agai
     """The server read the request and closed without a reply (it may have acted on it): the
     caller's retry policy decides and records the retry; the client never re-sends on its own."""
     async def go():
-        stats = {"requests": 0}
-
-        async def handle(reader, writer):
-            while True:
-                try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                except (asyncio.IncompleteReadError, ConnectionResetError):
-                    break
-                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                              if line.lower().startswith(b"content-length"))
-                await reader.readexactly(length)
-                stats["requests"] += 1
-                if stats["requests"] == 2:  # the second request, on the kept-alive connection: dropped
-                    break
-                writer.write(_framed("length"))
-                await writer.drain()
-            writer.close()
-
-        server = await asyncio.start_server(handle, "127.0.0.1", 0)
-        pool = Pool(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1/chat/completions", "k")
+        url, stats, server = await _serve(["length", "drop"])  # the second request, on the kept-alive connection
+        pool = Pool(url, "k")
         try:
             await pool.post_json({})
             with pytest.raises(TransportError) as info:
